@@ -1,0 +1,16 @@
+"""Apply the constraints and indexes in cypher/schema/ (idempotent: every statement uses IF NOT EXISTS)."""
+
+from __future__ import annotations
+
+import cypher
+from core.graph import Graph
+
+
+def apply_schema(graph: Graph, await_timeout_s: int = 60) -> list[str]:
+    """Create what is missing, wait for the indexes to come online, return the statement names applied."""
+    applied = []
+    for name, _ in cypher.statements_in("schema"):
+        graph.write(name)
+        applied.append(name)
+    graph.write("admin/await_indexes", timeout_s=await_timeout_s)
+    return applied

@@ -1,0 +1,77 @@
+"""The Neo4j driver and the two ways graphwire talks to it: read transactions and retried write batches."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, LiteralString, cast
+
+from neo4j import Driver, GraphDatabase, Query, RoutingControl
+from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError
+
+import cypher
+from core.settings import Settings
+
+RETRYABLE = (TransientError, ServiceUnavailable, SessionExpired)
+
+
+def create_driver(settings: Settings) -> Driver:
+    return GraphDatabase.driver(
+        settings.neo4j_uri,
+        auth=(settings.neo4j_user, settings.resolved_neo4j_password()),
+        connection_timeout=5.0,
+        max_transaction_retry_time=15.0,
+    )
+
+
+class Graph:
+    """A thin facade over the driver: statements are named files under cypher/, never strings built here."""
+
+    def __init__(self, driver: Driver, database: str = "neo4j", timeout_s: float | None = None) -> None:
+        self.driver = driver
+        self.database = database
+        self.timeout_s = timeout_s
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Graph:
+        return cls(create_driver(settings), settings.neo4j_database, settings.request_timeout_s)
+
+    def _query(self, name: str) -> Query:
+        return Query(cast(LiteralString, cypher.query(name)), timeout=self.timeout_s)
+
+    def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run a named statement in a read transaction and return its records as dicts."""
+        records, _, _ = self.driver.execute_query(
+            self._query(name), params, database_=self.database, routing_=RoutingControl.READ
+        )
+        return [r.data() for r in records]
+
+    def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run a named statement in a write transaction (the driver retries transient errors)."""
+        records, _, _ = self.driver.execute_query(
+            self._query(name), params, database_=self.database, routing_=RoutingControl.WRITE
+        )
+        return [r.data() for r in records]
+
+    def write_batches(self, name: str, rows: Sequence[dict[str, Any]], batch_size: int = 500) -> int:
+        """UNWIND-style writes: the statement receives `$rows`; each batch is its own retried transaction."""
+        done = 0
+        for start in range(0, len(rows), batch_size):
+            self.write(name, rows=list(rows[start : start + batch_size]))
+            done += min(batch_size, len(rows) - start)
+        return done
+
+    def ping(self) -> None:
+        """Raise if Neo4j cannot be reached."""
+        self.driver.verify_connectivity()
+
+    @contextmanager
+    def session(self) -> Iterator[Any]:
+        with self.driver.session(database=self.database) as session:
+            yield session
+
+    def close(self) -> None:
+        self.driver.close()
+
+
+__all__ = ["Graph", "Neo4jError", "RETRYABLE", "create_driver"]

@@ -1,0 +1,1 @@
+CREATE INDEX entity_norm IF NOT EXISTS FOR (e:Entity) ON (e.norm)

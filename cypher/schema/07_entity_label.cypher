@@ -1,0 +1,1 @@
+CREATE INDEX entity_label IF NOT EXISTS FOR (e:Entity) ON (e.label)

@@ -1,0 +1,89 @@
+"""Shared fixtures. Integration tests get a real Neo4j 5.26, in this order of preference:
+
+1. `NEO4J_URI` (with `NEO4J_USER`/`NEO4J_PASSWORD`) when set: used as it is;
+2. a Docker engine: `neo4j:5.26-community` through testcontainers;
+3. the Maven-built launcher (`tools/neo4j`), on free ports with a throwaway data folder.
+
+Under `CI=true` a missing Neo4j fails the run; elsewhere the integration tests are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+from core.bootstrap import apply_schema  # noqa: E402
+from core.graph import Graph  # noqa: E402
+from core.neo4j_server import LocalNeo4j, free_port  # noqa: E402
+from core.settings import Settings  # noqa: E402
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def _docker_running() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    try:
+        import docker  # type: ignore[import-untyped]
+
+        docker.from_env().ping()
+        return True
+    except Exception:
+        return False
+
+
+def _unavailable(reason: str) -> None:
+    if IN_CI:
+        pytest.fail(f"Neo4j is required under CI=true: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    if os.environ.get("NEO4J_URI"):
+        yield Settings()
+        return
+    if _docker_running():
+        from testcontainers.neo4j import Neo4jContainer  # type: ignore[import-untyped]
+
+        password = "graphwire-test"
+        with Neo4jContainer("neo4j:5.26-community", password=password) as container:
+            yield Settings(neo4j_uri=container.get_connection_url(), neo4j_password=password)
+        return
+    if shutil.which("java") is None or shutil.which("mvn") is None:
+        _unavailable("no NEO4J_URI, no Docker engine, and no java/mvn to run the local launcher")
+    home = Path(tempfile.mkdtemp(prefix="graphwire-neo4j-"))
+    server = LocalNeo4j(home, bolt_port=free_port(), http_port=free_port(), heap="768m", pagecache="128m")
+    try:
+        server.start(timeout_s=240)
+        yield Settings(
+            neo4j_uri=server.bolt_uri,
+            neo4j_password=server.password_file.read_text().strip(),
+            neo4j_home=home,
+            neo4j_http_port=server.http_port or 7474,
+        )
+    finally:
+        server.stop()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def session_graph(neo4j_settings: Settings) -> Iterator[Graph]:
+    graph = Graph.from_settings(neo4j_settings)
+    apply_schema(graph)
+    yield graph
+    graph.close()
+
+
+@pytest.fixture
+def graph(session_graph: Graph) -> Graph:
+    """An empty graph for each test (constraints and indexes stay)."""
+    session_graph.write("admin/wipe")
+    return session_graph
