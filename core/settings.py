@@ -22,64 +22,77 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     # Neo4j
-    neo4j_uri: str = "bolt://127.0.0.1:7687"
-    neo4j_user: str = "neo4j"
+    neo4j_uri: str = "bolt://127.0.0.1:7687"  # Bolt URI; `graphwire neo4j start` serves a local one on this port
+    neo4j_user: str = "neo4j"  # Neo4j user name
+    # required for a non-local NEO4J_URI; locally the launcher's password file is used when unset
     neo4j_password: SecretStr | None = None
-    neo4j_database: str = "neo4j"
+    neo4j_database: str = "neo4j"  # database name (Community has one user database)
     # Where `graphwire neo4j start` keeps its data, password file, pid file and logs.
     neo4j_home: Path = Path(".graphwire/neo4j")
-    neo4j_http_port: int = 7474
-    neo4j_heap: str = "1g"
-    neo4j_pagecache: str = "512m"
-    neo4j_start_timeout_s: float = 180.0
+    neo4j_http_port: int = 7474  # HTTP port of the local Neo4j (Neo4j Browser at http://127.0.0.1:<port>/browser/)
+    neo4j_heap: str = "1g"  # JVM heap of the local Neo4j (-Xms/-Xmx)
+    neo4j_pagecache: str = "512m"  # page cache of the local Neo4j
+    neo4j_start_timeout_s: float = 180.0  # how long `graphwire neo4j start` waits for Bolt
+    neo4j_apply_schema_on_start: bool = True  # the API applies cypher/schema/ when it first reaches Neo4j
 
     # LLM (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, LM Studio). Unset base URL and model = offline.
+    # OpenAI-compatible base URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1
     llm_base_url: str | None = None
-    llm_api_key: SecretStr | None = None
-    llm_model: str | None = None
-    llm_timeout_s: float = 60.0
-    llm_max_retries: int = 4
-    llm_concurrency: int = 4
-    llm_temperature: float = 0.0
+    llm_api_key: SecretStr | None = None  # API key for the LLM endpoint (local servers usually accept any value)
+    llm_model: str | None = None  # model name at that endpoint, e.g. gpt-4o-mini or llama3.1:8b
+    llm_timeout_s: float = 60.0  # timeout per LLM call
+    llm_max_retries: int = 4  # retries per LLM call on timeouts, 429 and 5xx
+    llm_concurrency: int = 4  # LLM calls in flight at once
+    llm_temperature: float = 0.0  # sampling temperature (0 = as deterministic as the server allows)
+    llm_backoff_base_s: float = 1.0  # first wait before retrying a timeout/429/5xx; doubles per attempt
+    llm_backoff_max_s: float = 30.0  # longest backoff wait, and the longest Retry-After header honoured
+    # How LLMGraphTransformer asks for structure: "tools" (function calling), "json_schema", or "prompt" (no tools).
+    llm_extraction_mode: str = "tools"
+    llm_max_tokens: int | None = None  # cap on completion tokens per call; None = the server's default
 
     # Embeddings
+    # offline (bundled MiniLM ONNX) or openai (any OpenAI-compatible /v1/embeddings)
     embedding_backend: EmbeddingBackend = EmbeddingBackend.OFFLINE
-    embedding_model: str = "text-embedding-3-small"
-    embedding_base_url: str | None = None
-    embedding_api_key: SecretStr | None = None
+    embedding_model: str = "text-embedding-3-small"  # embedding model name for the openai backend
+    embedding_base_url: str | None = None  # embeddings base URL for the openai backend (defaults to LLM_BASE_URL)
+    embedding_api_key: SecretStr | None = None  # API key for the embeddings endpoint (defaults to LLM_API_KEY)
+    embedding_batch_size: int = 16  # texts per ONNX run of the offline embedder
 
     # ChromaDB: a persistent folder, or an HTTP server when chroma_host is set.
-    chroma_path: Path = Path(".graphwire/chroma")
-    chroma_host: str | None = None
-    chroma_port: int = 8000
-    chroma_collection: str = "graphwire_chunks"
+    chroma_path: Path = Path(".graphwire/chroma")  # folder of the persistent Chroma store
+    chroma_host: str | None = None  # Chroma server host; when set, CHROMA_PATH is ignored
+    chroma_port: int = 8000  # Chroma server port
+    chroma_collection: str = "graphwire_chunks"  # collection holding the chunk embeddings
 
     # Ingestion
-    schema_path: Path | None = None
-    chunk_size: int = 1000
-    chunk_overlap: int = 150
-    ingest_batch_size: int = 500
+    schema_path: Path | None = None  # graph schema YAML; unset = the bundled schema/news.yaml
+    chunk_size: int = 1000  # characters per chunk
+    chunk_overlap: int = 150  # characters shared by consecutive chunks
+    ingest_batch_size: int = 500  # rows per Neo4j write transaction
+    # SQLite cache of LLM extractions (keyed by text, model, prompt and schema)
     extraction_cache_path: Path = Path(".graphwire/cache/extractions.sqlite")
-    fuzzy_merge_threshold: float = 92.0
+    fuzzy_merge_threshold: float = 92.0  # rapidfuzz score (0-100) above which two entity names merge
 
     # API
-    api_key: SecretStr | None = None
-    api_host: str = "127.0.0.1"
-    api_port: int = 8000
-    max_question_chars: int = 1000
-    max_top_k: int = 50
-    request_timeout_s: float = 30.0
+    api_key: SecretStr | None = None  # when set, every /v1 request must send it in the X-API-Key header
+    api_host: str = "127.0.0.1"  # address `graphwire serve` binds to
+    api_port: int = 8000  # port `graphwire serve` listens on
+    max_question_chars: int = 1000  # longest question the API accepts
+    max_top_k: int = 50  # largest top_k the API accepts
+    request_timeout_s: float = 30.0  # timeout per Cypher statement
 
     # Retrieval caps
-    key_fact_cap: int = 10
-    bridge_fact_cap: int = 30
-    direct_fact_cap: int = 20
-    excerpt_cap: int = 10
-    excerpt_chars: int = 800
+    key_fact_cap: int = 10  # key facts passed to the answerer
+    bridge_fact_cap: int = 30  # bridge (multi-hop) facts passed to the answerer
+    direct_fact_cap: int = 20  # direct facts passed to the answerer
+    excerpt_cap: int = 10  # chunk excerpts passed to the answerer
+    excerpt_chars: int = 800  # characters per excerpt
+    # personalized PageRank damping (restart probability = 1 - damping)
     ppr_damping: float = Field(default=0.5, gt=0.0, lt=1.0)
 
-    log_level: str = "INFO"
-    log_json: bool = False
+    # Logging
+    log_level: str = "INFO"  # DEBUG, INFO, WARNING or ERROR
+    log_json: bool = False  # one JSON object per log line (for log shippers)
 
     @model_validator(mode="after")
     def _password_required_for_remote(self) -> Settings:
