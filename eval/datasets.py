@@ -1,0 +1,225 @@
+"""MultiHop-RAG question files: loading with clear errors, metadata coverage, subsets, type filters and sampling."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+DEFAULT_QUESTIONS = DEFAULT_DATA_DIR / "multihop-rag" / "MultiHopRAG.partial.json"
+DEFAULT_CORPUS = DEFAULT_DATA_DIR / "multihop-rag" / "corpus.facts.json"
+SAMPLE_200 = DEFAULT_DATA_DIR / "cs564-sample-queries.json"
+
+QUESTION_TYPES = ("inference_query", "comparison_query", "temporal_query", "null_query")
+NULL_TYPE = "null_query"
+METADATA_KEYS = ("source", "published_at", "url")
+
+
+class DatasetError(ValueError):
+    """A questions or corpus file that cannot be used; the message names the file and the record."""
+
+
+class Evidence(BaseModel):
+    """One gold evidence item. Only `title` and `fact` are guaranteed; the rest is absent for some shared items."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    title: str
+    fact: str
+    source: str | None = None
+    published_at: str | None = None
+    url: str | None = None
+    author: str | None = None
+    category: str | None = None
+    present_keys: frozenset[str] = Field(default_factory=frozenset, exclude=True)
+
+    @property
+    def has_full_metadata(self) -> bool:
+        return all(key in self.present_keys for key in METADATA_KEYS)
+
+
+class Question(BaseModel):
+    """One MultiHop-RAG question; `index` is its position in the file it was loaded from, `id` a stable key."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    index: int
+    query: str
+    answer: str
+    question_type: str
+    evidence_list: list[Evidence] = Field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        digest = hashlib.sha1(self.query.encode("utf-8")).hexdigest()[:10]
+        return f"q{self.index:05d}-{digest}"
+
+    @property
+    def is_null(self) -> bool:
+        return self.question_type == NULL_TYPE
+
+    @property
+    def gold_facts(self) -> list[str]:
+        return [item.fact for item in self.evidence_list]
+
+    @property
+    def gold_titles(self) -> list[str]:
+        """Distinct evidence titles in order of first appearance."""
+        return list(dict.fromkeys(item.title for item in self.evidence_list))
+
+    @property
+    def has_full_metadata(self) -> bool:
+        return all(item.has_full_metadata for item in self.evidence_list)
+
+
+class CorpusArticle(BaseModel):
+    """One corpus record in the MultiHop-RAG corpus.json field names; dates stay as the file writes them."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    title: str = Field(min_length=1)
+    body: str = Field(min_length=1)
+    source: str | None = None
+    published_at: str | None = None
+    url: str | None = None
+
+
+class QuestionSet(BaseModel):
+    path: Path
+    questions: list[Question]
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    @property
+    def full_metadata_count(self) -> int:
+        return sum(1 for q in self.questions if q.has_full_metadata)
+
+    @property
+    def type_counts(self) -> dict[str, int]:
+        return dict(Counter(q.question_type for q in self.questions))
+
+    def describe(self) -> str:
+        types = ", ".join(f"{name} {count}" for name, count in sorted(self.type_counts.items()))
+        return (
+            f"{len(self)} questions from {self.path} ({types}); "
+            f"{self.full_metadata_count} with full evidence metadata (source, published_at, url)"
+        )
+
+
+def _read_json_list(path: Path, what: str) -> list[Any]:
+    if not path.exists():
+        raise DatasetError(f"{what} file not found: {path}")
+    if path.is_dir():
+        raise DatasetError(f"{what} path is a directory, not a JSON file: {path}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{what} file {path} is not UTF-8 text: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise DatasetError(f"{what} file {path} is not valid JSON ({where}): {exc.msg}") from exc
+    if not isinstance(data, list):
+        raise DatasetError(f"{what} file {path} must hold a JSON list of records, found {type(data).__name__}")
+    return data
+
+
+def _parse_evidence(raw: Any, path: Path, index: int, position: int) -> Evidence:
+    where = f"{path}: record {index}, evidence item {position}"
+    if not isinstance(raw, dict):
+        raise DatasetError(f"{where} must be an object, found {type(raw).__name__}")
+    for key in ("title", "fact"):
+        if not isinstance(raw.get(key), str) or not raw[key].strip():
+            raise DatasetError(f"{where} has no usable {key!r} (a non-empty string is required)")
+    try:
+        return Evidence.model_validate({**raw, "present_keys": frozenset(k for k, v in raw.items() if v is not None)})
+    except ValidationError as exc:
+        raise DatasetError(f"{where} is malformed: {exc.errors()[0]['loc']} {exc.errors()[0]['msg']}") from exc
+
+
+def _parse_question(raw: Any, path: Path, index: int) -> Question:
+    where = f"{path}: record {index}"
+    if not isinstance(raw, dict):
+        raise DatasetError(f"{where} must be an object, found {type(raw).__name__}")
+    for key in ("query", "answer", "question_type"):
+        if not isinstance(raw.get(key), str):
+            raise DatasetError(f"{where} has no {key!r} string (keys present: {sorted(raw)})")
+    evidence_raw = raw.get("evidence_list", [])
+    if not isinstance(evidence_raw, list):
+        raise DatasetError(f"{where}: 'evidence_list' must be a list, found {type(evidence_raw).__name__}")
+    evidence = [_parse_evidence(item, path, index, pos) for pos, item in enumerate(evidence_raw)]
+    if raw["question_type"] != NULL_TYPE and not evidence:
+        raise DatasetError(f"{where} is a {raw['question_type']} with an empty evidence_list")
+    return Question(
+        index=index,
+        query=raw["query"],
+        answer=raw["answer"],
+        question_type=raw["question_type"],
+        evidence_list=evidence,
+    )
+
+
+def load_questions(path: Path | str) -> QuestionSet:
+    """Load a MultiHop-RAG questions file; missing evidence metadata is tolerated, missing essentials are not."""
+    path = Path(path)
+    records = _read_json_list(path, "Questions")
+    if not records:
+        raise DatasetError(f"Questions file {path} holds no records")
+    return QuestionSet(path=path, questions=[_parse_question(raw, path, i) for i, raw in enumerate(records)])
+
+
+def load_corpus(path: Path | str) -> list[CorpusArticle]:
+    """Load a corpus in the MultiHop-RAG corpus.json field names (title, body, source, published_at, url, ...)."""
+    path = Path(path)
+    records = _read_json_list(path, "Corpus")
+    articles = []
+    for index, raw in enumerate(records):
+        if not isinstance(raw, dict):
+            raise DatasetError(f"{path}: record {index} must be an object, found {type(raw).__name__}")
+        try:
+            articles.append(CorpusArticle.model_validate(raw))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise DatasetError(f"{path}: record {index} is malformed: {first['loc']} {first['msg']}") from exc
+    return articles
+
+
+def filter_types(questions: Sequence[Question], types: Iterable[str] | None) -> list[Question]:
+    """Keep the given question types; accepts short names ("inference") as well as the file's ("inference_query")."""
+    if not types:
+        return list(questions)
+    wanted = {t if t.endswith("_query") else f"{t}_query" for t in types}
+    unknown = wanted - set(QUESTION_TYPES)
+    if unknown:
+        raise DatasetError(f"Unknown question type(s) {sorted(unknown)}; expected some of {list(QUESTION_TYPES)}")
+    return [q for q in questions if q.question_type in wanted]
+
+
+def sample(questions: Sequence[Question], size: int | None, seed: int = 0) -> list[Question]:
+    """A fixed-seed random sample, returned in file order so runs and reports read the same way each time."""
+    if size is None or size >= len(questions):
+        return list(questions)
+    if size < 1:
+        raise DatasetError(f"Sample size must be at least 1, got {size}")
+    picked = random.Random(seed).sample(range(len(questions)), size)
+    return [questions[i] for i in sorted(picked)]
+
+
+def select(
+    question_set: QuestionSet,
+    *,
+    types: Iterable[str] | None = None,
+    sample_size: int | None = None,
+    seed: int = 0,
+    limit: int | None = None,
+) -> list[Question]:
+    """Type filter, then fixed-seed sample, then the first `limit` questions."""
+    chosen = sample(filter_types(question_set.questions, types), sample_size, seed)
+    return chosen[:limit] if limit is not None else chosen
