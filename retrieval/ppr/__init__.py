@@ -1,0 +1,34 @@
+"""Personalized PageRank retrieval (HippoRAG 2 / FastGraphRAG style) over a cached CSR snapshot of the graph."""
+
+from retrieval.ppr.config import ChunkScoring, EdgeDirection, GraphOptions, PPRConfig, ScoringOptions
+from retrieval.ppr.engine import PPREngine, WalkGraph, build_walk_graph, personalized_pagerank
+from retrieval.ppr.export import SnapshotCache, export_snapshot
+from retrieval.ppr.policies import Elbow, RankingPolicy, Threshold, TopK, make_policy, rank
+from retrieval.ppr.retriever import PPRRetriever
+from retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, RelationRow, build_snapshot
+
+__all__ = [
+    "ChunkScoring",
+    "EdgeDirection",
+    "Elbow",
+    "EntityRow",
+    "GraphOptions",
+    "GraphSnapshot",
+    "MentionRow",
+    "PPRConfig",
+    "PPREngine",
+    "PPRRetriever",
+    "RankingPolicy",
+    "RelationRow",
+    "ScoringOptions",
+    "SnapshotCache",
+    "Threshold",
+    "TopK",
+    "WalkGraph",
+    "build_snapshot",
+    "build_walk_graph",
+    "export_snapshot",
+    "make_policy",
+    "personalized_pagerank",
+    "rank",
+]

@@ -1,0 +1,49 @@
+"""Everything that shapes the PPR graph and its scoring, in one typed object (the ablation varies these fields)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+
+class EdgeDirection(StrEnum):
+    BOTH = "both"  # entity-entity relationships walkable both ways (HippoRAG: undirected graph)
+    FORWARD = "forward"  # subject -> object only
+    BACKWARD = "backward"  # object -> subject only
+
+
+class ChunkScoring(StrEnum):
+    PASSAGE = "passage"  # the PPR mass on the chunk's own node (HippoRAG 2: passages are graph nodes)
+    RELATIONS = "relations"  # entity -> relationship -> chunk propagation (FastGraphRAG)
+    MIXED = "mixed"  # both, each normalised to sum 1, added
+
+
+class GraphOptions(BaseModel):
+    """How the snapshot's weighted adjacency is built from the exported rows."""
+
+    direction: EdgeDirection = EdgeDirection.BOTH
+    relation_weight: float = Field(default=1.0, ge=0.0)
+    weight_by_support: bool = False  # multiply a relationship's weight by how many chunks support it
+    mention_weight: float = Field(default=1.0, ge=0.0)
+    weight_by_mentions: bool = False  # multiply a MENTIONS weight by its `count`
+    title_weight: float = Field(default=2.0, ge=0.0)  # extra weight on the edge between a passage and its title entity
+    synonym_threshold: float | None = Field(default=None, ge=0.0, le=100.0)  # rapidfuzz ratio; None = no synonym edges
+    synonym_weight: float = Field(default=1.0, ge=0.0)
+    type_weights: dict[str, float] = Field(default_factory=lambda: {"REPORTED_BY": 0.1})
+
+
+class ScoringOptions(BaseModel):
+    """How seeds are weighted, how PPR runs and how chunk scores are read off the result."""
+
+    damping: float = Field(default=0.5, gt=0.0, lt=1.0)  # 0.5 HippoRAG 2, 0.85 FastGraphRAG
+    tolerance: float = Field(default=1e-6, gt=0.0)
+    max_iterations: int = Field(default=100, ge=1)
+    node_specificity: bool = True  # divide a seed's weight by the number of chunks that mention it
+    passage_seed_weight: float = Field(default=0.0, ge=0.0, le=1.0)  # share of the restart mass on similar passages
+    chunk_scoring: ChunkScoring = ChunkScoring.MIXED
+
+
+class PPRConfig(BaseModel):
+    graph: GraphOptions = Field(default_factory=GraphOptions)
+    scoring: ScoringOptions = Field(default_factory=ScoringOptions)

@@ -1,0 +1,93 @@
+"""Entity names and titles as a dictionary: find the entities a question names, longest match first.
+
+This is PPR's own seeder for corpora where titles are the strongest entity signal (encyclopedia-style passages) and
+the fallback when no other matcher is given; any object with `match(question) -> list[EntityMatch]` can replace it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Protocol
+
+from rapidfuzz import fuzz, process
+
+from retrieval.models import EntityMatch, MatchTier
+from retrieval.ppr.snapshot import GraphSnapshot
+from retrieval.ppr.synonyms import normalise
+
+MAX_SPAN_TOKENS = 6
+_POSSESSIVE = re.compile(r"['’]s$")
+STOP_SPANS = frozenset({"the", "a", "an", "of", "in", "and", "who", "what", "where", "which", "when", "film", "is"})
+
+
+class EntityMatcher(Protocol):
+    def match(self, question: str) -> list[EntityMatch]: ...
+
+
+class DictionaryMatcher:
+    """Exact (normalised) n-gram lookup over names and aliases, then fuzzy lookup for capitalised spans left over."""
+
+    def __init__(self, snapshot: GraphSnapshot, fuzzy_cutoff: float = 90.0, titles_only: bool = False) -> None:
+        self.snapshot = snapshot
+        self.fuzzy_cutoff = fuzzy_cutoff
+        titled = set(snapshot.titles.indices.tolist()) if titles_only else None
+        self._lookup: dict[str, list[int]] = defaultdict(list)
+        for idx, (name, aliases) in enumerate(zip(snapshot.entity_names, snapshot.entity_aliases, strict=True)):
+            if titled is not None and idx not in titled:
+                continue
+            for surface in {name, *aliases}:
+                norm = normalise(surface)
+                if norm and norm not in STOP_SPANS and idx not in self._lookup[norm]:
+                    self._lookup[norm].append(idx)
+        self._surfaces = list(self._lookup)
+
+    def match(self, question: str) -> list[EntityMatch]:
+        raw_tokens = question.split()
+        tokens = [normalise(_POSSESSIVE.sub("", t)) for t in raw_tokens]
+        used = [False] * len(tokens)
+        matches: list[EntityMatch] = []
+        for size in range(min(MAX_SPAN_TOKENS, len(tokens)), 0, -1):
+            for start in range(0, len(tokens) - size + 1):
+                if any(used[start : start + size]):
+                    continue
+                span = " ".join(t for t in tokens[start : start + size] if t)
+                hits = self._lookup.get(span)
+                if not hits:
+                    continue
+                mention = " ".join(raw_tokens[start : start + size])
+                matches.extend(self._match(mention, idx, MatchTier.EXACT, 1.0) for idx in hits)
+                used[start : start + size] = [True] * size
+        matches.extend(self._fuzzy(raw_tokens, used))
+        return matches
+
+    def _fuzzy(self, raw_tokens: list[str], used: list[bool]) -> list[EntityMatch]:
+        """Runs of capitalised tokens not matched exactly, looked up with rapidfuzz (typos, missing punctuation)."""
+        found: list[EntityMatch] = []
+        start = 0
+        while start < len(raw_tokens):
+            if used[start] or not raw_tokens[start][:1].isupper():
+                start += 1
+                continue
+            end = start
+            while end < len(raw_tokens) and not used[end] and raw_tokens[end][:1].isupper():
+                end += 1
+            mention = _POSSESSIVE.sub("", " ".join(raw_tokens[start:end]).strip(" ?.,;:!\"'"))
+            best = process.extractOne(normalise(mention), self._surfaces, scorer=fuzz.ratio)
+            if best and best[1] >= self.fuzzy_cutoff and len(normalise(mention)) > 3:
+                found.extend(
+                    self._match(mention, idx, MatchTier.FUZZY, best[1] / 100.0) for idx in self._lookup[best[0]]
+                )
+            start = end
+        return found
+
+    def _match(self, mention: str, idx: int, tier: MatchTier, score: float) -> EntityMatch:
+        snap = self.snapshot
+        return EntityMatch(
+            mention=mention.strip(" ?.,;:!\"'"),
+            key=snap.entity_keys[idx],
+            name=snap.entity_names[idx],
+            label=snap.entity_labels[idx],
+            tier=tier,
+            score=score,
+        )
