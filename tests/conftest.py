@@ -25,6 +25,7 @@ from core.neo4j_server import LocalNeo4j, free_port  # noqa: E402
 from core.settings import Settings  # noqa: E402
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+pytest_plugins = ["support.fixtures"]  # the OpenAI-compatible stub server (tests/support)
 
 
 def _docker_running() -> bool:

@@ -1,0 +1,40 @@
+"""pytest fixtures for the LLM paths: a running OpenAI-compatible stub and Settings that point at it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from core.settings import Settings
+from support.openai_stub import MODEL, OpenAIStub
+
+
+@pytest.fixture(scope="session")
+def _openai_stub_server() -> Iterator[OpenAIStub]:
+    with OpenAIStub() as stub:
+        yield stub
+
+
+@pytest.fixture
+def openai_stub(_openai_stub_server: OpenAIStub) -> Iterator[OpenAIStub]:
+    """The session's stub server with an empty script and no recorded requests."""
+    _openai_stub_server.reset()
+    yield _openai_stub_server
+    _openai_stub_server.reset()
+
+
+@pytest.fixture
+def llm_settings(openai_stub: OpenAIStub) -> Settings:
+    """Settings for the stub: short timeouts and near-zero backoff so retry tests stay fast."""
+    return Settings(
+        llm_base_url=openai_stub.base_url,
+        llm_api_key="test-key",  # type: ignore[arg-type]
+        llm_model=MODEL,
+        llm_timeout_s=0.5,
+        llm_max_retries=3,
+        llm_concurrency=2,
+        llm_backoff_base_s=0.01,
+        llm_backoff_max_s=0.05,
+        neo4j_uri="bolt://127.0.0.1:7687",
+    )
