@@ -1,0 +1,27 @@
+// DIRECT: the one-hop relationships of each matched non-Publication entity (direction preserved), best supported
+// first, at most $per_entity per entity. REPORTED_BY is provenance, not a fact about the entity, and is left out.
+UNWIND $keys AS k
+MATCH (a:Entity {key: k})
+WHERE NOT a:Publication
+CALL (a) {
+  MATCH (a)-[r]-(n:Entity)
+  WHERE type(r) <> 'REPORTED_BY' AND NOT n.key IN $keys
+  WITH r LIMIT $scan
+  CALL (r) {
+    UNWIND range(0, size(coalesce(r.chunk_ids, [])) - 1) AS i
+    MATCH (c:Chunk {id: r.chunk_ids[i]})
+    WHERE size($windows) = 0 OR c.published_at IS NULL
+       OR any(w IN $windows WHERE toString(c.published_at) >= w.start AND toString(c.published_at) <= w.end)
+    RETURN collect(c.id) AS chunk_ids,
+           [j IN collect(i) WHERE j < size(coalesce(r.evidence, [])) | r.evidence[j]] AS evidence,
+           sum(CASE WHEN c.source IN $sources THEN 1 ELSE 0 END) AS named_hits
+  }
+  WITH r, chunk_ids, evidence, named_hits
+  WHERE size(chunk_ids) > 0
+  RETURN r, chunk_ids, evidence, named_hits
+  ORDER BY named_hits DESC, size(chunk_ids) DESC
+  LIMIT $per_entity
+}
+RETURN startNode(r).name AS subject, startNode(r).key AS subject_key, startNode(r).label AS subject_label,
+       type(r) AS relationship, endNode(r).name AS object, endNode(r).key AS object_key,
+       endNode(r).label AS object_label, chunk_ids, evidence, named_hits, 1 AS hops

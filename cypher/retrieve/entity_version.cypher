@@ -1,0 +1,2 @@
+// Cheap change detector for the cached name index (count store lookups).
+RETURN COUNT { (:Entity) } AS entities, COUNT { ()-[:MENTIONS]->() } AS mentions

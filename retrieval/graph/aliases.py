@@ -1,0 +1,164 @@
+"""Stage 1: find the question's entity mentions, named publications, dates and before/after cue.
+
+The deterministic extractor is always on: question spans are looked up in the graph's name/alias index (longest
+match first), capitalised spans the index does not know are kept for fuzzy matching, publications come from a
+gazetteer of the graph's Publication nodes (matched case-sensitively: "the age of" is not The Age), dates from the
+shared question parser. When an LLM is configured its proposals (1-4 proper nouns with aliases) are added.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+
+from retrieval.graph.dates import date_windows, temporal_order
+from retrieval.graph.models import Mention, MentionOrigin, PublicationMention, QuestionAnalysis
+from retrieval.graph.names import PUBLICATION, NameIndex, name_variants
+from retrieval.graph.text import CALENDAR_WORDS, QUESTION_WORDS, STOPWORDS, Token, normalise, tokenize
+
+# Lower-case words allowed inside a capitalised name ("Bank of America", "Procter & Gamble").
+_CONNECTORS = frozenset({"of", "and", "&", "de", "du", "la", "le", "van", "von", "der", "for", "the", "on", "in"})
+_MAX_SPAN_TOKENS = 6
+
+LlmAliasFn = Callable[[str], Sequence[Mention]]
+
+
+def _is_noise(token: Token) -> bool:
+    low = token.text.lower()
+    return low in QUESTION_WORDS or low in CALENDAR_WORDS or low in STOPWORDS
+
+
+def find_publications(question: str, index: NameIndex) -> tuple[list[PublicationMention], list[tuple[int, int]]]:
+    found: dict[str, PublicationMention] = {}
+    spans: list[tuple[int, int]] = []
+    for pattern, node in index.publication_patterns:
+        for match in pattern.finditer(question):
+            if any(s <= match.start() < e or s < match.end() <= e for s, e in spans):
+                continue
+            spans.append((match.start(), match.end()))
+            found.setdefault(node.key, PublicationMention(surface=match.group(), key=node.key, name=node.name))
+    return list(found.values()), spans
+
+
+def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
+    return any(start < e and s < end for s, e in taken)
+
+
+def gazetteer_mentions(tokens: list[Token], index: NameIndex, taken: list[tuple[int, int]]) -> list[Mention]:
+    """Longest-first spans whose normalised text is a node name or alias; spans must look like proper nouns."""
+    mentions: list[Mention] = []
+    i = 0
+    while i < len(tokens):
+        matched = 0
+        for n in range(min(index.max_tokens, _MAX_SPAN_TOKENS, len(tokens) - i), 0, -1):
+            span = tokens[i : i + n]
+            start, end = span[0].start, span[-1].end
+            if _overlaps(start, end, taken) or not _looks_like_name(span):
+                continue
+            nodes = [
+                node for variant in name_variants(" ".join(t.text for t in span)) for node in index.lookup(variant)
+            ]
+            nodes = [node for node in nodes if node.label != PUBLICATION]
+            if nodes:
+                keys = list(dict.fromkeys(node.key for node in nodes))
+                text = " ".join(t.text for t in span)
+                mentions.append(
+                    Mention(text=text, origin=MentionOrigin.GAZETTEER, start=start, end=end, exact_keys=keys)
+                )
+                taken.append((start, end))
+                matched = n
+                break
+        i += matched or 1
+    return mentions
+
+
+def _looks_like_name(span: list[Token]) -> bool:
+    if not any(t.capitalised for t in span):
+        return False
+    if span[0].text.lower() in _CONNECTORS or span[-1].text.lower() in _CONNECTORS:
+        return False
+    return not (len(span) == 1 and _is_noise(span[0]))
+
+
+def capitalised_spans(tokens: list[Token], taken: list[tuple[int, int]]) -> list[Mention]:
+    """Runs of capitalised tokens (with connectors inside) that no earlier pass claimed: candidates for stage 2."""
+    mentions: list[Mention] = []
+    run: list[Token] = []
+
+    def flush() -> None:
+        while run and (run[-1].text.lower() in _CONNECTORS or _is_noise(run[-1])):
+            run.pop()
+        while run and _is_noise(run[0]):
+            run.pop(0)
+        if run and len(normalise(" ".join(t.text for t in run))) >= 3:
+            text = " ".join(t.text for t in run)
+            mentions.append(Mention(text=text, origin=MentionOrigin.SPAN, start=run[0].start, end=run[-1].end))
+        run.clear()
+
+    for token in tokens:
+        if _overlaps(token.start, token.end, taken):
+            flush()
+        elif (token.capitalised and token.text.lower() not in CALENDAR_WORDS) or (
+            run and token.text.lower() in _CONNECTORS
+        ):
+            run.append(token)
+        else:
+            flush()
+    flush()
+    return mentions
+
+
+def analyse_question(question: str, index: NameIndex, llm_aliases: LlmAliasFn | None = None) -> QuestionAnalysis:
+    """Stage 1 over one question (deterministic, plus the LLM's proposals when given)."""
+    publications, taken = find_publications(question, index)
+    tokens = tokenize(question)
+    mentions = gazetteer_mentions(tokens, index, taken)
+    mentions += capitalised_spans(tokens, taken)
+    extractors = ["deterministic"]
+    if llm_aliases is not None:
+        mentions = _merge(mentions, list(llm_aliases(question)))
+        extractors.append("llm")
+    return QuestionAnalysis(
+        question=question,
+        mentions=mentions,
+        publications=publications,
+        dates=date_windows(question),
+        order=temporal_order(question),
+        extractors=extractors,
+    )
+
+
+def _merge(deterministic: list[Mention], proposed: list[Mention]) -> list[Mention]:
+    seen = {normalise(m.text) for m in deterministic}
+    merged = list(deterministic)
+    for mention in proposed:
+        norm = normalise(mention.text)
+        if norm and norm not in seen:
+            seen.add(norm)
+            merged.append(mention)
+    return merged
+
+
+class AliasStage:
+    """Stage 1 with a bounded LRU cache keyed by (question, name-index version)."""
+
+    def __init__(self, llm_aliases: LlmAliasFn | None = None, cache_size: int = 2048) -> None:
+        self.llm_aliases = llm_aliases
+        self.cache_size = cache_size
+        self._cache: OrderedDict[tuple[str, tuple[int, int]], QuestionAnalysis] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def run(self, question: str, index: NameIndex) -> QuestionAnalysis:
+        cache_key = (re.sub(r"\s+", " ", question.strip()), index.version)
+        with self._lock:
+            if cache_key in self._cache:
+                self._cache.move_to_end(cache_key)
+                return self._cache[cache_key]
+        analysis = analyse_question(cache_key[0], index, self.llm_aliases)
+        with self._lock:
+            self._cache[cache_key] = analysis
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return analysis

@@ -1,0 +1,151 @@
+"""Stage 4: turn template rows into KEY / BRIDGE / DIRECT facts (deduplicated, ranked, capped) and rank chunks.
+
+Every fact comes from a relationship a template returned; nothing is inferred or rewritten here, so no fact can
+appear that is not in the graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.settings import Settings
+from retrieval.graph.models import CandidateChunk, RawFact, TemplateOutput
+from retrieval.graph.text import content_terms
+from retrieval.models import Fact, FactTier, RankedChunk
+
+_TIER_WEIGHT = {FactTier.KEY: 3.0, FactTier.BRIDGE: 2.0, FactTier.DIRECT: 1.0}
+_BUCKET = {FactTier.KEY: 0, FactTier.BRIDGE: 1, FactTier.DIRECT: 2}
+_CANDIDATE_BUCKET = 3
+
+
+@dataclass(frozen=True)
+class FactCaps:
+    key: int = 10
+    bridge: int = 30
+    direct: int = 20
+    excerpts: int = 10
+    excerpt_chars: int = 800
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> FactCaps:
+        return cls(
+            key=settings.key_fact_cap,
+            bridge=settings.bridge_fact_cap,
+            direct=settings.direct_fact_cap,
+            excerpts=settings.excerpt_cap,
+            excerpt_chars=settings.excerpt_chars,
+        )
+
+
+def overlap(question_terms: set[str], text: str) -> float:
+    """Share of the question's content terms found in `text` (0..1)."""
+    if not question_terms:
+        return 0.0
+    return len(question_terms & content_terms(text)) / len(question_terms)
+
+
+def _fact_relevance(raw: RawFact, question_terms: set[str]) -> float:
+    text = " ".join([raw.subject, raw.relationship.replace("_", " "), raw.object, *raw.evidence])
+    return overlap(question_terms, text)
+
+
+def _to_fact(raw: RawFact, tier: FactTier, relevance: float) -> Fact:
+    score = _TIER_WEIGHT[tier] + min(raw.named_hits, 3) * 0.2 + relevance - (raw.hops - 1) * 0.5
+    return Fact(
+        tier=tier,
+        subject=raw.subject,
+        subject_label=raw.subject_label,
+        relationship=raw.relationship,
+        object=raw.object,
+        object_label=raw.object_label,
+        chunk_ids=raw.chunk_ids,
+        evidence=raw.evidence,
+        score=round(score, 4),
+    )
+
+
+def select_facts(out: TemplateOutput, question: str, caps: FactCaps) -> list[Fact]:
+    """KEY, then BRIDGE, then DIRECT; each deduplicated against the tiers before it, ranked, and capped."""
+    terms = content_terms(question)
+    seen: set[tuple[str, str, str]] = set()
+    facts: list[Fact] = []
+
+    def take(raws: list[RawFact], tier: FactTier, cap: int) -> None:
+        ranked = sorted(
+            ((raw, _fact_relevance(raw, terms)) for raw in raws),
+            key=lambda item: (item[0].hops, -item[0].named_hits, -item[1], -len(item[0].chunk_ids)),
+        )
+        kept = 0
+        for raw, relevance in ranked:
+            if kept >= cap or raw.identity in seen:
+                continue
+            seen.add(raw.identity)
+            facts.append(_to_fact(raw, tier, relevance))
+            kept += 1
+
+    take(out.key, FactTier.KEY, caps.key)
+    bridge_raws = [raw for path in out.bridge for raw in path]
+    take([r.model_copy(update={"hops": 1}) for r in bridge_raws], FactTier.BRIDGE, caps.bridge)
+    take(out.direct, FactTier.DIRECT, caps.direct)
+    return facts
+
+
+def rank_chunks(
+    facts: list[Fact], fact_chunks: dict[str, CandidateChunk], candidates: list[CandidateChunk], question: str
+) -> list[tuple[RankedChunk, str | None]]:
+    """Chunks behind KEY facts, then BRIDGE, then DIRECT, then the other candidates; within a bucket, by support
+    and overlap with the question. Returns each chunk with the evidence sentence that brought it in (if any)."""
+    terms = content_terms(question)
+    entries: dict[str, tuple[tuple[float, ...], CandidateChunk, str | None]] = {}
+    for rank, fact in enumerate(facts):
+        for i, chunk_id in enumerate(fact.chunk_ids):
+            chunk = fact_chunks.get(chunk_id)
+            if chunk is None or chunk_id in entries:
+                continue
+            evidence = fact.evidence[i] if i < len(fact.evidence) else None
+            sort_key: tuple[float, ...] = (_BUCKET[fact.tier], -float(chunk.named), -overlap(terms, chunk.text), rank)
+            entries[chunk_id] = (sort_key, chunk, evidence)
+    for chunk in candidates:
+        if chunk.chunk_id in entries:
+            continue
+        sort_key = (
+            float(_CANDIDATE_BUCKET),
+            -float(chunk.entities),
+            -float(chunk.named),
+            -float(chunk.in_window),
+            -overlap(terms, chunk.text),
+        )
+        entries[chunk.chunk_id] = (sort_key, chunk, None)
+    ordered = sorted(entries.values(), key=lambda entry: entry[0])
+    total = len(ordered)
+    return [
+        (
+            RankedChunk(
+                chunk_id=chunk.chunk_id,
+                document_id=chunk.document_id,
+                title=chunk.title,
+                source=chunk.source,
+                published_at=chunk.published_at,
+                text=chunk.text,
+                score=round((total - position) / total, 4),
+            ),
+            evidence,
+        )
+        for position, (_, chunk, evidence) in enumerate(ordered)
+    ]
+
+
+def excerpt(text: str, evidence: str | None, chars: int) -> str:
+    """About `chars` characters of a chunk, centred on the evidence sentence when it is in the text."""
+    body = text
+    if body.startswith("[Source:") and "]" in body:
+        body = body[body.index("]") + 1 :].lstrip()
+    if len(body) <= chars:
+        return body
+    start = 0
+    if evidence:
+        found = body.find(evidence[:80])
+        if found > 0:
+            start = max(0, min(found - (chars - len(evidence)) // 2, len(body) - chars))
+    cut = body[start : start + chars]
+    return ("…" if start > 0 else "") + cut.strip() + ("…" if start + chars < len(body) else "")

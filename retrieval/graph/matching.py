@@ -1,0 +1,146 @@
+"""Stage 2: match each mention to at most two graph nodes, in tiers exact -> prefix -> substring -> fuzzy.
+
+Partial matches are whole-token matches ("Bankman-Fried" inside "Sam Bankman-Fried"), never inside a word, and must
+cover at least `min_coverage` of the node's name, so "Hype" never matches "Hyperscalers". A mention with no match is
+dropped; a question with no match at all makes the retriever abstain instead of guessing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from core.graph import Graph
+from retrieval.graph.models import Mention, QuestionAnalysis
+from retrieval.graph.names import PUBLICATION, NameIndex, NodeRef, name_variants
+from retrieval.graph.text import normalise
+from retrieval.models import EntityMatch, MatchTier
+
+_TIER_RANK = {MatchTier.EXACT: 0, MatchTier.PREFIX: 1, MatchTier.SUBSTRING: 2, MatchTier.FUZZY: 3}
+
+
+@dataclass(frozen=True)
+class MatchPolicy:
+    min_coverage: float = 0.3
+    per_mention: int = 2
+    fuzzy_threshold: float = 88.0
+    candidates: int = 25
+    min_fuzzy_token_chars: int = 4
+
+
+def _contains_tokens(haystack: list[str], needle: list[str]) -> int:
+    """Index where `needle` occurs as a contiguous token run inside `haystack`, else -1."""
+    n = len(needle)
+    for i in range(len(haystack) - n + 1):
+        if haystack[i : i + n] == needle:
+            return i
+    return -1
+
+
+def classify(mention_norm: str, surface_norm: str, policy: MatchPolicy) -> tuple[MatchTier, float] | None:
+    """The tier and score of one mention against one node surface (name or alias), or None."""
+    if not mention_norm or not surface_norm:
+        return None
+    if mention_norm == surface_norm:
+        return MatchTier.EXACT, 100.0
+    coverage = len(mention_norm) / len(surface_norm)
+    position = _contains_tokens(surface_norm.split(), mention_norm.split())
+    if position >= 0 and coverage >= policy.min_coverage:
+        tier = MatchTier.PREFIX if position == 0 else MatchTier.SUBSTRING
+        return tier, round(100.0 * coverage, 1)
+    if coverage >= policy.min_coverage:
+        score = fuzz.ratio(mention_norm, surface_norm)
+        if score >= policy.fuzzy_threshold:
+            return MatchTier.FUZZY, round(float(score), 1)
+    return None
+
+
+def _best_surface(mention_norm: str, node: NodeRef, policy: MatchPolicy) -> tuple[MatchTier, float] | None:
+    best: tuple[MatchTier, float] | None = None
+    for surface in {node.name, *node.aliases}:
+        for variant in name_variants(surface):
+            result = classify(mention_norm, variant, policy)
+            if result and (best is None or (_TIER_RANK[result[0]], -result[1]) < (_TIER_RANK[best[0]], -best[1])):
+                best = result
+    return best
+
+
+def _lucene_phrase(tokens: list[str]) -> str:
+    return '"' + " ".join(tokens) + '"'
+
+
+def _lucene_fuzzy(tokens: list[str], min_chars: int) -> str:
+    return " AND ".join(f"{t}~1" if len(t) >= min_chars else t for t in tokens)
+
+
+class EntityMatcher:
+    """Tiered matching against the name index (exact) and the `entity_names` full-text index (partial, fuzzy)."""
+
+    def __init__(self, graph: Graph, policy: MatchPolicy | None = None) -> None:
+        self.graph = graph
+        self.policy = policy or MatchPolicy()
+
+    def match(self, analysis: QuestionAnalysis, index: NameIndex) -> list[EntityMatch]:
+        matches: dict[str, EntityMatch] = {}
+        for mention in analysis.mentions:
+            for found in self.match_mention(mention, index):
+                current = matches.get(found.key)
+                if current is None or _TIER_RANK[found.tier] < _TIER_RANK[current.tier]:
+                    matches[found.key] = found
+        for pub in analysis.publications:
+            matches.setdefault(
+                pub.key,
+                EntityMatch(
+                    mention=pub.surface, key=pub.key, name=pub.name, label=PUBLICATION, tier=MatchTier.EXACT, score=100
+                ),
+            )
+        return list(matches.values())
+
+    def match_mention(self, mention: Mention, index: NameIndex) -> list[EntityMatch]:
+        norm = normalise(mention.text)
+        exact = [node for variant in name_variants(mention.text) for node in index.lookup(variant)]
+        for alias in mention.aliases:
+            exact += [node for variant in name_variants(alias) for node in index.lookup(variant)]
+        exact = [node for node in exact if node.label != PUBLICATION]
+        if exact:
+            return self._top(mention, [(node, MatchTier.EXACT, 100.0) for node in dict.fromkeys(exact)])
+        scored = []
+        for node in self._fulltext_candidates(norm):
+            result = _best_surface(norm, node, self.policy)
+            if result is not None:
+                scored.append((node, result[0], result[1]))
+        return self._top(mention, scored)
+
+    def _top(self, mention: Mention, scored: list[tuple[NodeRef, MatchTier, float]]) -> list[EntityMatch]:
+        if not scored:
+            return []
+        scored.sort(key=lambda item: (_TIER_RANK[item[1]], -item[2], -item[0].mentions))
+        best_tier = scored[0][1]
+        chosen = [item for item in scored if item[1] == best_tier][: self.policy.per_mention]
+        return [
+            EntityMatch(mention=mention.text, key=node.key, name=node.name, label=node.label, tier=tier, score=score)
+            for node, tier, score in chosen
+        ]
+
+    def _fulltext_candidates(self, norm: str) -> list[NodeRef]:
+        tokens = norm.split()
+        if not tokens:
+            return []
+        rows = self.graph.read(
+            "retrieve/fulltext_candidates", lucene=_lucene_phrase(tokens), limit=self.policy.candidates
+        )
+        if not rows:
+            lucene = _lucene_fuzzy(tokens, self.policy.min_fuzzy_token_chars)
+            rows = self.graph.read("retrieve/fulltext_candidates", lucene=lucene, limit=self.policy.candidates)
+        nodes = [
+            NodeRef(
+                key=str(r["key"]),
+                name=str(r["name"]),
+                label=str(r["label"]),
+                aliases=tuple(str(a) for a in r["aliases"] or ()),
+                mentions=int(r["mentions"] or 0),
+            )
+            for r in rows
+        ]
+        return [node for node in nodes if node.label != PUBLICATION]

@@ -1,0 +1,111 @@
+"""The deterministic graph retriever: stage 1 (aliases) -> 2 (matching) -> 3 (templates) -> 4 (filtering).
+
+Stage 5 (answering) is an Answerer (retrieval/answer/*) applied to the result. No LLM writes Cypher; with no
+matched entity or publication the result is empty and says why, so the answerer abstains instead of guessing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from core.graph import Graph
+from core.settings import Settings
+from retrieval.graph.aliases import AliasStage, LlmAliasFn
+from retrieval.graph.filtering import FactCaps, excerpt, rank_chunks, select_facts
+from retrieval.graph.matching import EntityMatcher, MatchPolicy
+from retrieval.graph.models import CandidateChunk, QuestionAnalysis
+from retrieval.graph.names import NameIndexCache
+from retrieval.graph.templates import TemplateLimits, TemplateRunner
+from retrieval.models import RetrievalResult
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = round((time.perf_counter() - started) * 1000, 3)
+
+
+class GraphRetriever:
+    name = "graph"
+
+    def __init__(
+        self,
+        graph: Graph,
+        caps: FactCaps | None = None,
+        llm_aliases: LlmAliasFn | None = None,
+        match_policy: MatchPolicy | None = None,
+        limits: TemplateLimits | None = None,
+        name_index_ttl_s: float = 10.0,
+    ) -> None:
+        self.graph = graph
+        self.caps = caps or FactCaps()
+        self.names = NameIndexCache(graph, ttl_s=name_index_ttl_s)
+        self.aliases = AliasStage(llm_aliases)
+        self.matcher = EntityMatcher(graph, match_policy)
+        self.templates = TemplateRunner(graph, limits)
+
+    @classmethod
+    def from_settings(cls, graph: Graph, settings: Settings, llm_aliases: LlmAliasFn | None = None) -> GraphRetriever:
+        return cls(graph, FactCaps.from_settings(settings), llm_aliases)
+
+    def analyse(self, question: str) -> QuestionAnalysis:
+        return self.aliases.run(question, self.names.get())
+
+    def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
+        timer = _Timer()
+        started = time.perf_counter()
+        with timer.stage("aliases"):
+            index = self.names.get()
+            analysis = self.aliases.run(question, index)
+        with timer.stage("matching"):
+            matches = self.matcher.match(analysis, index)
+        details: dict[str, object] = {
+            "mentions": [m.text for m in analysis.mentions],
+            "publications": [p.name for p in analysis.publications],
+            "dates": [w.model_dump(mode="json") for w in analysis.dates],
+            "order": analysis.order,
+            "extractors": analysis.extractors,
+        }
+        if not matches:
+            timer.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+            details["abstain_reason"] = "no question entity or publication matched a graph node"
+            return RetrievalResult(mode=self.name, timings_ms=timer.timings, details=details)
+        with timer.stage("templates"):
+            out = self.templates.run(analysis, matches)
+        with timer.stage("filtering"):
+            facts = select_facts(out, question, self.caps)
+            wanted = list(dict.fromkeys(cid for fact in facts for cid in fact.chunk_ids))
+            known = {c.chunk_id: c for c in out.candidates}
+            fact_chunks: dict[str, CandidateChunk] = {cid: known[cid] for cid in wanted if cid in known}
+            fact_chunks |= self.templates.chunks_by_id([cid for cid in wanted if cid not in known])
+        with timer.stage("chunks"):
+            ranked = rank_chunks(facts, fact_chunks, out.candidates, question)
+            details["excerpts"] = [
+                {
+                    "chunk_id": chunk.chunk_id,
+                    "title": chunk.title,
+                    "source": chunk.source,
+                    "published_at": chunk.published_at.isoformat() if chunk.published_at else None,
+                    "text": excerpt(chunk.text, evidence, self.caps.excerpt_chars),
+                }
+                for chunk, evidence in ranked[: self.caps.excerpts]
+                if chunk.chunk_id in fact_chunks
+            ]
+        timer.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+        return RetrievalResult(
+            mode=self.name,
+            chunks=[chunk for chunk, _ in ranked[:top_k]],
+            facts=facts,
+            entities=matches,
+            timings_ms=timer.timings,
+            details=details,
+        )
