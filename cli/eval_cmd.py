@@ -1,0 +1,88 @@
+"""`graphwire eval`: score retrieval modes (and answers) on MultiHop-RAG questions, side by side, in one run folder."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from core.settings import get_settings
+from eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, DatasetError
+from eval.harness import EvalOptions, evaluate
+from eval.report import build_report
+from eval.runner import RunMismatchError
+from eval.systems import DEFAULT_SYSTEMS, UnknownSystemError
+
+console = Console(stderr=True)
+DEFAULT_OUT = Path(".graphwire/eval/run")
+HEADLINE = (
+    ("perfect_at_10", "Perfect@10"),
+    ("perfect_at_4", "Perfect@4"),
+    ("map_at_10", "MAP@10"),
+    ("hits_at_10", "Hits@10"),
+)
+
+
+def _split(values: list[str] | None) -> list[str]:
+    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+
+
+def eval_command(
+    questions: Annotated[
+        Path, typer.Option(help="MultiHop-RAG questions file (query, answer, ...).")
+    ] = DEFAULT_QUESTIONS,
+    corpus: Annotated[
+        Path, typer.Option(help="The corpus the graph and chunk store were built from.")
+    ] = DEFAULT_CORPUS,
+    systems: Annotated[
+        list[str] | None,
+        typer.Option("--systems", "-s", help="Systems to run (repeat or comma-separate); 'oracle' = the ceiling."),
+    ] = None,
+    top_k: Annotated[int, typer.Option(min=1, max=100, help="Chunks retrieved per question.")] = 10,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N selected questions.")] = None,
+    sample: Annotated[int | None, typer.Option(min=1, help="A random sample of N questions (fixed --seed).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for --sample.")] = 0,
+    types: Annotated[
+        list[str] | None,
+        typer.Option("--type", "-t", help="Question types to keep: inference, comparison, temporal, null."),
+    ] = None,
+    no_answers: Annotated[bool, typer.Option("--no-answers", help="Retrieval only: no answerer.")] = False,
+    out: Annotated[Path, typer.Option(help="Run folder (re-running it resumes).")] = DEFAULT_OUT,
+    report_only: Annotated[bool, typer.Option("--report-only", help="Rebuild report and charts from --out.")] = False,
+    no_charts: Annotated[bool, typer.Option("--no-charts", help="Skip the PNG charts.")] = False,
+) -> None:
+    """Evaluate retrieval modes side by side on MultiHop-RAG questions; writes records, summary, report and charts."""
+    command = "graphwire " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
+    try:
+        if report_only:
+            _, report = build_report(out, command=None, charts=not no_charts)
+            console.print(f"report: {report}")
+            return
+        options = EvalOptions(
+            questions=questions,
+            corpus=corpus,
+            systems=_split(systems) or list(DEFAULT_SYSTEMS),
+            top_k=top_k,
+            limit=limit,
+            sample=sample,
+            seed=seed,
+            types=_split(types),
+            answers=not no_answers,
+            out=out,
+            charts=not no_charts,
+            command=command,
+        )
+        outcome = evaluate(options, get_settings())
+    except (DatasetError, UnknownSystemError, RunMismatchError, FileNotFoundError) as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    console.print(f"{outcome.selected} questions ({outcome.full_metadata} with full evidence metadata)")
+    console.print(outcome.corpus_verdict)
+    for summary in outcome.summaries:
+        shown = "  ".join(f"{label} {summary.overall.retrieval.get(key, 0.0):.3f}" for key, label in HEADLINE)
+        console.print(f"{summary.system:>10}: {shown}  errors {summary.overall.errors}")
+    console.print(f"report: {outcome.report}")

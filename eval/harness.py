@@ -1,0 +1,85 @@
+"""One entry point for `graphwire eval`: select questions, check the corpus, run the systems, write the report."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from core.settings import Settings
+from eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, load_corpus, load_questions, select
+from eval.records import RunManifest
+from eval.report import build_report
+from eval.runner import RunPlan, run
+from eval.summary import SystemSummary
+from eval.systems import DEFAULT_SYSTEMS, SystemBuilder
+
+
+class EvalOptions(BaseModel):
+    questions: Path = DEFAULT_QUESTIONS
+    corpus: Path = DEFAULT_CORPUS
+    systems: list[str] = Field(default_factory=lambda: list(DEFAULT_SYSTEMS))
+    top_k: int = Field(default=10, ge=1, le=100)
+    limit: int | None = Field(default=None, ge=1)
+    sample: int | None = Field(default=None, ge=1)
+    seed: int = 0
+    types: list[str] = Field(default_factory=list)
+    answers: bool = True
+    out: Path = Path(".graphwire/eval/run")
+    charts: bool = True
+    progress: bool = True
+    command: str | None = None  # the command line, written into the report
+
+
+class EvalOutcome(BaseModel):
+    out: Path
+    report: Path
+    selected: int
+    full_metadata: int
+    new_records: dict[str, int]
+    corpus_verdict: str
+    summaries: list[SystemSummary]
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def evaluate(options: EvalOptions, settings: Settings) -> EvalOutcome:
+    """Load and select the questions, check stores against the corpus, run (resuming), then report."""
+    question_set = load_questions(options.questions)
+    corpus = load_corpus(options.corpus)
+    questions = select(question_set, types=options.types, sample_size=options.sample, seed=options.seed)
+    questions = questions[: options.limit] if options.limit else questions
+    with SystemBuilder(settings) as builder:
+        retrievers = builder.retrievers(options.systems, questions)
+        answerer = builder.answerer() if options.answers else None
+        check = builder.corpus_check(corpus)
+        manifest = RunManifest(
+            questions_path=str(options.questions),
+            questions_sha256=file_sha256(options.questions),
+            corpus_path=str(options.corpus),
+            top_k=options.top_k,
+            answers=options.answers,
+            seed=options.seed,
+            sample_size=options.sample,
+            limit=options.limit,
+            types=options.types,
+            systems=list(options.systems),
+            question_ids=[q.id for q in questions],
+            corpus_check={"verdict": check.verdict, **check.model_dump()},
+            answerer=getattr(answerer, "name", None),
+        )
+        plan = RunPlan(questions, retrievers, options.out, manifest, answerer=answerer, progress=options.progress)
+        new_records = run(plan)
+    summaries, report = build_report(options.out, command=options.command, charts=options.charts)
+    return EvalOutcome(
+        out=options.out,
+        report=report,
+        selected=len(questions),
+        full_metadata=sum(1 for q in questions if q.has_full_metadata),
+        new_records=new_records,
+        corpus_verdict=check.verdict,
+        summaries=summaries,
+    )

@@ -1,0 +1,223 @@
+"""Turns a run folder into summary.json, report.md and PNG charts (per-type bars per system, latency distribution)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402
+
+from eval.records import QuestionRecord, RunManifest, load_manifest, load_records, write_json_atomic  # noqa: E402
+from eval.summary import RETRIEVAL_METRICS, SystemSummary, summarize_system, target_checks  # noqa: E402
+
+SUMMARY_FILE = "summary.json"
+REPORT_FILE = "report.md"
+CHARTS_DIR = "charts"
+ATTRIBUTION = (
+    "Questions: MultiHop-RAG (Tang and Yang, COLM 2024, arXiv:2401.15391), ODC-BY 1.0. Retrieval metrics follow the "
+    "authors' `retrieval_evaluate.py` (null questions excluded; a hit when a gold fact with spaces and newlines "
+    "removed is a substring of a retrieved chunk)."
+)
+METRIC_LABELS = {
+    "hits_at_4": "Hits@4",
+    "hits_at_10": "Hits@10",
+    "map_at_10": "MAP@10",
+    "mrr_at_10": "MRR@10",
+    "perfect_at_4": "Perfect@4",
+    "perfect_at_10": "Perfect@10",
+    "article_precision_at_10": "ArtP@10",
+    "article_recall_at_10": "ArtR@10",
+}
+SHORT_TYPE = {"inference_query": "inference", "comparison_query": "comparison", "temporal_query": "temporal"}
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _retrieval_table(rows: Sequence[tuple[str, dict[str, float], int]]) -> list[str]:
+    header = "| System | Group | Scored | " + " | ".join(METRIC_LABELS[m] for m in RETRIEVAL_METRICS) + " |"
+    lines = [header, "|" + "---|" * (3 + len(RETRIEVAL_METRICS))]
+    for label, metrics, scored in rows:
+        cells = " | ".join(_fmt(metrics.get(m)) for m in RETRIEVAL_METRICS)
+        lines.append(f"| {label} | {scored} | {cells} |")
+    return lines
+
+
+def _retrieval_section(summaries: Sequence[SystemSummary]) -> list[str]:
+    overall = [(f"{s.system} | all", s.overall.retrieval, s.overall.scored) for s in summaries]
+    lines = ["## Retrieval (non-null questions)", "", *_retrieval_table(overall), "", "### Per question type", ""]
+    per_type = [
+        (f"{s.system} | {SHORT_TYPE.get(t, t)}", m.retrieval, m.scored)
+        for s in summaries
+        for t, m in s.by_type.items()
+        if m.scored
+    ]
+    return [*lines, *_retrieval_table(per_type), ""]
+
+
+def _targets_section(summaries: Sequence[SystemSummary]) -> list[str]:
+    labels = list(target_checks(summaries[0]).keys()) if summaries else []
+    lines = ["## Issue targets (graph or hybrid modes; flat rows shown for reference)", ""]
+    lines += ["| System | " + " | ".join(f"{label} (>= {t})" for label, t in _thresholds(summaries)) + " |"]
+    lines += ["|" + "---|" * (1 + len(labels))]
+    for summary in summaries:
+        checks = target_checks(summary)
+        cells = [f"{_fmt(v)} {'met' if ok else 'not met'}" for v, _, ok in checks.values()]
+        lines.append(f"| {summary.system} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _thresholds(summaries: Sequence[SystemSummary]) -> list[tuple[str, float]]:
+    if not summaries:
+        return []
+    return [(label, threshold) for label, (_, threshold, _) in target_checks(summaries[0]).items()]
+
+
+def _answers_section(summaries: Sequence[SystemSummary]) -> list[str]:
+    if not any(s.overall.answers for s in summaries):
+        return ["## Answers", "", "Not run (retrieval only, `--no-answers`).", ""]
+    lines = [
+        "## Answers",
+        "",
+        "- **strict**: graphwire's scorer (abstention detected first; exact yes/no; normalised entity match).",
+        "- **official word overlap**: MultiHop-RAG `qa_evaluate.py` (any shared lower-cased word counts as correct).",
+        '- **CS564 lenient**: the CS564 study\'s scorer, reproduced for comparison only; it has the "no" in "unknown" '
+        'bug (a "no" gold answer is matched by the abstention "Unknown").',
+        "",
+        "| System | Group | Answerer | n | Strict acc | Official word-overlap acc | CS564 lenient acc | Miss rate |"
+        " Hallucination rate | LLM calls/q | Tokens/q |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for summary in summaries:
+        groups = [("all", summary.overall), *((SHORT_TYPE.get(t, t), m) for t, m in summary.by_type.items())]
+        for group, metrics in groups:
+            a = metrics.answers
+            if a is None:
+                continue
+            lines.append(
+                f"| {summary.system} | {group} | {a.answerer} | {a.answered} | {_fmt(a.strict_accuracy)} | "
+                f"{_fmt(a.official_word_overlap_accuracy)} | {_fmt(a.cs564_lenient_accuracy)} | {_fmt(a.miss_rate)} | "
+                f"{_fmt(a.hallucination_rate)} | {metrics.llm_calls_per_question:.2f} | "
+                f"{metrics.tokens_per_question:.0f} |"
+            )
+    return [*lines, ""]
+
+
+def _latency_section(summaries: Sequence[SystemSummary]) -> list[str]:
+    lines = ["## Latency (ms, wall clock in the harness; `stage:*` as reported by the retriever)", ""]
+    lines += ["| System | Stage | n | p50 | p95 | mean |", "|---|---|---|---|---|---|"]
+    for summary in summaries:
+        for stage, stats in summary.latency_ms.items():
+            lines.append(
+                f"| {summary.system} | {stage} | {int(stats['n'])} | {stats['p50']:.1f} | {stats['p95']:.1f} | "
+                f"{stats['mean']:.1f} |"
+            )
+    return [*lines, ""]
+
+
+def _header(manifest: RunManifest, summaries: Sequence[SystemSummary], command: str | None) -> list[str]:
+    check = manifest.corpus_check
+    first = summaries[0].overall if summaries else None
+    lines = ["# graphwire evaluation report", ""]
+    if command:
+        lines += ["Produced by:", "", "```", command, "```", ""]
+    lines += [
+        f"- Questions: `{manifest.questions_path}` (sha256 `{manifest.questions_sha256[:16]}…`), "
+        f"{len(manifest.question_ids)} selected (types: {', '.join(manifest.types) or 'all'}, "
+        f"sample: {manifest.sample_size or 'none'}, seed {manifest.seed}, limit: {manifest.limit or 'none'}); "
+        f"{first.full_metadata if first else 0} with full evidence metadata.",
+        f"- Corpus: `{manifest.corpus_path}`. {check.get('verdict', 'Not checked against the stores.')}",
+        f"- Systems: {', '.join(manifest.systems)}; top-k {manifest.top_k}; answers: "
+        f"{manifest.answerer if manifest.answers else 'not run (retrieval only)'}.",
+        f"- {ATTRIBUTION}",
+        "",
+    ]
+    return lines
+
+
+def render_markdown(manifest: RunManifest, summaries: Sequence[SystemSummary], command: str | None = None) -> str:
+    sections = [
+        _header(manifest, summaries, command),
+        _retrieval_section(summaries),
+        _targets_section(summaries),
+        _answers_section(summaries),
+        _latency_section(summaries),
+    ]
+    errors = [(s.system, s.overall.errors) for s in summaries if s.overall.errors]
+    if errors:
+        sections.append(["## Errors", "", *(f"- {name}: {n} questions failed" for name, n in errors), ""])
+    return "\n".join(line for section in sections for line in section)
+
+
+def _per_type_chart(summaries: Sequence[SystemSummary], metric: str, path: Path) -> None:
+    types = [t for t in SHORT_TYPE if any(t in s.by_type for s in summaries)]
+    groups = [*types, "all"]
+    width = 0.8 / max(len(summaries), 1)
+    fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(groups), 4))
+    for i, summary in enumerate(summaries):
+        values = [summary.by_type[t].retrieval.get(metric, 0.0) if t in summary.by_type else 0.0 for t in types]
+        values.append(summary.overall.retrieval.get(metric, 0.0))
+        ax.bar([g + i * width for g in range(len(groups))], values, width, label=summary.system)
+    ax.set_xticks([g + width * (len(summaries) - 1) / 2 for g in range(len(groups))])
+    ax.set_xticklabels([SHORT_TYPE.get(g, g) for g in groups])
+    ax.set_ylim(0, 1)
+    ax.set_ylabel(METRIC_LABELS[metric])
+    ax.set_title(f"{METRIC_LABELS[metric]} per question type")
+    ax.legend(fontsize="small", ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _latency_chart(records: dict[str, list[QuestionRecord]], path: Path) -> None:
+    names = [name for name, recs in records.items() if any(r.error is None for r in recs)]
+    data = [[r.latency_ms.get("total", 0.0) for r in records[name] if r.error is None] for name in names]
+    fig, ax = plt.subplots(figsize=(1.5 + 1.3 * len(names), 4))
+    ax.boxplot(data, showfliers=False)
+    ax.set_xticks(range(1, len(names) + 1))
+    ax.set_xticklabels(names, rotation=20)
+    ax.set_yscale("log")
+    ax.set_ylabel("ms per question (log)")
+    ax.set_title("Latency per question (retrieve + answer)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_charts(out: Path, summaries: Sequence[SystemSummary], records: dict[str, list[QuestionRecord]]) -> list[Path]:
+    charts = out / CHARTS_DIR
+    charts.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for metric in ("perfect_at_10", "perfect_at_4", "map_at_10"):
+        path = charts / f"per_type_{metric}.png"
+        _per_type_chart(summaries, metric, path)
+        paths.append(path)
+    latency = charts / "latency.png"
+    _latency_chart(records, latency)
+    return [*paths, latency]
+
+
+def build_report(out: Path, command: str | None = None, charts: bool = True) -> tuple[list[SystemSummary], Path]:
+    """Read every record of the run in `out`, write summary.json, report.md and the charts; return the summaries."""
+    manifest = load_manifest(out)
+    if manifest is None:
+        raise FileNotFoundError(f"{out} holds no run (no run.json); run `graphwire eval` first")
+    records = {system: load_records(out, system, manifest.question_ids) for system in manifest.systems}
+    summaries = [summarize_system(system, recs) for system, recs in records.items() if recs]
+    payload = {
+        "manifest": manifest.model_dump(exclude={"question_ids"}),
+        "command": command,
+        "systems": [s.model_dump() for s in summaries],
+        "targets": {s.system: target_checks(s) for s in summaries},
+    }
+    write_json_atomic(out / SUMMARY_FILE, json.dumps(payload, indent=1, default=str))
+    report = out / REPORT_FILE
+    write_json_atomic(report, render_markdown(manifest, summaries, command))
+    if charts and summaries:
+        write_charts(out, summaries, records)
+    return summaries, report
