@@ -222,6 +222,12 @@ def chat_model(settings: Settings, usage: UsageCounter | None = None) -> ChatOpe
     )
 
 
+class ChatReply(BaseModel):
+    text: str
+    attempts: int
+    usage: UsageSnapshot
+
+
 class LLMClient:
     """The raw `openai` client with the retry policy and usage accounting; returns the reply text."""
 
@@ -238,12 +244,15 @@ class LLMClient:
     def name(self) -> str:
         return f"llm:{self.model}"
 
-    def chat(self, messages: Sequence[dict[str, str]], *, json_mode: bool = False) -> str:
-        """One chat completion (retried per policy); raises `RetriesExhausted` or the non-retryable API error."""
-        text, _ = with_retries(lambda: self._chat_once(messages, json_mode), self.policy)
-        return text
+    def chat(self, messages: Sequence[dict[str, str]], *, json_mode: bool = False) -> ChatReply:
+        """One chat completion (retried per policy) with the usage of this call alone (retries included).
 
-    def _chat_once(self, messages: Sequence[dict[str, str]], json_mode: bool) -> str:
+        Raises `RetriesExhausted` or the non-retryable `openai.APIError`."""
+        call_usage = UsageCounter()
+        text, attempts = with_retries(lambda: self._chat_once(messages, json_mode, call_usage), self.policy)
+        return ChatReply(text=text, attempts=attempts, usage=call_usage.snapshot())
+
+    def _chat_once(self, messages: Sequence[dict[str, str]], json_mode: bool, call_usage: UsageCounter) -> str:
         kwargs: dict[str, Any] = {"model": self.model, "messages": list(messages)}
         kwargs["temperature"] = self.settings.llm_temperature
         if self.settings.llm_max_tokens:
@@ -253,10 +262,12 @@ class LLMClient:
         try:
             response = self.client.chat.completions.create(**kwargs)
         except openai.APIError:
-            self.usage.add_failure()
+            for counter in (self.usage, call_usage):
+                counter.add_failure()
             raise
         tokens = response.usage
-        self.usage.add(tokens.prompt_tokens if tokens else 0, tokens.completion_tokens if tokens else 0)
+        for counter in (self.usage, call_usage):
+            counter.add(tokens.prompt_tokens if tokens else 0, tokens.completion_tokens if tokens else 0)
         choice = response.choices[0] if response.choices else None
         return (choice.message.content or "") if choice else ""
 

@@ -1,0 +1,1 @@
+"""Question alias extractors beside the deterministic one in retrieval/graph/aliases.py."""

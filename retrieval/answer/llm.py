@@ -1,0 +1,112 @@
+"""`LLMAnswerer`: answers from a `RetrievalResult` with an OpenAI-compatible chat model, citing, or abstaining.
+
+The model sees the question, the facts tagged [KEY]/[BRIDGE]/[DIRECT] (each with the excerpt numbers of its
+provenance) and up to EXCERPT_CAP numbered excerpts of about EXCERPT_CHARS characters, all inside nonce-delimited data
+blocks (`retrieval.prompts`). Its `[n]` markers become `Citation`s; markers that name no excerpt are dropped.
+
+Abstention is exact: with no evidence the answerer abstains without calling the model; a reply that starts with
+"Insufficient information" (any case or punctuation) becomes exactly `ABSTENTION` with no citations; so does an
+empty reply or an LLM that cannot be reached after retries (the failure is logged, the request still answers).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import openai
+
+from core.llm import LLMClient, RetriesExhausted, UsageSnapshot
+from core.settings import Settings
+from retrieval.models import ABSTENTION, Answer, Citation, Fact, FactTier, RankedChunk, RetrievalResult, Usage
+from retrieval.prompts import ANSWER_PROMPT, answer_messages
+
+log = logging.getLogger(__name__)
+_TIER_ORDER = {FactTier.KEY: 0, FactTier.BRIDGE: 1, FactTier.DIRECT: 2}
+_CITATION = re.compile(r"\[(\d{1,3})\]")
+_ABSTAIN = re.compile(r"^\W*insufficient information\W*", re.IGNORECASE)
+
+
+class LLMAnswerer:
+    """The `Answerer` protocol over an OpenAI-compatible chat model."""
+
+    def __init__(self, settings: Settings, client: LLMClient | None = None) -> None:
+        self.client = client or LLMClient(settings)
+        self.excerpt_cap = settings.excerpt_cap
+        self.excerpt_chars = settings.excerpt_chars
+        self.name = f"llm:{self.client.model}"
+        self.prompt_version = ANSWER_PROMPT.id
+
+    def answer(self, question: str, result: RetrievalResult) -> Answer:
+        excerpts = self._excerpts(result)
+        facts = sorted(result.facts, key=lambda f: (_TIER_ORDER[f.tier], -f.score))
+        if not excerpts and not facts:
+            return self._abstain(UsageSnapshot())
+        numbers = {chunk.chunk_id: i for i, chunk in enumerate(excerpts, start=1)}
+        messages = answer_messages(question, render_facts(facts, numbers), self._render_excerpts(excerpts))
+        try:
+            reply = self.client.chat(messages)
+        except (RetriesExhausted, openai.APIError) as exc:
+            log.warning("LLM answerer failed, abstaining: %s", exc)
+            return self._abstain(UsageSnapshot())
+        text = " ".join(reply.text.split())
+        if not text or _ABSTAIN.match(text):
+            return self._abstain(reply.usage)
+        return Answer(text=text, answerer=self.name, citations=cited(text, excerpts), usage=_usage(reply.usage))
+
+    def _excerpts(self, result: RetrievalResult) -> list[RankedChunk]:
+        unique: dict[str, RankedChunk] = {}
+        for chunk in result.chunks:
+            unique.setdefault(chunk.chunk_id, chunk)
+        return list(unique.values())[: self.excerpt_cap]
+
+    def _render_excerpts(self, excerpts: list[RankedChunk]) -> str:
+        return "\n\n".join(render_excerpt(i, chunk, self.excerpt_chars) for i, chunk in enumerate(excerpts, start=1))
+
+    def _abstain(self, usage: UsageSnapshot) -> Answer:
+        return Answer(text=ABSTENTION, answerer=self.name, usage=_usage(usage))
+
+
+def _usage(snapshot: UsageSnapshot) -> Usage:
+    return Usage(
+        llm_calls=snapshot.calls, prompt_tokens=snapshot.prompt_tokens, completion_tokens=snapshot.completion_tokens
+    )
+
+
+def render_facts(facts: list[Fact], numbers: dict[str, int]) -> str:
+    lines = []
+    for fact in facts:
+        refs = sorted({numbers[c] for c in fact.chunk_ids if c in numbers})
+        source = f" (excerpts {', '.join(str(n) for n in refs)})" if refs else ""
+        lines.append(
+            f"[{fact.tier.value}] {fact.subject} ({fact.subject_label}) -[{fact.relationship}]-> "
+            f"{fact.object} ({fact.object_label}){source}"
+        )
+    return "\n".join(lines)
+
+
+def render_excerpt(number: int, chunk: RankedChunk, max_chars: int) -> str:
+    header = f"[{number}] {chunk.title} | {chunk.source or 'unknown outlet'} | {chunk.published_at or 'undated'}"
+    body = " ".join(chunk.text.split())
+    if len(body) > max_chars:
+        body = body[:max_chars].rsplit(" ", 1)[0] + " ..."
+    return f"{header}\n{body}"
+
+
+def cited(text: str, excerpts: list[RankedChunk]) -> list[Citation]:
+    """The excerpts the answer cites, in order of first citation; numbers outside the excerpt list are ignored."""
+    citations: dict[str, Citation] = {}
+    for match in _CITATION.finditer(text):
+        number = int(match.group(1))
+        if 1 <= number <= len(excerpts):
+            chunk = excerpts[number - 1]
+            citations.setdefault(
+                chunk.chunk_id,
+                Citation(
+                    chunk_id=chunk.chunk_id,
+                    title=chunk.title,
+                    publication=chunk.source,
+                    published_at=chunk.published_at,
+                ),
+            )
+    return list(citations.values())
