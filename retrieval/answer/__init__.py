@@ -1,0 +1,1 @@
+"""Answerers: extractive (no LLM) and LLM."""
