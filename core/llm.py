@@ -53,6 +53,10 @@ class UsageSnapshot(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
     def __sub__(self, other: UsageSnapshot) -> UsageSnapshot:
         return UsageSnapshot(
             calls=self.calls - other.calls,
@@ -82,6 +86,27 @@ class UsageCounter:
     def snapshot(self) -> UsageSnapshot:
         with self._lock:
             return self._totals.model_copy()
+
+    # Read-only views of the totals, so callers can treat a counter like a snapshot (`extractor.usage.calls`).
+    @property
+    def calls(self) -> int:
+        return self.snapshot().calls
+
+    @property
+    def failed_calls(self) -> int:
+        return self.snapshot().failed_calls
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.snapshot().prompt_tokens
+
+    @property
+    def completion_tokens(self) -> int:
+        return self.snapshot().completion_tokens
+
+    @property
+    def total_tokens(self) -> int:
+        return self.snapshot().total_tokens
 
 
 class UsageCallback(BaseCallbackHandler):

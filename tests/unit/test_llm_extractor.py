@@ -217,6 +217,7 @@ def test_concurrency_and_usage_accounting(openai_stub: OpenAIStub, llm_settings:
     usage = extractor.usage.snapshot()
     assert usage.calls == 5
     assert (usage.prompt_tokens, usage.completion_tokens) == openai_stub.reported_usage()
+    assert (extractor.usage.calls, extractor.usage.total_tokens) == (5, sum(openai_stub.reported_usage()))
 
 
 @pytest.mark.parametrize(
