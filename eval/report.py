@@ -120,6 +120,15 @@ def _latency_section(summaries: Sequence[SystemSummary]) -> list[str]:
     return [*lines, ""]
 
 
+def _details_section(summaries: Sequence[SystemSummary]) -> list[str]:
+    rows = [(s.system, key, value) for s in summaries for key, value in s.detail_means.items()]
+    if not rows:
+        return []
+    lines = ["## What the retrievers reported (means of numeric details per question)", ""]
+    lines += ["| System | Detail | Mean |", "|---|---|---|"]
+    return [*lines, *(f"| {system} | {key} | {value:.2f} |" for system, key, value in rows), ""]
+
+
 def _header(manifest: RunManifest, summaries: Sequence[SystemSummary], command: str | None) -> list[str]:
     check = manifest.corpus_check
     first = summaries[0].overall if summaries else None
@@ -147,6 +156,7 @@ def render_markdown(manifest: RunManifest, summaries: Sequence[SystemSummary], c
         _targets_section(summaries),
         _answers_section(summaries),
         _latency_section(summaries),
+        _details_section(summaries),
     ]
     errors = [(s.system, s.overall.errors) for s in summaries if s.overall.errors]
     if errors:

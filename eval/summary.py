@@ -59,6 +59,7 @@ class SystemSummary(BaseModel):
     overall: GroupMetrics
     by_type: dict[str, GroupMetrics]
     latency_ms: dict[str, dict[str, float]]  # stage -> {"p50", "p95", "mean", "n"}
+    detail_means: dict[str, float] = Field(default_factory=dict)  # numeric retriever details, e.g. hybrid contributions
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -125,6 +126,16 @@ def latency_stats(records: Sequence[QuestionRecord]) -> dict[str, dict[str, floa
     }
 
 
+def detail_means(records: Sequence[QuestionRecord]) -> dict[str, float]:
+    """Means of the numeric `details` a retriever reports (what each side of a hybrid contributed, seeds, ...)."""
+    values: dict[str, list[float]] = {}
+    for record in records:
+        for key, value in record.details.items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                values.setdefault(key, []).append(float(value))
+    return {key: _mean(v) for key, v in sorted(values.items())}
+
+
 def summarize_system(system: str, records: Sequence[QuestionRecord]) -> SystemSummary:
     by_type = {t: group_metrics([r for r in records if r.question_type == t]) for t in QUESTION_TYPES}
     return SystemSummary(
@@ -132,6 +143,7 @@ def summarize_system(system: str, records: Sequence[QuestionRecord]) -> SystemSu
         overall=group_metrics(records),
         by_type={t: m for t, m in by_type.items() if m.questions},
         latency_ms=latency_stats(records),
+        detail_means=detail_means([r for r in records if r.error is None]),
     )
 
 

@@ -1,0 +1,97 @@
+"""Aggregation and report rendering from hand-made records (answer rates per type, latency, targets)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from eval.records import QuestionRecord, RunManifest, save_manifest, save_record
+from eval.report import build_report
+from eval.scorers import score_answer, score_retrieval
+from eval.summary import summarize_system, target_checks
+from retrieval.models import Usage
+
+
+def _record(qid: str, qtype: str, gold: str, answer: str, perfect: bool, ms: float) -> QuestionRecord:
+    retrieval = None
+    if qtype != "null_query":
+        texts = ["fact one.", "fact two."] if perfect else ["fact one.", "other"]
+        retrieval = score_retrieval(texts, ["A", "B"], ["fact one.", "fact two."], ["A", "B"])
+    return QuestionRecord(
+        question_id=qid,
+        index=int(qid[1:]),
+        question_type=qtype,
+        query=f"question {qid}?",
+        gold_answer=gold,
+        system="s",
+        top_k=10,
+        retrieval=retrieval,
+        answer=answer,
+        answerer="extractive",
+        answer_score=score_answer(answer, gold),
+        latency_ms={"retrieve": ms, "total": ms},
+        usage=Usage(llm_calls=1, prompt_tokens=90, completion_tokens=10),
+        details={"graph_chunks": 2, "router": "graph"},
+    )
+
+
+RECORDS = [
+    _record("q1", "inference_query", "Google", "Google", True, 10),
+    _record("q2", "inference_query", "Google", "Insufficient information.", False, 20),
+    _record("q3", "comparison_query", "no", "Unknown", True, 30),  # miss; the CS564 scorer calls it correct
+    _record("q4", "null_query", "Insufficient information.", "Insufficient information.", False, 40),
+    _record("q5", "null_query", "Insufficient information.", "Yes", False, 1000),
+]
+
+
+def test_answer_rates_per_type_and_overall() -> None:
+    summary = summarize_system("s", RECORDS)
+    answers = summary.overall.answers
+    assert answers is not None
+    assert answers.strict_accuracy == pytest.approx(2 / 5)
+    assert answers.cs564_lenient_accuracy == pytest.approx(3 / 5)  # + the "no" in "unknown" question
+    assert answers.miss_rate == pytest.approx(2 / 3)
+    assert answers.hallucination_rate == pytest.approx(1 / 2)
+    null = summary.by_type["null_query"].answers
+    assert null is not None and null.miss_rate is None and null.hallucination_rate == pytest.approx(1 / 2)
+    assert summary.overall.scored == 3
+    assert summary.overall.retrieval["perfect_at_10"] == pytest.approx(2 / 3)
+    assert summary.overall.tokens_per_question == pytest.approx(100)
+    assert summary.detail_means == {"graph_chunks": 2.0}
+
+
+def test_latency_percentiles() -> None:
+    stats = summarize_system("s", RECORDS).latency_ms["total"]
+    assert stats["p50"] == pytest.approx(30)
+    assert 40 < stats["p95"] <= 1000
+
+
+def test_targets_are_checked_against_thresholds() -> None:
+    checks = target_checks(summarize_system("s", RECORDS))
+    assert checks["Perfect@10"] == (pytest.approx(2 / 3), 0.90, False)
+    value, _, met = checks["inference Perfect@10"]
+    assert value == pytest.approx(1 / 2) and not met
+
+
+def test_report_files(tmp_path: Path) -> None:
+    manifest = RunManifest(
+        questions_path="q.json",
+        questions_sha256="0" * 64,
+        corpus_path="c.json",
+        top_k=10,
+        answers=True,
+        seed=0,
+        systems=["s"],
+        question_ids=[r.question_id for r in RECORDS],
+        answerer="extractive",
+    )
+    save_manifest(tmp_path, manifest)
+    for record in RECORDS:
+        save_record(tmp_path, record)
+    _, report = build_report(tmp_path, command="graphwire eval --limit 5")
+    text = report.read_text(encoding="utf-8")
+    assert "graphwire eval --limit 5" in text
+    assert "| s | all | extractive | 5 | 0.400 |" in text
+    assert "CS564 lenient" in text and '"no" in "unknown"' in text
+    assert (tmp_path / "charts" / "latency.png").exists()
