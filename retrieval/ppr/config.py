@@ -40,8 +40,11 @@ class ScoringOptions(BaseModel):
     tolerance: float = Field(default=1e-6, gt=0.0)
     max_iterations: int = Field(default=100, ge=1)
     node_specificity: bool = True  # divide a seed's weight by the number of chunks that mention it
-    passage_seed_weight: float = Field(default=0.0, ge=0.0, le=1.0)  # share of the restart mass on similar passages
+    passage_seed_weight: float = Field(default=0.2, ge=0.0, le=1.0)  # share of the restart mass on similar passages
     chunk_scoring: ChunkScoring = ChunkScoring.MIXED
+    # Share of the restart mass moved along the seeds' relationships whose type the question asks about
+    # (relation cues: "director of X" favours X's DIRECTED neighbour); used when a relation scorer is given.
+    relation_cue_weight: float = Field(default=0.9, ge=0.0, le=1.0)
 
 
 class PPRConfig(BaseModel):

@@ -136,8 +136,32 @@ class PPREngine:
         self.walk = walk
         self.options = options
         self._chunk_counts = walk.snapshot.chunk_counts()
+        self._entity_relations = sparse.csr_matrix(walk.rel_incidence.T)  # E x R
 
-    def restart_vector(self, entity_seeds: Mapping[int, float], passage_seeds: Mapping[int, float]) -> FloatArray:
+    def relation_cues(self, entity_seeds: Mapping[int, float], relevance: Mapping[str, float]) -> FloatArray:
+        """Seed mass moved to the neighbours (and kept on the seeds) in proportion to how relevant each
+        relationship's type is to the question: "the director of X" sends X's mass to X's DIRECTED neighbour."""
+        snap = self.walk.snapshot
+        cues = np.zeros(snap.n_nodes)
+        for idx, weight in entity_seeds.items():
+            rels = self._entity_relations.indices[
+                self._entity_relations.indptr[idx] : self._entity_relations.indptr[idx + 1]
+            ]
+            for r in rels:
+                rel_w = relevance.get(snap.rel_types[r], 0.0)
+                if rel_w <= 0:
+                    continue
+                other = snap.rel_target[r] if snap.rel_source[r] == idx else snap.rel_source[r]
+                cues[other] += weight * rel_w
+                cues[idx] = max(cues[idx], weight * rel_w)
+        return _normalised(cues)
+
+    def restart_vector(
+        self,
+        entity_seeds: Mapping[int, float],
+        passage_seeds: Mapping[int, float],
+        relevance: Mapping[str, float] | None = None,
+    ) -> FloatArray:
         snap = self.walk.snapshot
         entity_part = np.zeros(snap.n_nodes)
         for idx, score in entity_seeds.items():
@@ -145,6 +169,12 @@ class PPREngine:
             if self.options.node_specificity:
                 weight /= max(self._chunk_counts[idx], 1.0)
             entity_part[idx] += weight
+        entity_part = _normalised(entity_part)
+        cue_share = self.options.relation_cue_weight
+        if relevance and cue_share > 0:
+            cues = self.relation_cues(entity_seeds, relevance)
+            if cues.any():
+                entity_part = (1.0 - cue_share) * entity_part + cue_share * cues
         passage_part = np.zeros(snap.n_nodes)
         for idx, score in passage_seeds.items():
             passage_part[snap.n_entities + idx] += max(score, 0.0)
@@ -156,8 +186,13 @@ class PPREngine:
         share = self.options.passage_seed_weight
         return (1.0 - share) * entity_part + share * passage_part
 
-    def run(self, entity_seeds: Mapping[int, float], passage_seeds: Mapping[int, float] | None = None) -> PPRRun:
-        restart = self.restart_vector(entity_seeds, passage_seeds or {})
+    def run(
+        self,
+        entity_seeds: Mapping[int, float],
+        passage_seeds: Mapping[int, float] | None = None,
+        relevance: Mapping[str, float] | None = None,
+    ) -> PPRRun:
+        restart = self.restart_vector(entity_seeds, passage_seeds or {}, relevance)
         scores, iterations = personalized_pagerank(
             self.walk.transition_t,
             restart,
