@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import typer
 
+from cli import ingest_cmd
+
 app = typer.Typer(help="graphwire: graph-RAG for news-like corpora.", no_args_is_help=True)
+app.command("ingest")(ingest_cmd.ingest)
 
 
 def main() -> None:

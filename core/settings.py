@@ -72,6 +72,7 @@ class Settings(BaseSettings):
     # SQLite cache of LLM extractions (keyed by text, model, prompt and schema)
     extraction_cache_path: Path = Path(".graphwire/cache/extractions.sqlite")
     fuzzy_merge_threshold: float = 92.0  # rapidfuzz score (0-100) above which two entity names merge
+    ingest_state_path: Path = Path(".graphwire/ingest-state")  # folder of per-input ingest-state records (--resume)
 
     # API
     api_key: SecretStr | None = None  # when set, every /v1 request must send it in the X-API-Key header

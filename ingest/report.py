@@ -1,0 +1,45 @@
+"""What an ingestion run did: the numbers behind the closing summary table."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ingest.loaders import LoadError
+
+
+class FailureNote(BaseModel):
+    chunk_id: str
+    document_id: str
+    reason: str
+
+
+class IngestReport(BaseModel):
+    documents_seen: int = 0
+    documents_written: int = 0
+    documents_updated: int = 0
+    documents_unchanged: int = 0
+    documents_resumed: int = 0  # skipped because the state record says a previous run finished them
+    chunks_written: int = 0
+    chunks_removed: int = 0
+    relationships_removed: int = 0
+    entities_removed: int = 0
+    extracted_entities: int = 0
+    extracted_relations: int = 0
+    pruned: dict[str, int] = Field(default_factory=dict)
+    merged: int = 0
+    fuzzy_merged: int = 0
+    failures: list[FailureNote] = Field(default_factory=list)
+    load_errors: list[LoadError] = Field(default_factory=list)
+    elapsed_s: float = 0.0
+    extract_s: float = 0.0
+    write_s: float = 0.0
+    vector_s: float = 0.0
+    llm_calls: int | None = None
+    llm_tokens: int | None = None
+    graph_counts: dict[str, int] = Field(default_factory=dict)
+    entities_per_label: dict[str, int] = Field(default_factory=dict)
+    relationships_per_type: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def chunks_per_s(self) -> float:
+        return self.chunks_written / self.elapsed_s if self.elapsed_s else 0.0

@@ -1,0 +1,149 @@
+"""Entity resolution: map every extracted (name, label) to one entity key, within a run and across runs.
+
+Rules, in order: publication aliases from the gazetteer; the same normalised name (case, punctuation, accents,
+corporate suffixes, leading "the"); a known alias; within one document, a lone surname to the one full name it ends;
+a fuzzy match (rapidfuzz ratio) within the same label above the threshold, never when the numbers in the names differ
+and never for short names. Labels never mix: "Jordan" the Person and "Jordan" the Location stay two entities.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz, process
+
+from ingest.models import Extraction
+from ingest.normalize import clean_surface, digits_of, entity_key, normalise_name
+
+MIN_FUZZY_CHARS = 6
+
+
+@dataclass
+class ResolvedEntity:
+    key: str
+    label: str
+    name: str
+    norm: str
+    aliases: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ResolutionStats:
+    exact: int = 0
+    alias: int = 0
+    surname: int = 0
+    fuzzy: int = 0
+    new: int = 0
+
+    @property
+    def merged(self) -> int:
+        """Surface forms that joined an entity under a different normalised name."""
+        return self.alias + self.surname + self.fuzzy
+
+
+class EntityResolver:
+    def __init__(self, fuzzy_threshold: float = 92.0, publication_aliases: dict[str, str] | None = None) -> None:
+        self.fuzzy_threshold = fuzzy_threshold
+        self.publication_aliases = publication_aliases or {}
+        self.entities: dict[str, ResolvedEntity] = {}
+        self._by_norm: dict[tuple[str, str], str] = {}  # (label, norm) -> key, for names and aliases
+        self._norms_by_label: dict[str, list[str]] = defaultdict(list)
+        self._norm_key: dict[tuple[str, str], str] = {}  # (label, primary norm) -> key, fuzzy candidates
+        self.stats = ResolutionStats()
+
+    def load(self, rows: Iterable[dict[str, object]]) -> None:
+        """Seed with entities already in the graph (key, label, name, norm, aliases), so runs resolve together."""
+        for row in rows:
+            aliases = [str(a) for a in row.get("aliases") or []]  # type: ignore[attr-defined]
+            entity = ResolvedEntity(str(row["key"]), str(row["label"]), str(row["name"]), str(row["norm"]), aliases)
+            self._register(entity)
+
+    def resolve(self, name: str, label: str) -> ResolvedEntity | None:
+        """The entity this surface form belongs to (created if new); None for a name that normalises to nothing."""
+        surface = clean_surface(name)
+        if label == "Publication":
+            surface = self.publication_aliases.get(normalise_name(surface, label), surface)
+        norm = normalise_name(surface, label)
+        if not norm:
+            return None
+        key = self._by_norm.get((label, norm))
+        if key is not None:
+            self._count_hit(key, norm)
+            return self._with_alias(key, name)
+        key = self._fuzzy(label, norm)
+        if key is not None:
+            self.stats.fuzzy += 1
+            self._by_norm[(label, norm)] = key
+            return self._with_alias(key, name)
+        self.stats.new += 1
+        entity = ResolvedEntity(entity_key(label, surface), label, surface, norm, [surface])
+        self._register(entity)
+        return self._with_alias(entity.key, name)
+
+    def resolve_document(self, extractions: list[Extraction]) -> list[Extraction]:
+        """Rewrite a lone Person surname to the one full name in the same document that ends with it."""
+        full_names = {e.name for x in extractions for e in x.entities if e.label == "Person" and " " in e.name}
+        by_last: dict[str, set[str]] = defaultdict(set)
+        for full in full_names:
+            by_last[normalise_name(full.split()[-1])].add(full)
+        rename = {}
+        for x in extractions:
+            for e in x.entities:
+                if e.label == "Person" and " " not in e.name and len(by_last.get(normalise_name(e.name), ())) == 1:
+                    rename[e.name] = next(iter(by_last[normalise_name(e.name)]))
+        if not rename:
+            return extractions
+        self.stats.surname += len(rename)
+        return [_renamed(x, rename) for x in extractions]
+
+    def _fuzzy(self, label: str, norm: str) -> str | None:
+        if len(norm) < MIN_FUZZY_CHARS or not self._norms_by_label[label]:
+            return None
+        match = process.extractOne(
+            norm, self._norms_by_label[label], scorer=fuzz.ratio, score_cutoff=self.fuzzy_threshold
+        )
+        if match is None or digits_of(match[0]) != digits_of(norm):
+            return None
+        return self._norm_key[(label, match[0])]
+
+    def _count_hit(self, key: str, norm: str) -> None:
+        if self.entities[key].norm == norm:
+            self.stats.exact += 1
+        else:
+            self.stats.alias += 1
+
+    def _with_alias(self, key: str, surface: str) -> ResolvedEntity:
+        entity = self.entities[key]
+        alias = clean_surface(surface)
+        if alias and alias not in entity.aliases:
+            entity.aliases.append(alias)
+            self._by_norm.setdefault((entity.label, normalise_name(alias, entity.label)), key)
+        return entity
+
+    def _register(self, entity: ResolvedEntity) -> None:
+        self.entities[entity.key] = entity
+        self._by_norm.setdefault((entity.label, entity.norm), entity.key)
+        if (entity.label, entity.norm) not in self._norm_key:
+            self._norm_key[(entity.label, entity.norm)] = entity.key
+            self._norms_by_label[entity.label].append(entity.norm)
+        for alias in entity.aliases:
+            self._by_norm.setdefault((entity.label, normalise_name(alias, entity.label)), entity.key)
+
+
+def _renamed(extraction: Extraction, rename: dict[str, str]) -> Extraction:
+    entities = []
+    for e in extraction.entities:
+        if e.label == "Person" and e.name in rename:
+            e = e.model_copy(update={"name": rename[e.name], "aliases": [*e.aliases, e.name]})
+        entities.append(e)
+    relations = []
+    for r in extraction.relations:
+        update = {}
+        if r.source_label == "Person" and r.source in rename:
+            update["source"] = rename[r.source]
+        if r.target_label == "Person" and r.target in rename:
+            update["target"] = rename[r.target]
+        relations.append(r.model_copy(update=update) if update else r)
+    return extraction.model_copy(update={"entities": entities, "relations": relations})
