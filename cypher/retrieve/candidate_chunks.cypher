@@ -1,5 +1,5 @@
 // Chunks beyond the facts: those that mention matched entities, those of documents from named publications, and
-// (when the question names dates) those published inside the windows. Ranked by matched entities mentioned.
+// (when the question names bounded dates) those published inside the windows. Ranked by matched entities mentioned.
 CALL () {
   UNWIND $entity_keys AS k
   MATCH (:Entity {key: k})<-[m:MENTIONS]-(c:Chunk)
@@ -9,17 +9,18 @@ CALL () {
   MATCH (:Entity {key: k})<-[:REPORTED_BY]-(:Document)-[:HAS_CHUNK]->(c:Chunk)
   RETURN c, 0 AS hit, 0 AS mentions
   UNION ALL
-  UNWIND $windows AS w
+  UNWIND [w IN $windows WHERE w.start IS NOT NULL AND w.end IS NOT NULL] AS w
   MATCH (d:Date) WHERE d.date >= w.start AND d.date <= w.end
   MATCH (d)<-[:PUBLISHED_ON]-(:Document)-[:HAS_CHUNK]->(c:Chunk)
   RETURN c, 0 AS hit, 0 AS mentions
 }
 WITH c, sum(hit) AS entities, sum(mentions) AS mentions
-WITH c, entities, mentions,
-     size($windows) > 0 AND c.published_at IS NOT NULL
-       AND any(w IN $windows WHERE toString(c.published_at) >= w.start AND toString(c.published_at) <= w.end)
-       AS in_window
-WHERE size($windows) = 0 OR c.published_at IS NULL OR in_window
+WITH c, entities, mentions, left(toString(c.published_at), 10) AS day,
+     [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
+WITH c, entities, mentions, day, ws,
+     any(w IN ws WHERE day IS NOT NULL AND (w.start IS NULL OR day >= w.start) AND (w.end IS NULL OR day <= w.end)
+         AND (w.md_start IS NULL OR (substring(day, 5) >= w.md_start AND substring(day, 5) <= w.md_end))) AS in_window
+WHERE day IS NULL OR size(ws) = 0 OR in_window
 RETURN c.id AS chunk_id, c.document_id AS document_id, c.title AS title, c.source AS source,
        c.published_at AS published_at, c.text AS text, entities, mentions,
        c.source IN $sources AS named, in_window

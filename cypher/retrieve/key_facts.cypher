@@ -5,11 +5,15 @@ WHERE a.key IN $keys AND b.key IN $keys AND a <> b
 CALL (r) {
   UNWIND range(0, size(coalesce(r.chunk_ids, [])) - 1) AS i
   MATCH (c:Chunk {id: r.chunk_ids[i]})
-  WHERE size($windows) = 0 OR c.published_at IS NULL
-     OR any(w IN $windows WHERE toString(c.published_at) >= w.start AND toString(c.published_at) <= w.end)
-  RETURN collect(c.id) AS chunk_ids,
-         [j IN collect(i) WHERE j < size(coalesce(r.evidence, [])) | r.evidence[j]] AS evidence,
-         sum(CASE WHEN c.source IN $sources THEN 1 ELSE 0 END) AS named_hits
+  WITH r, i, c, left(toString(c.published_at), 10) AS day,
+       [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
+  WHERE day IS NULL OR size(ws) = 0 OR any(w IN ws WHERE (w.start IS NULL OR day >= w.start)
+        AND (w.end IS NULL OR day <= w.end)
+        AND (w.md_start IS NULL OR (substring(day, 5) >= w.md_start AND substring(day, 5) <= w.md_end)))
+  WITH collect(c.id) AS chunk_ids, collect(i) AS positions,
+       sum(CASE WHEN c.source IN $sources THEN 1 ELSE 0 END) AS named_hits
+  RETURN chunk_ids, named_hits,
+         [j IN positions WHERE j < size(coalesce(r.evidence, [])) | r.evidence[j]] AS evidence
 }
 WITH a, r, b, chunk_ids, evidence, named_hits
 WHERE size(chunk_ids) > 0

@@ -1,9 +1,9 @@
 """Stage 1: find the question's entity mentions, named publications, dates and before/after cue.
 
 The deterministic extractor is always on: question spans are looked up in the graph's name/alias index (longest
-match first), capitalised spans the index does not know are kept for fuzzy matching, publications come from a
-gazetteer of the graph's Publication nodes (matched case-sensitively: "the age of" is not The Age), dates from the
-shared question parser. When an LLM is configured its proposals (1-4 proper nouns with aliases) are added.
+match first), capitalised spans the index does not know are kept for fuzzy matching, and publications, dates and
+cues come from the shared question parser (retrieval/question.py) over an outlet gazetteer built from the graph.
+When an LLM is configured its proposals (1-4 proper nouns with aliases) are added.
 """
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
-from retrieval.graph.dates import date_windows, temporal_order
+from retrieval.graph.dates import date_windows
 from retrieval.graph.models import Mention, MentionOrigin, PublicationMention, QuestionAnalysis
 from retrieval.graph.names import PUBLICATION, NameIndex, name_variants
 from retrieval.graph.text import CALENDAR_WORDS, QUESTION_WORDS, STOPWORDS, Token, normalise, tokenize
+from retrieval.question import QuestionAnalysis as QuestionSignals
+from retrieval.question import analyze_question
 
 # Lower-case words allowed inside a capitalised name ("Bank of America", "Procter & Gamble").
 _CONNECTORS = frozenset({"of", "and", "&", "de", "du", "la", "le", "van", "von", "der", "for", "the", "on", "in"})
@@ -30,16 +32,13 @@ def _is_noise(token: Token) -> bool:
     return low in QUESTION_WORDS or low in CALENDAR_WORDS or low in STOPWORDS
 
 
-def find_publications(question: str, index: NameIndex) -> tuple[list[PublicationMention], list[tuple[int, int]]]:
+def find_publications(signals: QuestionSignals, index: NameIndex) -> list[PublicationMention]:
+    """The Publication nodes behind the outlets the question names (one per node, first mention wins)."""
     found: dict[str, PublicationMention] = {}
-    spans: list[tuple[int, int]] = []
-    for pattern, node in index.publication_patterns:
-        for match in pattern.finditer(question):
-            if any(s <= match.start() < e or s < match.end() <= e for s, e in spans):
-                continue
-            spans.append((match.start(), match.end()))
-            found.setdefault(node.key, PublicationMention(surface=match.group(), key=node.key, name=node.name))
-    return list(found.values()), spans
+    for mention in signals.publications:
+        for node in index.publication_nodes(mention.sources or [mention.name]):
+            found.setdefault(node.key, PublicationMention(surface=mention.mention, key=node.key, name=node.name))
+    return list(found.values())
 
 
 def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
@@ -112,7 +111,9 @@ def capitalised_spans(tokens: list[Token], taken: list[tuple[int, int]]) -> list
 
 def analyse_question(question: str, index: NameIndex, llm_aliases: LlmAliasFn | None = None) -> QuestionAnalysis:
     """Stage 1 over one question (deterministic, plus the LLM's proposals when given)."""
-    publications, taken = find_publications(question, index)
+    signals = analyze_question(question, index.gazetteer)
+    publications = find_publications(signals, index)
+    taken = [(p.start, p.end) for p in signals.publications] + [(d.start, d.end) for d in signals.dates]
     tokens = tokenize(question)
     mentions = gazetteer_mentions(tokens, index, taken)
     mentions += capitalised_spans(tokens, taken)
@@ -124,8 +125,10 @@ def analyse_question(question: str, index: NameIndex, llm_aliases: LlmAliasFn | 
         question=question,
         mentions=mentions,
         publications=publications,
-        dates=date_windows(question),
-        order=temporal_order(question),
+        sources=signals.sources,
+        unknown_publications=[name for name in signals.unknown_publications if not index.publication_nodes([name])],
+        dates=date_windows(signals),
+        signals=signals,
         extractors=extractors,
     )
 

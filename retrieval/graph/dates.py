@@ -1,71 +1,58 @@
-"""Date windows and the before/after cue in a question, for stage 1's date constraints.
+"""Date windows for the retrieve templates, from the dates the shared question parser found.
 
-Recognises ISO dates, "October 5, 2023", "5 October 2023", "October 2023" and "in 2023"; a month without a year is
-left out (no window can be built from it without guessing the year).
+"on October 5, 2023" -> that day; "in September 2023" -> that month; "before November 2023" -> open start up to
+October 31; a date without a year ("on October 5") becomes a month-day window. A date that follows an outlet's name
+qualifies only that outlet's chunks.
 """
 
 from __future__ import annotations
 
-import calendar
-import re
-from datetime import date
-from typing import Literal
+from calendar import monthrange
+from datetime import date, timedelta
 
 from retrieval.graph.models import DateWindow
-
-_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
-_MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
-_MONTHS["sept"] = 9
-_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_ISO = re.compile(r"\b(?P<year>(?:19|20)\d{2})-(?P<m>\d{2})-(?P<d>\d{2})\b")
-_MONTH_DAY_YEAR = re.compile(_MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<year>(?:19|20)\d{2})\b", re.I)
-_DAY_MONTH_YEAR = re.compile(
-    r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+(?P<year>(?:19|20)\d{2})\b", re.I
-)
-_MONTH_YEAR = re.compile(r"\b" + _MONTH + r",?\s+(?:of\s+)?(?P<year>(?:19|20)\d{2})\b", re.I)
-_YEAR = re.compile(r"\b(?:in|during|of|throughout)\s+(?P<year>(?:19|20)\d{2})\b", re.I)
-_BEFORE = re.compile(r"\b(before|earlier than|prior to|preceding)\b", re.I)
-_AFTER = re.compile(r"\b(after|later than|following|subsequent to|since)\b", re.I)
+from retrieval.question import DateMention, DateRelation, QuestionAnalysis
 
 
-def _safe_date(year: int, month: int, day: int) -> date | None:
-    try:
-        return date(year, month, day)
-    except ValueError:
+def _bounds(mention: DateMention) -> tuple[date, date] | None:
+    year = mention.year
+    if year is None:
         return None
+    if mention.month is None:
+        return date(year, 1, 1), date(year, 12, 31)
+    if mention.day is None:
+        return date(year, mention.month, 1), date(year, mention.month, monthrange(year, mention.month)[1])
+    return date(year, mention.month, mention.day), date(year, mention.month, mention.day)
 
 
-def date_windows(question: str) -> list[DateWindow]:
-    windows: list[DateWindow] = []
-    taken: list[tuple[int, int]] = []
+def _month_day(mention: DateMention) -> tuple[str, str] | None:
+    if mention.month is None:
+        return None
+    if mention.day is None:
+        return f"{mention.month:02d}-01", f"{mention.month:02d}-31"
+    return f"{mention.month:02d}-{mention.day:02d}", f"{mention.month:02d}-{mention.day:02d}"
 
-    def add(match: re.Match[str], start: date | None, end: date | None) -> None:
-        if start is None or end is None or any(s < match.end() and match.start() < e for s, e in taken):
-            return
-        taken.append((match.start(), match.end()))
-        windows.append(DateWindow(text=match.group(), start=start, end=end))
 
-    for m in _ISO.finditer(question):
-        day = _safe_date(int(m["year"]), int(m["m"]), int(m["d"]))
-        add(m, day, day)
-    for pattern in (_MONTH_DAY_YEAR, _DAY_MONTH_YEAR):
-        for m in pattern.finditer(question):
-            day = _safe_date(int(m["year"]), _MONTHS[m["month"].lower()], int(m["day"]))
-            add(m, day, day)
-    for m in _MONTH_YEAR.finditer(question):
-        year, month = int(m["year"]), _MONTHS[m["month"].lower()]
-        add(m, date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1]))
-    for m in _YEAR.finditer(question):
-        year = int(m["year"])
-        add(m, date(year, 1, 1), date(year, 12, 31))
+def window_for(mention: DateMention, sources: list[str]) -> DateWindow | None:
+    bounds = _bounds(mention)
+    if bounds is None:
+        month_day = _month_day(mention)
+        if month_day is None or mention.relation is not DateRelation.ON:
+            return None  # "before October" with no year: no window without guessing the year
+        return DateWindow(text=mention.text, md_start=month_day[0], md_end=month_day[1], sources=sources)
+    first, last = bounds
+    if mention.relation is DateRelation.BEFORE:
+        return DateWindow(text=mention.text, end=first - timedelta(days=1), sources=sources)
+    if mention.relation is DateRelation.AFTER:
+        return DateWindow(text=mention.text, start=last + timedelta(days=1), sources=sources)
+    return DateWindow(text=mention.text, start=first, end=last, sources=sources)
+
+
+def date_windows(signals: QuestionAnalysis) -> list[DateWindow]:
+    windows = []
+    for mention in signals.dates:
+        owner = signals.publications[mention.publication] if mention.publication is not None else None
+        window = window_for(mention, list(owner.sources) if owner else [])
+        if window is not None:
+            windows.append(window)
     return windows
-
-
-def temporal_order(question: str) -> Literal["before", "after"] | None:
-    """ "before" or "after" when the question asks about order in time (the first cue wins)."""
-    before, after = _BEFORE.search(question), _AFTER.search(question)
-    if before and (not after or before.start() < after.start()):
-        return "before"
-    if after:
-        return "after"
-    return None

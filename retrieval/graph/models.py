@@ -9,6 +9,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from retrieval.models import EntityMatch, Fact
+from retrieval.question import QuestionAnalysis as QuestionSignals
+
+_BEFORE_CUES = frozenset({"before", "earlier", "prior to", "previous", "previously", "first"})
+_AFTER_CUES = frozenset({"after", "later", "subsequent", "subsequently", "following", "since", "then"})
 
 
 class MentionOrigin(StrEnum):
@@ -33,22 +37,48 @@ class PublicationMention(BaseModel):
 
 
 class DateWindow(BaseModel):
-    """A closed interval of publication dates the question names ("on October 5, 2023", "in September 2023")."""
+    """Publication dates a question admits: [start, end] (either open), or a month-day range when it gives no year
+    ("on October 5" -> md 10-05..10-05). `sources`: the outlets the date qualifies (empty: every chunk)."""
 
     text: str
-    start: date
-    end: date
+    start: date | None = None
+    end: date | None = None
+    md_start: str | None = None
+    md_end: str | None = None
+    sources: list[str] = Field(default_factory=list)
+
+    def as_param(self) -> dict[str, object]:
+        return {
+            "start": self.start.isoformat() if self.start else None,
+            "end": self.end.isoformat() if self.end else None,
+            "md_start": self.md_start,
+            "md_end": self.md_end,
+            "sources": self.sources,
+        }
 
 
 class QuestionAnalysis(BaseModel):
-    """Stage 1's output: entity mentions, named publications, date windows, and a before/after cue."""
+    """Stage 1's output: entity mentions, named publications (as graph nodes and as corpus sources), date windows,
+    and the shared question analysis (yes/no form, temporal and comparison cues)."""
 
     question: str
     mentions: list[Mention] = Field(default_factory=list)
     publications: list[PublicationMention] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)  # corpus `source` values the question names
+    unknown_publications: list[str] = Field(default_factory=list)  # outlets named that the graph does not have
     dates: list[DateWindow] = Field(default_factory=list)
-    order: Literal["before", "after"] | None = None
+    signals: QuestionSignals
     extractors: list[str] = Field(default_factory=list)
+
+    @property
+    def order(self) -> Literal["before", "after"] | None:
+        """The before/after cue of a temporal question, if any (the first cue wins)."""
+        for cue in self.signals.temporal_cues:
+            if cue in _BEFORE_CUES:
+                return "before"
+            if cue in _AFTER_CUES:
+                return "after"
+        return None
 
 
 class RawFact(BaseModel):

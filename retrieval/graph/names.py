@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import defaultdict
@@ -10,6 +9,7 @@ from dataclasses import dataclass, field
 
 from core.graph import Graph
 from retrieval.graph.text import normalise
+from retrieval.question import OutletGazetteer
 
 PUBLICATION = "Publication"
 
@@ -25,15 +25,27 @@ class NodeRef:
 
 @dataclass
 class NameIndex:
-    """Normalised name/alias -> nodes, plus the publication gazetteer (matched case-sensitively in questions)."""
+    """Normalised name/alias -> nodes, plus the outlet gazetteer built from the graph's sources and Publications."""
 
     by_norm: dict[str, list[NodeRef]] = field(default_factory=dict)
-    publication_patterns: list[tuple[re.Pattern[str], NodeRef]] = field(default_factory=list)
+    gazetteer: OutletGazetteer = field(default_factory=lambda: OutletGazetteer([]))
+    source_keys: dict[str, list[str]] = field(default_factory=dict)  # corpus `source` -> Publication node keys
+    nodes: dict[str, NodeRef] = field(default_factory=dict)
     max_tokens: int = 1
     version: tuple[int, int] = (0, 0)
 
     def lookup(self, norm: str) -> list[NodeRef]:
         return self.by_norm.get(norm, [])
+
+    def publication_nodes(self, sources: list[str]) -> list[NodeRef]:
+        """The Publication nodes behind corpus `source` values (through documents, else by name)."""
+        found: dict[str, NodeRef] = {}
+        for source in sources:
+            keys = self.source_keys.get(source) or [
+                n.key for v in name_variants(source) for n in self.lookup(v) if n.label == PUBLICATION
+            ]
+            found.update({key: self.nodes[key] for key in keys if key in self.nodes})
+        return list(found.values())
 
     def __len__(self) -> int:
         return len(self.by_norm)
@@ -50,9 +62,10 @@ def name_variants(surface: str) -> set[str]:
     return variants
 
 
-def build_index(rows: list[dict[str, object]], version: tuple[int, int]) -> NameIndex:
+def build_index(rows: list[dict[str, object]], sources: list[dict[str, object]], version: tuple[int, int]) -> NameIndex:
     by_norm: dict[str, dict[str, NodeRef]] = defaultdict(dict)
-    publications: dict[str, NodeRef] = {}
+    nodes: dict[str, NodeRef] = {}
+    publication_names: set[str] = set()
     max_tokens = 1
     for row in rows:
         aliases = tuple(str(a) for a in row.get("aliases") or () if a)  # type: ignore[attr-defined]
@@ -63,19 +76,17 @@ def build_index(rows: list[dict[str, object]], version: tuple[int, int]) -> Name
             aliases=aliases,
             mentions=int(row.get("mentions") or 0),  # type: ignore[call-overload]
         )
+        nodes[node.key] = node
+        if node.label == PUBLICATION:
+            publication_names.add(node.name)
         for surface in {node.name, *aliases}:
             for norm in name_variants(surface):
                 by_norm[norm][node.key] = node
                 max_tokens = max(max_tokens, norm.count(" ") + 1)
-            if node.label == PUBLICATION and len(surface) > 1:
-                publications.setdefault(surface, node)
-    ordered = {norm: sorted(nodes.values(), key=lambda n: -n.mentions) for norm, nodes in by_norm.items()}
-    # Longest surface first so "The New York Times" wins over "New York Times" at the same place.
-    patterns = [
-        (re.compile(r"(?<![\w])" + re.escape(surface) + r"(?![\w])"), node)
-        for surface, node in sorted(publications.items(), key=lambda item: -len(item[0]))
-    ]
-    return NameIndex(ordered, patterns, min(max_tokens, 8), version)
+    ordered = {norm: sorted(found.values(), key=lambda n: -n.mentions) for norm, found in by_norm.items()}
+    source_keys = {str(r["source"]): [str(k) for k in r["keys"] or ()] for r in sources}  # type: ignore[attr-defined]
+    gazetteer = OutletGazetteer([*source_keys, *publication_names])
+    return NameIndex(ordered, gazetteer, source_keys, nodes, min(max_tokens, 8), version)
 
 
 class NameIndexCache:
@@ -97,7 +108,8 @@ class NameIndexCache:
                 return self._index
             version = self._version()
             if self._index is None or self._index.version != version:
-                self._index = build_index(self.graph.read("retrieve/entity_names"), version)
+                entities = self.graph.read("retrieve/entity_names")
+                self._index = build_index(entities, self.graph.read("retrieve/publication_sources"), version)
             self._checked_at = time.monotonic()
             return self._index
 

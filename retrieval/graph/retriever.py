@@ -71,8 +71,11 @@ class GraphRetriever:
         details: dict[str, object] = {
             "mentions": [m.text for m in analysis.mentions],
             "publications": [p.name for p in analysis.publications],
+            "outlets": [{"name": o.name, "sources": o.sources} for o in analysis.signals.outlets],
+            "unknown_publications": analysis.unknown_publications,
             "dates": [w.model_dump(mode="json") for w in analysis.dates],
             "order": analysis.order,
+            "yes_no": analysis.signals.yes_no,
             "extractors": analysis.extractors,
         }
         if not matches:

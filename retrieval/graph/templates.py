@@ -40,8 +40,8 @@ def to_date(value: Any) -> date | None:
 
 def query_params(analysis: QuestionAnalysis, matches: list[EntityMatch]) -> dict[str, Any]:
     """Parameters shared by the templates: matched keys, named-publication source names, date windows."""
-    sources = sorted({p.name for p in analysis.publications} | {p.surface for p in analysis.publications})
-    windows = [{"start": w.start.isoformat(), "end": w.end.isoformat()} for w in analysis.dates]
+    sources = sorted(set(analysis.sources) | {p.name for p in analysis.publications})
+    windows = [w.as_param() for w in analysis.dates]
     return {"keys": [m.key for m in matches], "sources": sources, "windows": windows}
 
 
