@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from cli import ingest_cmd
+from cli import db_cmd, ingest_cmd, neo4j_cmd, serve_cmd
 
 app = typer.Typer(help="graphwire: graph-RAG for news-like corpora.", no_args_is_help=True)
+
+# Sub-commands: one line each (import the module above).
+app.add_typer(neo4j_cmd.app, name="neo4j")
+app.add_typer(db_cmd.app, name="db")
+app.command("serve")(serve_cmd.serve)
 app.command("ingest")(ingest_cmd.ingest)
 
 

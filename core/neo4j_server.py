@@ -5,7 +5,9 @@ Used by `graphwire neo4j ...`, by the test fixtures and by CI on machines withou
 
 from __future__ import annotations
 
+import fcntl
 import os
+import resource
 import secrets
 import shutil
 import signal
@@ -14,6 +16,9 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
+
+from core.settings import LOCAL_HOSTS, Settings
 
 LAUNCHER_DIR = Path(__file__).resolve().parents[1] / "tools" / "neo4j"
 MAIN_CLASS = "io.graphwire.neo4j.Launcher"
@@ -30,6 +35,10 @@ JVM_FLAGS = [
     "-Dlog4j2.disable.jmx=true",
     "-Dfile.encoding=UTF-8",
 ]
+
+
+# Lucene opens many files; Neo4j warns below 40 000 descriptors.
+WANTED_OPEN_FILES = 65536
 
 
 class Neo4jServerError(RuntimeError):
@@ -68,6 +77,21 @@ def _pid_alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().split()[2] == "Z")
 
 
+def _is_launcher(pid: int) -> bool:
+    try:
+        return MAIN_CLASS.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return True  # no /proc (not Linux): trust the pid file
+
+
+def _raise_open_files_limit() -> None:
+    """Runs in the child before exec: lift the soft descriptor limit towards WANTED_OPEN_FILES."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = WANTED_OPEN_FILES if hard == resource.RLIM_INFINITY else min(WANTED_OPEN_FILES, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
 def _rss_mb(pid: int) -> float | None:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -100,6 +124,28 @@ class LocalNeo4j:
         self.password_file = self.home / "password"
         self.log_file = self.home / "logs" / "launcher.log"
 
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LocalNeo4j:
+        """The local server NEO4J_URI points at (Bolt port from the URI); refuses a non-local URI."""
+        uri = urlparse(settings.neo4j_uri)
+        if (uri.hostname or "") not in LOCAL_HOSTS:
+            raise Neo4jServerError(
+                f"NEO4J_URI={settings.neo4j_uri} is not on this machine; the local launcher only serves 127.0.0.1"
+            )
+        if uri.scheme not in ("bolt", "neo4j"):
+            raise Neo4jServerError(f"the local launcher serves plain bolt:// (no TLS), not {uri.scheme}://")
+        return cls(
+            settings.neo4j_home,
+            bolt_port=uri.port or 7687,
+            http_port=settings.neo4j_http_port or None,
+            heap=settings.neo4j_heap,
+            pagecache=settings.neo4j_pagecache,
+        )
+
+    @property
+    def browser_url(self) -> str | None:
+        return f"{self.http_url}/browser/" if self.http_url else None
+
     @property
     def bolt_uri(self) -> str:
         return f"bolt://127.0.0.1:{self.bolt_port}"
@@ -121,15 +167,25 @@ class LocalNeo4j:
         return all(src.stat().st_mtime <= self._jar.stat().st_mtime for src in sources)
 
     def build(self) -> bool:
-        """Build the launcher and copy Neo4j's jars once; returns False when the cached build is current."""
+        """Build the launcher and copy Neo4j's jars once; returns False when the cached build is current.
+
+        A file lock serialises concurrent builds (parallel test sessions share tools/neo4j/target).
+        """
         if self.is_built():
             return False
         _require_tool("java", "a Java 17 runtime (OpenJDK 17)")
         mvn = _require_tool("mvn", "Apache Maven")
-        cmd = [mvn, "-q", "-B", "-f", str(self.launcher_dir / "pom.xml"), "-DskipTests", "package"]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        target = self.launcher_dir / "target"
+        target.mkdir(exist_ok=True)
+        with (target / ".build.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if self.is_built():  # another process built it while we waited
+                return False
+            cmd = [mvn, "-q", "-B", "-f", str(self.launcher_dir / "pom.xml"), "-DskipTests", "package"]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise Neo4jServerError(f"building the Neo4j launcher failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
+        self._jar.touch()  # the jar plugin skips an up-to-date jar; its mtime marks the build as current
         return True
 
     # lifecycle -----------------------------------------------------------------------------------------
@@ -138,7 +194,7 @@ class LocalNeo4j:
             pid = int(self.pid_file.read_text().strip())
         except (OSError, ValueError):
             return None
-        return pid if _pid_alive(pid) else None
+        return pid if _pid_alive(pid) and _is_launcher(pid) else None
 
     def ensure_password(self, password: str | None = None) -> str:
         """Use the given password, else keep the stored one, else generate one (file mode 0600)."""
@@ -168,7 +224,9 @@ class LocalNeo4j:
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         cmd = self._command()
         with self.log_file.open("wb") as log:
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            proc = subprocess.Popen(
+                cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_raise_open_files_limit
+            )
         self.pid_file.write_text(str(proc.pid))
         self._wait_ready(proc, timeout_s)
         return self.status()

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
+import org.neo4j.graphdb.QueryExecutionException;
 import org.neo4j.logging.log4j.Log4jLogProvider;
 
 /**
@@ -20,7 +21,17 @@ import org.neo4j.logging.log4j.Log4jLogProvider;
 public final class Launcher {
   private Launcher() {}
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Throwable e) {
+      // Without this the DBMS's non-daemon threads keep a failed launcher alive and it never answers.
+      e.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  private static void run(String[] args) throws Exception {
     Map<String, String> opts = parse(args);
     Path home = Path.of(required(opts, "--home")).toAbsolutePath();
     Path data = Path.of(opts.getOrDefault("--data", home.resolve("data").toString())).toAbsolutePath();
@@ -37,14 +48,24 @@ public final class Launcher {
             .build();
     Runtime.getRuntime().addShutdownHook(new Thread(dbms::shutdown, "neo4j-shutdown"));
     if (passwordFile != null) {
-      String password = Files.readString(Path.of(passwordFile)).strip();
-      dbms.database("system")
-          .executeTransactionally(
-              "ALTER USER neo4j SET PASSWORD $pw CHANGE NOT REQUIRED", Map.of("pw", password));
+      setPassword(dbms, Files.readString(Path.of(passwordFile)).strip());
     }
     System.out.println("READY bolt://" + bolt + " http://" + http);
     System.out.flush();
     new CountDownLatch(1).await();
+  }
+
+  /** Sets the neo4j user's password on every start; setting the password it already has is refused, and fine. */
+  private static void setPassword(DatabaseManagementService dbms, String password) {
+    try {
+      dbms.database("system")
+          .executeTransactionally(
+              "ALTER USER neo4j SET PASSWORD $pw CHANGE NOT REQUIRED", Map.of("pw", password));
+    } catch (QueryExecutionException e) {
+      if (e.getMessage() == null || !e.getMessage().contains("Old password and new password cannot be the same")) {
+        throw e;
+      }
+    }
   }
 
   private static Path writeConfig(
@@ -61,9 +82,12 @@ public final class Launcher {
             "server.default_listen_address=127.0.0.1",
             "server.bolt.enabled=true",
             "server.bolt.listen_address=" + bolt,
+            // Advertised = listened: Neo4j Browser reads the Bolt address from the HTTP discovery document.
+            "server.bolt.advertised_address=" + bolt,
             "server.bolt.tls_level=DISABLED",
             "server.http.enabled=" + httpOn,
             httpOn ? "server.http.listen_address=" + http : "",
+            httpOn ? "server.http.advertised_address=" + http : "",
             "server.https.enabled=false",
             "server.directories.data=" + data,
             "server.directories.plugins=" + home.resolve("plugins"),

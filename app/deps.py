@@ -1,0 +1,70 @@
+"""Dependency aliases for routers: declare `graph: GraphDep` in an endpoint and FastAPI provides it.
+
+    @router.get("/things")
+    def things(graph: GraphDep, settings: SettingsDep) -> ...: ...
+
+Every route on the v1 router already depends on `require_api_key` (see app/routers/__init__.py).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated
+
+from chromadb.api import ClientAPI
+from fastapi import Depends, Request, Security
+from fastapi.security import APIKeyHeader
+
+from app.errors import ApiError
+from app.resources import ChromaProvider, GraphProvider
+from core.graph import Graph
+from core.settings import Settings
+
+API_KEY_HEADER = "X-API-Key"
+_api_key_scheme = APIKeyHeader(
+    name=API_KEY_HEADER, auto_error=False, description="Required on /v1 routes when the server sets API_KEY."
+)
+
+
+def get_app_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_graph_provider(request: Request) -> GraphProvider:
+    provider: GraphProvider = request.app.state.graph_provider
+    return provider
+
+
+def get_chroma_provider(request: Request) -> ChromaProvider:
+    provider: ChromaProvider = request.app.state.chroma_provider
+    return provider
+
+
+SettingsDep = Annotated[Settings, Depends(get_app_settings)]
+GraphProviderDep = Annotated[GraphProvider, Depends(get_graph_provider)]
+ChromaProviderDep = Annotated[ChromaProvider, Depends(get_chroma_provider)]
+
+
+def get_graph(provider: GraphProviderDep) -> Graph:
+    """The shared Graph; raises (-> 503) when Neo4j is not configured or unreachable."""
+    return provider.get()
+
+
+def get_chroma(provider: ChromaProviderDep) -> ClientAPI:
+    client: ClientAPI = provider.get()
+    return client
+
+
+def require_api_key(settings: SettingsDep, api_key: Annotated[str | None, Security(_api_key_scheme)] = None) -> None:
+    """With API_KEY set, the request must carry the same value in X-API-Key (constant-time comparison)."""
+    if settings.api_key is None:
+        return
+    expected = settings.api_key.get_secret_value().encode()
+    if api_key is None or not secrets.compare_digest(api_key.encode(), expected):
+        raise ApiError(401, "unauthorized", f"missing or invalid {API_KEY_HEADER} header")
+
+
+GraphDep = Annotated[Graph, Depends(get_graph)]
+ChromaDep = Annotated[ClientAPI, Depends(get_chroma)]
+ApiKeyDep = Annotated[None, Depends(require_api_key)]

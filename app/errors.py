@@ -1,0 +1,107 @@
+"""One JSON error shape for every 4xx/5xx response:
+
+    {"error": {"code": "not_found", "message": "...", "request_id": "...", "details": ...}}
+
+Routers raise `ApiError` (or FastAPI's `HTTPException`); Neo4j being unreachable becomes a 503.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.resources import Neo4jNotConfiguredError
+from core.logging import request_id_var
+
+log = logging.getLogger(__name__)
+
+NEO4J_DOWN_MESSAGE = "Neo4j is unavailable; check `graphwire neo4j status` or NEO4J_URI"
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    request_id: str | None = None
+    details: Any = None
+
+
+class ErrorResponse(BaseModel):
+    """The body of every error response (documented in OpenAPI)."""
+
+    error: ErrorBody
+
+
+class ApiError(Exception):
+    """Raise from a router to answer with `status` and the standard error body."""
+
+    def __init__(self, status: int, code: str, message: str, details: Any = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.details = status, code, message, details
+
+
+def _code_for(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase.lower().replace(" ", "_").replace("-", "_")
+    except ValueError:
+        return "error"
+
+
+def error_response(
+    status: int, code: str, message: str, details: Any = None, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    body = ErrorResponse(error=ErrorBody(code=code, message=message, request_id=request_id_var.get(), details=details))
+    return JSONResponse(jsonable_encoder(body, exclude_none=True), status_code=status, headers=headers)
+
+
+async def _api_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return error_response(exc.status, exc.code, exc.message, exc.details)
+
+
+async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    detail = exc.detail
+    if isinstance(detail, dict) and "message" in detail:
+        code = str(detail.get("code") or _code_for(exc.status_code))
+        return error_response(exc.status_code, code, str(detail["message"]), detail.get("details"), exc.headers)
+    return error_response(exc.status_code, _code_for(exc.status_code), str(detail), headers=exc.headers)
+
+
+async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    details = [{"loc": list(e.get("loc", ())), "msg": e.get("msg"), "type": e.get("type")} for e in exc.errors()]
+    return error_response(422, "validation_error", "the request is not valid", details)
+
+
+async def _neo4j_unavailable(_: Request, exc: Exception) -> JSONResponse:
+    log.warning("neo4j unavailable", extra={"error": str(exc)})
+    return error_response(503, "neo4j_unavailable", NEO4J_DOWN_MESSAGE, {"reason": str(exc)})
+
+
+async def _neo4j_auth(_: Request, exc: Exception) -> JSONResponse:
+    log.error("neo4j rejected the credentials", extra={"error": str(exc)})
+    return error_response(503, "neo4j_auth", "Neo4j rejected the configured credentials (NEO4J_USER/NEO4J_PASSWORD)")
+
+
+async def _neo4j_not_configured(_: Request, exc: Exception) -> JSONResponse:
+    return error_response(503, "neo4j_not_configured", str(exc))
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(ServiceUnavailable, _neo4j_unavailable)
+    app.add_exception_handler(SessionExpired, _neo4j_unavailable)
+    app.add_exception_handler(AuthError, _neo4j_auth)
+    app.add_exception_handler(Neo4jNotConfiguredError, _neo4j_not_configured)

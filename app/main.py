@@ -1,0 +1,68 @@
+"""The FastAPI app: `create_app(settings)`, run by `graphwire serve` or `uvicorn --factory app.main:create_app`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI
+from starlette.concurrency import run_in_threadpool
+
+from app.errors import ErrorResponse, install_error_handlers
+from app.middleware import RequestContextMiddleware
+from app.resources import ChromaProvider, GraphProvider
+from app.routers import build_v1_router, health
+from core.logging import configure_logging
+from core.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+DESCRIPTION = (
+    "Graph-RAG over news-like corpora: multi-hop questions answered from a Neo4j knowledge graph with "
+    "deterministic Cypher, beside a flat vector baseline. Errors share one shape: `{error: {code, message, "
+    "request_id, details}}`; every response carries `X-Request-ID`."
+)
+
+
+def _try_connect(provider: GraphProvider) -> None:
+    """Reach Neo4j once at start so the schema is applied early; being down is logged, never fatal."""
+    try:
+        info = provider.ping()
+        log.info("neo4j reachable", extra=info)
+    except Exception as exc:
+        log.warning("neo4j not reachable at start; /health reports it until it is", extra={"error": str(exc)})
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    settings: Settings = app.state.settings
+    app.state.graph_provider = GraphProvider(settings, apply_schema_on_connect=settings.neo4j_apply_schema_on_start)
+    app.state.chroma_provider = ChromaProvider(settings)
+    await run_in_threadpool(_try_connect, app.state.graph_provider)
+    try:
+        yield
+    finally:
+        app.state.graph_provider.close()
+        log.info("neo4j driver closed")
+
+
+def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[APIRouter] = ()) -> FastAPI:
+    """Build the app. `extra_v1_routers` lets tests mount routers under /v1 with the same API-key guard."""
+    from app.routers.health import package_version
+
+    settings = settings or get_settings()
+    configure_logging(settings.log_level, settings.log_json)
+    app = FastAPI(
+        title="graphwire",
+        version=package_version(),
+        description=DESCRIPTION,
+        lifespan=_lifespan,
+        responses={"4XX": {"model": ErrorResponse}, "5XX": {"model": ErrorResponse}},
+    )
+    app.state.settings = settings
+    app.add_middleware(RequestContextMiddleware)
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(build_v1_router(extra_v1_routers))
+    return app

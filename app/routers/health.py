@@ -1,0 +1,82 @@
+"""GET /health (is Neo4j reachable, is Chroma reachable) and GET /version. Neither needs an API key."""
+
+from __future__ import annotations
+
+import platform
+import time
+from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any, Literal
+
+import neo4j
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from app.deps import ChromaProviderDep, GraphProviderDep, SettingsDep
+from schema.model import load_schema
+
+router = APIRouter(tags=["service"])
+
+
+class ComponentHealth(BaseModel):
+    status: Literal["ok", "error"]
+    latency_ms: float
+    reason: str | None = None
+    details: dict[str, Any] = {}
+
+
+class HealthResponse(BaseModel):
+    status: Literal["ok", "unavailable"]
+    components: dict[str, ComponentHealth]
+
+
+class VersionResponse(BaseModel):
+    name: str
+    version: str
+    api: str
+    python: str
+    neo4j_driver: str
+    schema_fingerprint: str
+
+
+def _check(probe: Callable[[], dict[str, Any]]) -> ComponentHealth:
+    started = time.perf_counter()
+    try:
+        details = probe()
+    except Exception as exc:  # any failure is the answer here, not an error of the endpoint
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        return ComponentHealth(status="error", latency_ms=elapsed, reason=f"{type(exc).__name__}: {exc}")
+    return ComponentHealth(status="ok", latency_ms=round((time.perf_counter() - started) * 1000, 1), details=details)
+
+
+@router.get(
+    "/health",
+    response_model=HealthResponse,
+    responses={503: {"model": HealthResponse, "description": "A component is down; `reason` says why."}},
+)
+def health(graph: GraphProviderDep, chroma: ChromaProviderDep) -> JSONResponse:
+    """200 when Neo4j and Chroma both answer, else 503 with the reason per component."""
+    components = {"neo4j": _check(graph.ping), "chroma": _check(chroma.ping)}
+    healthy = all(c.status == "ok" for c in components.values())
+    body = HealthResponse(status="ok" if healthy else "unavailable", components=components)
+    return JSONResponse(body.model_dump(mode="json", exclude_none=True), status_code=200 if healthy else 503)
+
+
+def package_version() -> str:
+    try:
+        return version("graphwire")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+@router.get("/version", response_model=VersionResponse)
+def get_version(settings: SettingsDep) -> VersionResponse:
+    return VersionResponse(
+        name="graphwire",
+        version=package_version(),
+        api="v1",
+        python=platform.python_version(),
+        neo4j_driver=neo4j.__version__,
+        schema_fingerprint=load_schema(settings.schema_path).fingerprint,
+    )

@@ -1,0 +1,35 @@
+"""`graphwire db init`: apply the constraints and indexes in cypher/schema/ (idempotent)."""
+
+from __future__ import annotations
+
+import typer
+from neo4j.exceptions import AuthError, ServiceUnavailable
+from rich.console import Console
+
+from core.bootstrap import apply_schema
+from core.graph import Graph
+from core.settings import get_settings
+
+app = typer.Typer(help="Database administration.", no_args_is_help=True)
+console = Console()
+
+
+@app.command()
+def init() -> None:
+    """Create the constraints, the full-text index and the other indexes; safe to run again."""
+    settings = get_settings()
+    try:
+        graph = Graph.from_settings(settings)
+    except RuntimeError as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    try:
+        applied = apply_schema(graph)
+    except (ServiceUnavailable, AuthError) as exc:
+        console.print(f"[bold red]error:[/] cannot use Neo4j at {settings.neo4j_uri}: {exc}")
+        raise typer.Exit(1) from None
+    finally:
+        graph.close()
+    console.print(f"schema applied to {settings.neo4j_uri} ({len(applied)} statements):")
+    for name in applied:
+        console.print(f"  {name}")
