@@ -54,7 +54,7 @@ def _status_table(server: LocalNeo4j, status: ServerStatus) -> Table:
 @app.command()
 def build() -> None:
     """Build the launcher and fetch Neo4j's jars from Maven Central (once; later calls reuse the build)."""
-    server = _server()
+    server = LocalNeo4j(get_settings().neo4j_home)  # building needs no local NEO4J_URI
     started = time.perf_counter()
     try:
         built = server.build()
