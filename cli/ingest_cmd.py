@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from enum import StrEnum
 from pathlib import Path
@@ -32,6 +33,11 @@ class ExtractorChoice(StrEnum):
     LLM = "llm"
 
 
+def _quiet_driver_notifications() -> None:
+    # "property key does not exist" on a fresh database is expected noise during the first ingest.
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+
+
 def ingest(
     path: Annotated[Path | None, typer.Argument(help="corpus.json list, .jsonl, or a folder of .txt/.md files")] = None,
     extractor: Annotated[
@@ -45,8 +51,12 @@ def ingest(
     force: Annotated[bool, typer.Option(help="re-extract documents even when unchanged")] = False,
     batch_docs: Annotated[int, typer.Option(help="documents per extract/write batch")] = 64,
     n_process: Annotated[int, typer.Option(help="spaCy worker processes for the offline extractor")] = 1,
+    gazetteer: Annotated[
+        Path | None, typer.Option(help="YAML of known entities (default: gazetteer.yaml beside PATH, if any)")
+    ] = None,
 ) -> None:
     """Load, chunk, extract, prune, resolve, enrich and write a corpus into Neo4j (and ChromaDB)."""
+    _quiet_driver_notifications()
     settings = get_settings()
     schema = load_schema(settings.schema_path)
     graph = Graph.from_settings(settings)
@@ -59,7 +69,19 @@ def ingest(
         if path is None:
             raise typer.BadParameter("give a PATH to ingest, or --delete DOC")
         report = _run_ingest(
-            graph, settings, schema, path, extractor, limit, resume, retry_failed, force, batch_docs, n_process, store
+            graph,
+            settings,
+            schema,
+            path,
+            extractor,
+            limit,
+            resume,
+            retry_failed,
+            force,
+            batch_docs,
+            n_process,
+            store,
+            gazetteer,
         )
         print_summary(report)
         if report.failures:
@@ -81,11 +103,16 @@ def _run_ingest(
     batch_docs: int,
     n_process: int,
     store: ChunkSink | None,
+    gazetteer_path: Path | None,
 ) -> IngestReport:
     loaded = load_articles(path)
     for error in loaded.errors:
         console.print(f"[yellow]skipped[/] {error.location} {error.title or ''}: {error.reason}")
     gazetteer = Gazetteer.from_sources(a.source for a in loaded.articles)
+    gazetteer_file = gazetteer_path or default_gazetteer(path)
+    if gazetteer_file is not None:
+        gazetteer = gazetteer.with_file(gazetteer_file)
+        console.print(f"gazetteer: {gazetteer_file} ({len(gazetteer.known)} known entities)")
     extractor = build_extractor(choice, settings, schema, gazetteer, n_process)
     articles = loaded.articles
     if retry_failed:
@@ -113,6 +140,12 @@ def _run_ingest(
     )
     report.load_errors = loaded.errors
     return report
+
+
+def default_gazetteer(path: Path) -> Path | None:
+    """`gazetteer.yaml` in the input folder (or beside the input file), when there is one."""
+    candidate = (path if path.is_dir() else path.parent) / "gazetteer.yaml"
+    return candidate if candidate.is_file() else None
 
 
 def build_extractor(

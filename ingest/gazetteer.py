@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import BaseModel, Field
 
 from ingest.normalize import normalise_name
@@ -47,8 +49,17 @@ class Publication(BaseModel):
     aliases: list[str] = Field(default_factory=list)
 
 
+class KnownEntity(BaseModel):
+    """A name the corpus owner knows, with its label and aliases (from a gazetteer YAML file)."""
+
+    name: str
+    label: str
+    aliases: list[str] = Field(default_factory=list)
+
+
 class Gazetteer(BaseModel):
     publications: list[Publication] = Field(default_factory=list)
+    known: list[KnownEntity] = Field(default_factory=list)
     legal_charges: list[str] = Field(default_factory=lambda: list(LEGAL_CHARGES))
     awards: list[str] = Field(default_factory=lambda: list(AWARD_NAMES))
 
@@ -59,6 +70,23 @@ class Gazetteer(BaseModel):
             taken = {normalise_name(n, "Publication") for n in names}
             names += [n for n in COMMON_OUTLETS if normalise_name(n, "Publication") not in taken]
         return cls(publications=_with_short_forms(names))
+
+    def with_file(self, path: Path) -> Gazetteer:
+        """Add the entities of a gazetteer YAML file: `Label: [name, {name: X, aliases: [..]}, ...]`."""
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if not isinstance(raw, dict):
+            raise ValueError(f"{path}: expected a mapping of label -> list of names")
+        known = list(self.known)
+        for label, items in raw.items():
+            for item in items or []:
+                entry = {"name": item} if isinstance(item, str) else dict(item)
+                known.append(KnownEntity(label=str(label), **entry))
+        publications = self.publications + [
+            Publication(name=k.name, aliases=k.aliases) for k in known if k.label == "Publication"
+        ]
+        return self.model_copy(
+            update={"known": [k for k in known if k.label != "Publication"], "publications": publications}
+        )
 
     def publication_aliases(self) -> dict[str, str]:
         """Normalised alias -> canonical publication name (only unambiguous aliases)."""
@@ -74,6 +102,9 @@ class Gazetteer(BaseModel):
         for pub in self.publications:
             for alias in dict.fromkeys([pub.name, *pub.aliases]):
                 patterns.append({"label": "Publication", "pattern": alias, "id": pub.name})
+        for entity in self.known:
+            for alias in dict.fromkeys([entity.name, *entity.aliases]):
+                patterns.append({"label": entity.label, "pattern": alias, "id": entity.name})
         for charge in self.legal_charges:
             tokens = [{"LOWER": t} for t in re.findall(r"\w+|[^\w\s]", charge.lower())]
             patterns.append({"label": "LegalCharge", "pattern": tokens, "id": charge})

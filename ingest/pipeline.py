@@ -146,11 +146,14 @@ def _ingest_batch(
             failed_docs.add(chunk.document_id)
             report.failures.append(FailureNote(chunk_id=chunk.id, document_id=chunk.document_id, reason=outcome.reason))
             continue
-        clean = prune(outcome, schema, pruned)
-        report.extracted_entities += len(clean.entities)
-        report.extracted_relations += len(clean.relations)
-        by_doc[chunk.document_id].append(clean)
-    extractions = [x for doc_id in by_doc for x in resolver.resolve_document(by_doc[doc_id])]
+        by_doc[chunk.document_id].append(outcome)
+    extractions = []
+    for doc_extractions in by_doc.values():
+        for extraction in resolver.resolve_document(doc_extractions):
+            clean = prune(extraction, schema, pruned)
+            report.extracted_entities += len(clean.entities)
+            report.extracted_relations += len(clean.relations)
+            extractions.append(clean)
     t1 = time.perf_counter()
     rows = build_rows([w.article for w in batch], chunks, extractions, resolver)
     writer.write(rows)

