@@ -5,7 +5,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from core.graph import Graph
 from retrieval.graph.text import normalise
@@ -62,19 +64,21 @@ def name_variants(surface: str) -> set[str]:
     return variants
 
 
-def build_index(rows: list[dict[str, object]], sources: list[dict[str, object]], version: tuple[int, int]) -> NameIndex:
+def build_index(
+    rows: Sequence[Mapping[str, Any]], sources: Sequence[Mapping[str, Any]], version: tuple[int, int]
+) -> NameIndex:
     by_norm: dict[str, dict[str, NodeRef]] = defaultdict(dict)
     nodes: dict[str, NodeRef] = {}
     publication_names: set[str] = set()
     max_tokens = 1
     for row in rows:
-        aliases = tuple(str(a) for a in row.get("aliases") or () if a)  # type: ignore[attr-defined]
+        aliases = tuple(str(a) for a in row.get("aliases") or () if a)
         node = NodeRef(
             key=str(row["key"]),
             name=str(row["name"]),
             label=str(row["label"]),
             aliases=aliases,
-            mentions=int(row.get("mentions") or 0),  # type: ignore[call-overload]
+            mentions=int(row.get("mentions") or 0),
         )
         nodes[node.key] = node
         if node.label == PUBLICATION:
@@ -84,7 +88,7 @@ def build_index(rows: list[dict[str, object]], sources: list[dict[str, object]],
                 by_norm[norm][node.key] = node
                 max_tokens = max(max_tokens, norm.count(" ") + 1)
     ordered = {norm: sorted(found.values(), key=lambda n: -n.mentions) for norm, found in by_norm.items()}
-    source_keys = {str(r["source"]): [str(k) for k in r["keys"] or ()] for r in sources}  # type: ignore[attr-defined]
+    source_keys = {str(r["source"]): [str(k) for k in r["keys"] or ()] for r in sources}
     gazetteer = OutletGazetteer([*source_keys, *publication_names])
     return NameIndex(ordered, gazetteer, source_keys, nodes, min(max_tokens, 8), version)
 
