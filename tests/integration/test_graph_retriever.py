@@ -1,0 +1,137 @@
+"""The graph retriever and the extractive answerer on the chains corpus, ingested by the real pipeline into Neo4j."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from support.chains import ingest_chains
+
+from core.graph import Graph
+from retrieval.answer.extractive import ExtractiveAnswerer
+from retrieval.graph import GraphRetriever
+from retrieval.models import ABSTENTION, FactTier, MatchTier, RetrievalResult
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def chains_graph(session_graph: Graph) -> Iterator[Graph]:
+    session_graph.write("admin/wipe")
+    ingest_chains(session_graph)
+    yield session_graph
+    session_graph.write("admin/wipe")
+
+
+@pytest.fixture(scope="module")
+def retriever(chains_graph: Graph) -> GraphRetriever:
+    return GraphRetriever(chains_graph)
+
+
+def _facts(result: RetrievalResult, tier: FactTier) -> set[tuple[str, str, str]]:
+    return {(f.subject, f.relationship, f.object) for f in result.facts if f.tier is tier}
+
+
+def _titles(result: RetrievalResult, chunk_ids: list[str]) -> set[str]:
+    by_id = {c.chunk_id: c.title for c in result.chunks}
+    return {by_id[cid] for cid in chunk_ids}
+
+
+def test_supplier_of_a_supplier(retriever: GraphRetriever) -> None:
+    question = "Which company supplies the supplier of Kestrel Motors?"
+    result = retriever.retrieve(question, top_k=10)
+    assert [(e.name, e.tier) for e in result.entities] == [("Kestrel Motors", MatchTier.EXACT)]
+    direct = _facts(result, FactTier.DIRECT)
+    assert ("Brightcell Energy", "SUPPLIES", "Kestrel Motors") in direct
+    assert ("Quarrow Minerals", "SUPPLIES", "Brightcell Energy") in direct  # the second hop
+    assert not _facts(result, FactTier.KEY) and not _facts(result, FactTier.BRIDGE)
+    assert set(result.timings_ms) >= {"aliases", "matching", "templates", "filtering", "total"}
+
+    answer = ExtractiveAnswerer().answer(question, result)
+    assert answer.text == "Quarrow Minerals"
+    assert [c.title for c in answer.citations] == ["Quarrow Minerals doubles lithium refining for its biggest customer"]
+    assert answer.citations[0].publication == "Northgate Daily"
+
+
+def test_board_member_bridges_two_companies(retriever: GraphRetriever) -> None:
+    question = "Who sits on the boards of both Lumen Labs and Corvid Analytics?"
+    result = retriever.retrieve(question, top_k=10)
+    assert {e.name for e in result.entities} == {"Lumen Labs", "Corvid Analytics"}
+    assert _facts(result, FactTier.KEY) == {("Corvid Analytics", "COMPETES_WITH", "Lumen Labs")}
+    assert _facts(result, FactTier.BRIDGE) == {
+        ("Mara Ellison", "WORKS_FOR", "Lumen Labs"),
+        ("Mara Ellison", "WORKS_FOR", "Corvid Analytics"),
+    }
+    key_chunk = next(f for f in result.facts if f.tier is FactTier.KEY).chunk_ids[0]
+    assert result.chunks[0].chunk_id == key_chunk  # chunks behind KEY facts rank first
+
+    answer = ExtractiveAnswerer().answer(question, result)
+    assert answer.text == "Mara Ellison"
+    assert {c.title for c in answer.citations} == {
+        "Lumen Labs names former regulator Mara Ellison to its board",
+        "Corvid Analytics adds fintech veteran to board",
+    }
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Did The Harbor Ledger report the Kestrel K2 recall before Northgate Daily?", "Yes"),
+        ("Did Northgate Daily report the Kestrel K2 recall before The Harbor Ledger?", "No"),
+        ("Did Northgate Daily report the Kestrel K2 recall after The Harbor Ledger?", "Yes"),
+    ],
+)
+def test_two_outlets_same_event_different_dates(retriever: GraphRetriever, question: str, expected: str) -> None:
+    result = retriever.retrieve(question, top_k=10)
+    assert {e.name: e.label for e in result.entities} == {
+        "Kestrel K2": "Product",
+        "The Harbor Ledger": "Publication",
+        "Northgate Daily": "Publication",
+    }
+    assert ("Kestrel K2", "REPORTED_BY", "The Harbor Ledger") in _facts(result, FactTier.KEY)
+    assert ("Kestrel K2", "REPORTED_BY", "Northgate Daily") in _facts(result, FactTier.KEY)
+    answer = ExtractiveAnswerer().answer(question, result)
+    assert answer.text == expected
+    assert {(c.publication, str(c.published_at)) for c in answer.citations} == {
+        ("The Harbor Ledger", "2024-03-04"),
+        ("Northgate Daily", "2024-03-09"),
+    }
+
+
+def test_date_window_keeps_only_chunks_published_that_day(retriever: GraphRetriever) -> None:
+    result = retriever.retrieve("What did The Harbor Ledger publish about Kestrel Motors on March 4, 2024?", top_k=10)
+    harbor = {c.published_at.isoformat() for c in result.chunks if c.source == "The Harbor Ledger" and c.published_at}
+    assert harbor == {"2024-03-04"}
+    assert all(set(f.chunk_ids) <= {c.chunk_id for c in result.chunks} for f in result.facts if f.tier is FactTier.KEY)
+
+
+def test_partial_names_match_by_tier_with_coverage(retriever: GraphRetriever) -> None:
+    lumen = retriever.retrieve("What does Lumen sell?", top_k=5)
+    assert [(e.name, e.tier) for e in lumen.entities] == [("Lumen Labs", MatchTier.PREFIX)]
+    hype = retriever.retrieve("What did Hype announce?", top_k=5)
+    assert hype.entities == [] and hype.chunks == []  # "Hype" is not "Hyperscalers Group"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who is the chief executive of Pellucid Robotics?",  # no such entity: nothing to match
+        "Which award did Quarrow Minerals receive?",  # the entity exists, the fact does not
+    ],
+)
+def test_unanswerable_questions_abstain(retriever: GraphRetriever, question: str) -> None:
+    result = retriever.retrieve(question, top_k=10)
+    answer = ExtractiveAnswerer().answer(question, result)
+    assert answer.text == ABSTENTION and answer.citations == []
+
+
+def test_every_fact_is_a_relationship_in_the_graph(retriever: GraphRetriever, chains_graph: Graph) -> None:
+    result = retriever.retrieve("Which company supplies the supplier of Kestrel Motors?", top_k=10)
+    for fact in result.facts:
+        [row] = chains_graph.driver.execute_query(
+            "MATCH (a:Entity {name: $s})-[r]->(b:Entity {name: $o}) WHERE type(r) = $t RETURN r.chunk_ids AS ids",
+            s=fact.subject,
+            o=fact.object,
+            t=fact.relationship,
+        ).records
+        assert set(fact.chunk_ids) <= set(row["ids"])
