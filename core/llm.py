@@ -309,3 +309,49 @@ def parse_json_lenient(text: str) -> dict[str, Any] | list[Any] | None:
     except json.JSONDecodeError:
         value = json_repair.loads(stripped)
     return value if isinstance(value, dict | list) else None
+
+
+class ProbeResult(BaseModel):
+    base_url: str
+    model: str
+    chat_ok: bool = False
+    tools_ok: bool = False
+    latency_ms: float = 0.0
+    error: str | None = None
+
+    @property
+    def recommended_mode(self) -> str:
+        return "tools" if self.tools_ok else "prompt"
+
+
+_PROBE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "record_city",
+        "description": "Record the city named in the text.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
+
+
+def probe(settings: Settings) -> ProbeResult:
+    """Two tiny calls: can the endpoint chat, and does it answer a forced tool call? (`graphwire llm check`)"""
+    base_url, model = require_llm(settings)
+    result = ProbeResult(base_url=base_url, model=model)
+    client = LLMClient(settings)
+    started = time.perf_counter()
+    try:
+        client.chat([{"role": "user", "content": "Reply with the single word OK."}])
+        result.chat_ok = True
+        result.latency_ms = (time.perf_counter() - started) * 1000
+        request: dict[str, Any] = {
+            "model": model,
+            "messages": [{"role": "user", "content": "Paris is lovely in spring."}],
+            "tools": [_PROBE_TOOL],
+            "tool_choice": {"type": "function", "function": {"name": "record_city"}},
+        }
+        response, _ = with_retries(lambda: client.client.chat.completions.create(**request), client.policy)
+        result.tools_ok = bool(response.choices and response.choices[0].message.tool_calls)
+    except (RetriesExhausted, openai.APIError) as exc:
+        result.error = f"{type(exc).__name__}: {exc}"
+    return result
