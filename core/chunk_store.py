@@ -205,3 +205,23 @@ class ChunkStore:
     def get_all(self) -> list[Chunk]:
         """Every chunk, ordered by document id then position (a stable order for index building)."""
         return sorted(self.iter_all(), key=lambda chunk: (chunk.document_id, chunk.index, chunk.id))
+
+    def get_all_with_vectors(self) -> tuple[list[Chunk], Any]:
+        """Every chunk (same order as `get_all`) and its stored embedding as one float32 matrix (rows match)."""
+        import numpy as np
+
+        rows: list[tuple[Chunk, Any]] = []
+        offset = 0
+        while True:
+            page = self.collection.get(limit=READ_PAGE, offset=offset, include=["documents", "metadatas", "embeddings"])
+            if not len(page["ids"]):
+                break
+            for chunk_id, text, meta, vector in zip(
+                page["ids"], page["documents"], page["metadatas"], page["embeddings"], strict=True
+            ):
+                rows.append((_chunk(chunk_id, text or "", dict(meta or {})), vector))
+            offset += len(page["ids"])
+        rows.sort(key=lambda row: (row[0].document_id, row[0].index, row[0].id))
+        dimension = self.embedder.dimension if not rows else len(rows[0][1])
+        matrix = np.asarray([vector for _, vector in rows], dtype=np.float32).reshape(len(rows), dimension)
+        return [chunk for chunk, _ in rows], matrix

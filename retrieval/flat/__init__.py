@@ -1,0 +1,36 @@
+"""Flat retrieval over the chunk store: the vector baseline, BM25, their fusion and the flat+ stack."""
+
+from __future__ import annotations
+
+from core.chunk_store import ChunkStore
+from core.settings import Settings
+from retrieval.flat.common import Guidance, GuidanceMode
+from retrieval.flat.dense import DenseRetriever
+from retrieval.flat.index import FlatIndex
+from retrieval.flat.lexical import BM25Retriever, FusedRetriever
+
+__all__ = [
+    "BM25Retriever",
+    "DenseRetriever",
+    "FlatIndex",
+    "FusedRetriever",
+    "Guidance",
+    "GuidanceMode",
+    "build_flat_retrievers",
+    "flat_retrievers_from_settings",
+]
+
+
+def build_flat_retrievers(store: ChunkStore) -> dict[str, DenseRetriever | BM25Retriever | FusedRetriever]:
+    """Every flat retriever over one store, sharing one in-memory index; keyed by mode name."""
+    index = FlatIndex(store)
+    retrievers: list[DenseRetriever | BM25Retriever | FusedRetriever] = [
+        DenseRetriever(store),
+        BM25Retriever(index),
+        FusedRetriever(index, store.embedder),
+    ]
+    return {r.name: r for r in retrievers}
+
+
+def flat_retrievers_from_settings(settings: Settings) -> dict[str, DenseRetriever | BM25Retriever | FusedRetriever]:
+    return build_flat_retrievers(ChunkStore.from_settings(settings))

@@ -1,0 +1,87 @@
+"""What the flat retrievers share: graph guidance for hybrid search, stage timing, turning positions into results."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from enum import StrEnum
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, Field
+
+from retrieval.flat.fusion import RRF_K
+from retrieval.flat.index import IndexSnapshot, Scores
+from retrieval.models import RankedChunk
+
+
+class GuidanceMode(StrEnum):
+    BOOST = "boost"  # guided chunks join the fusion as one more ranking; others stay eligible
+    RESTRICT = "restrict"  # only guided chunks can be returned
+
+
+class Guidance(BaseModel):
+    """Chunks suggested from outside the flat stack (e.g. linked to the graph's matched entities), best first."""
+
+    chunk_ids: list[str] = Field(default_factory=list)
+    mode: GuidanceMode = GuidanceMode.BOOST
+    weight: float = 1.0  # weight of the guidance ranking in reciprocal-rank fusion (boost mode)
+
+
+def guidance_mask(snapshot: IndexSnapshot, guidance: Guidance | None) -> npt.NDArray[np.bool_] | None:
+    if guidance is None or guidance.mode is not GuidanceMode.RESTRICT:
+        return None
+    mask = np.zeros(len(snapshot), dtype=bool)
+    mask[[snapshot.positions[c] for c in guidance.chunk_ids if c in snapshot.positions]] = True
+    return mask
+
+
+def guidance_bonus(snapshot: IndexSnapshot, guidance: Guidance | None, k: int = RRF_K) -> Scores:
+    """The RRF contribution of the guidance ranking: weight / (k + rank) for guided chunks, 0 elsewhere."""
+    bonus = np.zeros(len(snapshot), dtype=np.float64)
+    if guidance is None or guidance.mode is not GuidanceMode.BOOST:
+        return bonus
+    rank = 0
+    for chunk_id in dict.fromkeys(guidance.chunk_ids):
+        position = snapshot.positions.get(chunk_id)
+        if position is not None:
+            rank += 1
+            bonus[position] = guidance.weight / (k + rank)
+    return bonus
+
+
+class StageTimer:
+    """Collects per-stage wall times in milliseconds for RetrievalResult.timings_ms."""
+
+    def __init__(self) -> None:
+        self.timings_ms: dict[str, float] = {}
+        self._started = time.perf_counter()
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings_ms[name] = self.timings_ms.get(name, 0.0) + (time.perf_counter() - started) * 1000
+
+    def finish(self) -> dict[str, float]:
+        self.timings_ms["total"] = (time.perf_counter() - self._started) * 1000
+        return {name: round(ms, 3) for name, ms in self.timings_ms.items()}
+
+
+def ranked_chunks(snapshot: IndexSnapshot, positions: Sequence[int], scores: Scores) -> list[RankedChunk]:
+    return [
+        RankedChunk(
+            chunk_id=chunk.id,
+            document_id=chunk.document_id,
+            title=chunk.title,
+            source=chunk.source,
+            published_at=chunk.published_at,
+            text=chunk.text,
+            score=float(scores[position]),
+        )
+        for position in positions
+        for chunk in (snapshot.chunks[position],)
+    ]

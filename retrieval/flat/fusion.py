@@ -1,0 +1,43 @@
+"""Rank fusion and ordering helpers shared by the flat retrievers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+RRF_K = 60
+
+
+def ranks_of(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """1-based rank of every position under descending scores (ties broken by position, so runs are reproducible)."""
+    order = np.argsort(-scores, kind="stable")
+    ranks = np.empty(len(scores), dtype=np.int64)
+    ranks[order] = np.arange(1, len(scores) + 1)
+    return ranks
+
+
+def rrf(
+    rankings: Sequence[npt.NDArray[np.int64]], weights: Sequence[float] | None = None, k: int = RRF_K
+) -> npt.NDArray[np.float64]:
+    """Reciprocal-rank fusion over full rankings of the same positions: sum of weight / (k + rank)."""
+    if not rankings:
+        return np.zeros(0)
+    weights = weights or [1.0] * len(rankings)
+    fused = np.zeros(len(rankings[0]), dtype=np.float64)
+    for weight, ranking in zip(weights, rankings, strict=True):
+        fused += weight / (k + ranking)
+    return fused
+
+
+def top_positions(scores: npt.NDArray[np.float64], k: int, allowed: npt.NDArray[np.bool_] | None = None) -> list[int]:
+    """Positions of the k best scores, best first, optionally among `allowed` positions only."""
+    if allowed is not None:
+        scores = np.where(allowed, scores, -np.inf)
+        k = min(k, int(allowed.sum()))
+    k = min(k, len(scores))
+    if k <= 0:
+        return []
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [int(i) for i in order]
