@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import threading
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -117,6 +118,11 @@ class LLMExtractor:
 
     def _build_transformer(self) -> LLMGraphTransformer:
         uses_tools = self.settings.llm_extraction_mode != "prompt"
+        with warnings.catch_warnings():  # the transformer builds its models with a pydantic-v1-style Field(enum=...)
+            warnings.filterwarnings("ignore", message="Using extra keyword arguments on `Field`")
+            return self._transformer(uses_tools)
+
+    def _transformer(self, uses_tools: bool) -> LLMGraphTransformer:
         return LLMGraphTransformer(
             llm=chat_model(self.settings, self.usage),
             allowed_nodes=self.schema.labels,

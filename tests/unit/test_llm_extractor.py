@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+import openai
 import pytest
 from support.openai_stub import OpenAIStub, rate_limited, server_error, slow, text, tool_call
 
@@ -14,7 +16,7 @@ from ingest.extraction_cache import CachedExtractor
 from ingest.extractors.base import ExtractionFailure
 from ingest.extractors.llm import LLMExtractionFailure, LLMExtractor, restore_case
 from ingest.models import Extraction
-from schema.model import load_schema
+from schema.model import GraphSchema, load_schema
 
 TEXT = "Sam Altman, the CEO of OpenAI, said OpenAI was sued by The New York Times in Manhattan."
 
@@ -226,3 +228,29 @@ def test_concurrency_and_usage_accounting(openai_stub: OpenAIStub, llm_settings:
 )
 def test_restore_case(name: str, body: str, expected: str) -> None:
     assert restore_case(name, body) == expected
+
+
+def test_json_schema_mode_reads_structured_content(openai_stub: OpenAIStub, llm_settings: Settings) -> None:
+    settings = llm_settings.model_copy(update={"llm_extraction_mode": "json_schema"})
+    openai_stub.script(text(json.dumps(GOOD)))
+    extraction = _single(_extract(settings))
+    assert [(r.source, r.type, r.target) for r in extraction.relations] == [("Sam Altman", "CEO_OF", "OpenAI")]
+    assert openai_stub.chat_requests[0].body["response_format"]["type"] == "json_schema"
+
+
+def test_braces_in_schema_descriptions_do_not_break_the_prompt(openai_stub: OpenAIStub, llm_settings: Settings) -> None:
+    raw = load_schema().model_dump()
+    raw["node_labels"]["Person"] = "A named human being, e.g. {name: 'Ada'}."
+    schema = GraphSchema.model_validate(raw)
+    openai_stub.script(tool_call(GOOD))
+    [result] = LLMExtractor(llm_settings, schema).extract([_chunk()])
+    assert isinstance(result, Extraction)
+    assert "{name: 'Ada'}" in openai_stub.chat_requests[0].message_text("user")
+
+
+def test_stub_serves_embeddings(openai_stub: OpenAIStub) -> None:
+    client = openai.OpenAI(base_url=openai_stub.base_url, api_key="k", max_retries=0)
+    response = client.embeddings.create(model="stub-embed", input=["a", "b", "a"])
+    vectors = [d.embedding for d in response.data]
+    assert vectors[0] == vectors[2] != vectors[1]
+    assert abs(sum(x * x for x in vectors[0]) - 1.0) < 1e-9
