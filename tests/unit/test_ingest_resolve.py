@@ -1,0 +1,95 @@
+"""Normalisation, entity resolution (within and across runs) and schema pruning."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
+from ingest.normalize import entity_key, normalise_name
+from ingest.prune import prune
+from ingest.resolve import EntityResolver
+from schema.model import load_schema
+
+
+def test_normalisation_drops_case_punctuation_suffixes_and_the() -> None:
+    assert normalise_name("Apple Inc.", "Organization") == "apple"
+    assert normalise_name("The Verge", "Publication") == normalise_name("Verge", "Publication")
+    assert normalise_name("Café  Señor", "Organization") == "cafe senor"
+    assert normalise_name("Musk\u2019s", "Person") == "musk"
+    assert entity_key("Organization", "OpenAI, Inc.") == "Organization:openai"
+    assert normalise_name("The Who", "Person") == "the who"  # "the" is kept where it is not noise
+
+
+def test_suffix_variants_and_publications_merge() -> None:
+    resolver = EntityResolver(publication_aliases={"independent": "The Independent - Life and Style"})
+    a = resolver.resolve("Apple Inc.", "Organization")
+    b = resolver.resolve("Apple", "Organization")
+    assert a is not None and b is not None and a.key == b.key
+    assert set(a.aliases) == {"Apple Inc.", "Apple"}
+    verge = resolver.resolve("The Verge", "Publication")
+    assert verge is not None and resolver.resolve("Verge", "Publication") is verge
+    indie = resolver.resolve("The Independent", "Publication")
+    assert indie is not None and indie.name == "The Independent - Life and Style"
+
+
+def test_fuzzy_within_label_only_above_threshold_and_never_across_numbers() -> None:
+    resolver = EntityResolver(fuzzy_threshold=90)
+    base = resolver.resolve("Sam Bankman-Fried", "Person")
+    typo = resolver.resolve("Sam Bankman Fryed", "Person")
+    assert base is not None and typo is not None and typo.key == base.key
+    assert resolver.stats.fuzzy == 1
+    assert resolver.resolve("PlayStation 5", "Product") is not resolver.resolve("PlayStation 4", "Product")
+    place = resolver.resolve("Jordan", "Location")
+    person = resolver.resolve("Jordan", "Person")
+    assert place is not None and person is not None and place.key != person.key
+
+
+def test_resolution_across_runs_uses_the_graph_entities() -> None:
+    earlier = EntityResolver()
+    first = earlier.resolve("Alphabet Inc.", "Organization")
+    assert first is not None
+    later = EntityResolver()
+    later.load([{"key": first.key, "label": "Organization", "name": first.name, "norm": first.norm,
+                 "aliases": ["Alphabet Inc.", "Google parent Alphabet"]}])  # fmt: skip
+    again = later.resolve("Google parent Alphabet", "Organization")
+    assert again is not None and again.key == first.key and later.stats.alias == 1
+
+
+def test_lone_surname_resolves_to_the_full_name_in_the_document() -> None:
+    resolver = EntityResolver()
+    chunk1 = Extraction(chunk_id="c1", entities=[ExtractedEntity(name="Ada Park", label="Person")])
+    chunk2 = Extraction(
+        chunk_id="c2",
+        entities=[ExtractedEntity(name="Park", label="Location"), ExtractedEntity(name="Lumen Labs", label="Organization")],
+        relations=[ExtractedRelation(source="Park", source_label="Location", type="CEO_OF", target="Lumen Labs",
+                                     target_label="Organization")],
+    )  # fmt: skip
+    out = resolver.resolve_document([chunk1, chunk2])
+    assert {(e.name, e.label) for e in out[1].entities} == {("Ada Park", "Person"), ("Lumen Labs", "Organization")}
+    rel = out[1].relations[0]
+    assert (rel.source, rel.source_label) == ("Ada Park", "Person")
+
+
+def test_prune_drops_off_schema_and_counts_reasons() -> None:
+    schema = load_schema()
+    extraction = Extraction(
+        chunk_id="c",
+        entities=[ExtractedEntity(name="Ada Park", label="Person"), ExtractedEntity(name="Gizmo", label="Gadget")],
+        relations=[
+            ExtractedRelation(source="Ada Park", source_label="Person", type="CEO_OF", target="Lumen Labs",
+                              target_label="Organization"),
+            ExtractedRelation(source="Ada Park", source_label="Person", type="LIKES", target="Gizmo",
+                              target_label="Gadget"),
+            ExtractedRelation(source="Lumen Labs", source_label="Organization", type="CEO_OF", target="Ada Park",
+                              target_label="Person"),
+        ],
+    )  # fmt: skip
+    dropped: Counter[str] = Counter()
+    clean = prune(extraction, schema, dropped)
+    assert [(r.source, r.type, r.target) for r in clean.relations] == [("Ada Park", "CEO_OF", "Lumen Labs")]
+    assert {(e.name, e.label) for e in clean.entities} == {("Ada Park", "Person"), ("Lumen Labs", "Organization")}
+    assert dropped == Counter({
+        "entity label 'Gadget' not in schema": 1,
+        "relationship type 'LIKES' not in schema": 1,
+        "pattern (Organization)-[:CEO_OF]->(Person) not allowed": 1,
+    })  # fmt: skip
