@@ -60,7 +60,10 @@ def test_lone_surname_resolves_to_the_full_name_in_the_document() -> None:
     chunk1 = Extraction(chunk_id="c1", entities=[ExtractedEntity(name="Ada Park", label="Person")])
     chunk2 = Extraction(
         chunk_id="c2",
-        entities=[ExtractedEntity(name="Park", label="Location"), ExtractedEntity(name="Lumen Labs", label="Organization")],
+        entities=[
+            ExtractedEntity(name="Park", label="Location"),
+            ExtractedEntity(name="Lumen Labs", label="Organization"),
+        ],
         relations=[ExtractedRelation(source="Park", source_label="Location", type="CEO_OF", target="Lumen Labs",
                                      target_label="Organization")],
     )  # fmt: skip

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (a table of sentence cases: one case per line)
 """The offline extractor's relation patterns, each on a sentence that states it (and near-misses that must not).
 
 Entities come from a test gazetteer so these tests pin the patterns, not spaCy's NER guesses; one test checks that
