@@ -15,7 +15,7 @@ from eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, DatasetError
 from eval.harness import EvalOptions, evaluate
 from eval.report import build_report
 from eval.runner import RunMismatchError
-from eval.systems import DEFAULT_SYSTEMS, UnknownSystemError
+from eval.systems import UnknownSystemError
 
 console = Console(stderr=True)
 DEFAULT_OUT = Path(".graphwire/eval/run")
@@ -40,7 +40,11 @@ def eval_command(
     ] = DEFAULT_CORPUS,
     systems: Annotated[
         list[str] | None,
-        typer.Option("--systems", "-s", help="Systems to run (repeat or comma-separate); 'oracle' = the ceiling."),
+        typer.Option(
+            "--systems",
+            "-s",
+            help="Modes to run (repeat or comma-separate; default: every registered mode); 'oracle' = the ceiling.",
+        ),
     ] = None,
     top_k: Annotated[int, typer.Option(min=1, max=100, help="Chunks retrieved per question.")] = 10,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N selected questions.")] = None,
@@ -50,6 +54,9 @@ def eval_command(
         list[str] | None,
         typer.Option("--type", "-t", help="Question types to keep: inference, comparison, temporal, null."),
     ] = None,
+    answerer: Annotated[
+        str, typer.Option(help="auto (LLM when configured, else extractive), extractive or llm.")
+    ] = "auto",
     no_answers: Annotated[bool, typer.Option("--no-answers", help="Retrieval only: no answerer.")] = False,
     out: Annotated[Path, typer.Option(help="Run folder (re-running it resumes).")] = DEFAULT_OUT,
     report_only: Annotated[bool, typer.Option("--report-only", help="Rebuild report and charts from --out.")] = False,
@@ -65,13 +72,14 @@ def eval_command(
         options = EvalOptions(
             questions=questions,
             corpus=corpus,
-            systems=_split(systems) or list(DEFAULT_SYSTEMS),
+            systems=_split(systems),
             top_k=top_k,
             limit=limit,
             sample=sample,
             seed=seed,
             types=_split(types),
             answers=not no_answers,
+            answerer=answerer,
             out=out,
             charts=not no_charts,
             command=command,

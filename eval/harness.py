@@ -13,19 +13,20 @@ from eval.records import RunManifest
 from eval.report import build_report
 from eval.runner import RunPlan, run
 from eval.summary import SystemSummary
-from eval.systems import DEFAULT_SYSTEMS, SystemBuilder
+from eval.systems import ORACLE, SystemBuilder, available_systems
 
 
 class EvalOptions(BaseModel):
     questions: Path = DEFAULT_QUESTIONS
     corpus: Path = DEFAULT_CORPUS
-    systems: list[str] = Field(default_factory=lambda: list(DEFAULT_SYSTEMS))
+    systems: list[str] = Field(default_factory=list)  # empty = every registered mode
     top_k: int = Field(default=10, ge=1, le=100)
     limit: int | None = Field(default=None, ge=1)
     sample: int | None = Field(default=None, ge=1)
     seed: int = 0
     types: list[str] = Field(default_factory=list)
     answers: bool = True
+    answerer: str = "auto"  # registry answerer name: auto, extractive, llm
     out: Path = Path(".graphwire/eval/run")
     charts: bool = True
     progress: bool = True
@@ -52,9 +53,10 @@ def evaluate(options: EvalOptions, settings: Settings) -> EvalOutcome:
     corpus = load_corpus(options.corpus)
     questions = select(question_set, types=options.types, sample_size=options.sample, seed=options.seed)
     questions = questions[: options.limit] if options.limit else questions
+    systems = options.systems or [name for name in available_systems() if name != ORACLE]
     with SystemBuilder(settings) as builder:
-        retrievers = builder.retrievers(options.systems, questions)
-        answerer = builder.answerer() if options.answers else None
+        retrievers = builder.retrievers(systems, questions)
+        answerer = builder.answerer(options.answerer) if options.answers else None
         check = builder.corpus_check(corpus)
         manifest = RunManifest(
             questions_path=str(options.questions),
@@ -66,7 +68,7 @@ def evaluate(options: EvalOptions, settings: Settings) -> EvalOutcome:
             sample_size=options.sample,
             limit=options.limit,
             types=options.types,
-            systems=list(options.systems),
+            systems=systems,
             question_ids=[q.id for q in questions],
             corpus_check={"verdict": check.verdict, **check.model_dump()},
             answerer=getattr(answerer, "name", None),

@@ -6,11 +6,10 @@ exactly what users call. The one eval-only system is `oracle` (the ceiling of th
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import ExitStack
-from typing import Any
 
+from core.chroma import open_client
 from core.chunk_store import ChunkStore
 from core.graph import Graph
 from core.settings import Settings
@@ -18,29 +17,18 @@ from eval.corpus_check import CorpusCheck, compare_titles, unreachable
 from eval.datasets import CorpusArticle, Question
 from eval.oracle import OracleRetriever
 from retrieval.base import Answerer, Retriever
+from retrieval.registry import RetrievalContext, UnknownModeError, build_answerer, build_retriever, mode_names
 
 ORACLE = "oracle"
-DEFAULT_SYSTEMS = ("vector", "bm25", "fused", "graph", "hybrid", "ppr")
 
 
 class UnknownSystemError(ValueError):
-    """A system name the registry does not know, or a store it needs that is missing."""
-
-
-def _registry() -> Any:
-    try:
-        return importlib.import_module("retrieval.registry")
-    except ModuleNotFoundError as exc:
-        raise UnknownSystemError(f"retrieval/registry.py is not available ({exc}); only {ORACLE!r} can run") from exc
+    """A system name the registry does not know, or a mode this configuration cannot build."""
 
 
 def available_systems() -> list[str]:
     """Names the registry offers, plus the oracle."""
-    try:
-        names = list(_registry().available_modes())
-    except UnknownSystemError:
-        names = []
-    return [*names, ORACLE]
+    return [*mode_names(), ORACLE]
 
 
 class SystemBuilder:
@@ -80,18 +68,23 @@ class SystemBuilder:
                 built[name] = self._from_registry(name)
         return built
 
-    def _from_registry(self, name: str) -> Retriever:
-        registry = _registry()
-        modes = list(registry.available_modes())
-        if name not in modes:
-            raise UnknownSystemError(f"unknown system {name!r}; available: {', '.join([*modes, ORACLE])}")
-        retriever: Retriever = registry.build_retriever(name, self.settings)
-        return retriever
+    def _context(self) -> RetrievalContext:
+        return RetrievalContext(self.settings, graph=lambda: self.graph, chroma=lambda: open_client(self.settings))
 
-    def answerer(self) -> Answerer:
+    def _from_registry(self, name: str) -> Retriever:
+        if name not in mode_names():
+            raise UnknownSystemError(f"unknown system {name!r}; available: {', '.join(available_systems())}")
+        try:
+            return build_retriever(name, self._context())
+        except UnknownModeError as exc:
+            raise UnknownSystemError(f"system {name!r} cannot be built: {exc}") from exc
+
+    def answerer(self, name: str = "auto") -> Answerer:
         """The LLM answerer when an LLM is configured, else the extractive one (labelled as such in reports)."""
-        builder: Callable[[Settings], Answerer] = _registry().build_answerer
-        return builder(self.settings)
+        try:
+            return build_answerer(name, self.settings)
+        except (UnknownModeError, ValueError) as exc:
+            raise UnknownSystemError(f"answerer {name!r} cannot be built: {exc}") from exc
 
     def corpus_check(self, corpus: Sequence[CorpusArticle]) -> CorpusCheck:
         stores = []
