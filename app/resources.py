@@ -50,6 +50,8 @@ class GraphProvider:
         with self._lock:
             if self._schema_ready:
                 return
+            # Fail fast while the server is down: apply_schema's writes would be retried for seconds.
+            self._guard_auth(graph.driver.verify_connectivity)
             applied = self._guard_auth(lambda: apply_schema(graph))
             self._schema_ready = True
             log.info("schema applied", extra={"statements": len(applied)})
