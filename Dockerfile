@@ -1,0 +1,36 @@
+# The graphwire API. Built by docker-compose.yml (which also runs Neo4j 5.26); alone:
+#   docker build -t graphwire . && docker run -p 8000:8000 -e NEO4J_URI=bolt://host:7687 -e NEO4J_PASSWORD=... graphwire
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /srv/graphwire
+# Metadata first, then the packages (keep this list equal to [tool.setuptools.packages.find] in pyproject.toml).
+COPY pyproject.toml README.md ./
+COPY app ./app
+COPY cli ./cli
+COPY core ./core
+COPY ingest ./ingest
+COPY retrieval ./retrieval
+COPY schema ./schema
+COPY cypher ./cypher
+COPY eval ./eval
+RUN pip install . && rm -rf /root/.cache
+
+RUN useradd --create-home --uid 10001 graphwire && mkdir -p /data && chown graphwire /data
+USER graphwire
+WORKDIR /data
+
+# Listen on all interfaces inside the container; state goes to the /data volume.
+ENV API_HOST=0.0.0.0 \
+    API_PORT=8000 \
+    CHROMA_PATH=/data/chroma \
+    EXTRACTION_CACHE_PATH=/data/cache/extractions.sqlite \
+    NEO4J_HOME=/data/neo4j
+EXPOSE 8000
+HEALTHCHECK --interval=15s --timeout=10s --start-period=30s --retries=5 \
+    CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=8)"
+CMD ["graphwire", "serve"]
