@@ -127,7 +127,8 @@ def table(title: str, rows: dict[str, dict[str, float]]) -> list[str]:
     lines = [f"### {title}", "", "| System | " + " | ".join(LABELS[m] for m in METRICS) + " |"]
     lines.append("|---|" + "---|" * len(METRICS))
     for name, values in rows.items():
-        lines.append(f"| {name} | " + " | ".join(f"{values[m]:.3f}" for m in METRICS) + " |")
+        if values:
+            lines.append(f"| {name} | " + " | ".join(f"{values[m]:.3f}" for m in METRICS) + " |")
     return [*lines, ""]
 
 

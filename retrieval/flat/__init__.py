@@ -8,11 +8,17 @@ from retrieval.flat.common import Guidance, GuidanceMode
 from retrieval.flat.dense import DenseRetriever
 from retrieval.flat.index import FlatIndex
 from retrieval.flat.lexical import BM25Retriever, FusedRetriever
+from retrieval.flat.plus import FlatPlusConfig, FlatPlusRetriever
+
+FlatRetriever = DenseRetriever | BM25Retriever | FusedRetriever | FlatPlusRetriever
 
 __all__ = [
     "BM25Retriever",
     "DenseRetriever",
+    "FlatRetriever",
     "FlatIndex",
+    "FlatPlusConfig",
+    "FlatPlusRetriever",
     "FusedRetriever",
     "Guidance",
     "GuidanceMode",
@@ -21,16 +27,17 @@ __all__ = [
 ]
 
 
-def build_flat_retrievers(store: ChunkStore) -> dict[str, DenseRetriever | BM25Retriever | FusedRetriever]:
+def build_flat_retrievers(store: ChunkStore) -> dict[str, FlatRetriever]:
     """Every flat retriever over one store, sharing one in-memory index; keyed by mode name."""
     index = FlatIndex(store)
-    retrievers: list[DenseRetriever | BM25Retriever | FusedRetriever] = [
+    retrievers: list[FlatRetriever] = [
         DenseRetriever(store),
         BM25Retriever(index),
         FusedRetriever(index, store.embedder),
+        FlatPlusRetriever(index, store.embedder),
     ]
     return {r.name: r for r in retrievers}
 
 
-def flat_retrievers_from_settings(settings: Settings) -> dict[str, DenseRetriever | BM25Retriever | FusedRetriever]:
+def flat_retrievers_from_settings(settings: Settings) -> dict[str, FlatRetriever]:
     return build_flat_retrievers(ChunkStore.from_settings(settings))

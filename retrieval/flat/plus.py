@@ -1,0 +1,208 @@
+"""flat+: the strongest deterministic flat stack (no graph, no LLM).
+
+On top of RRF(dense, BM25):
+1. publications named in the question (with outlet aliases) softly boost their chunks; chunks without a source stay
+   beside them, because a hard filter loses the unlabelled articles and the questions that need another outlet;
+2. chunks whose `published_at` satisfies the question's dates (exact day, month, before/after) are boosted;
+3. one pick per named publication mention: the outlet's chunks (plus unlabelled ones) are scored against the whole
+   question and against the clause around the outlet's name (and that clause's dates); the best one per mention takes
+   the top ranks, in question order. This is what puts the right article of each outlet in the top 4.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel
+
+from core.embeddings import Embedder
+from retrieval.flat.common import Guidance, StageTimer, guidance_bonus, guidance_mask, ranked_chunks
+from retrieval.flat.fusion import RRF_K, ranks_of, rrf
+from retrieval.flat.index import FlatIndex, IndexSnapshot, Scores
+from retrieval.models import RetrievalResult
+from retrieval.question import OutletGazetteer, PublicationMention, QuestionAnalysis, analyze_question
+
+Mask = npt.NDArray[np.bool_]
+PICK_OFFSET = 1.0  # picked chunks score above every fused score (fused scores stay well below 1)
+
+
+class FlatPlusConfig(BaseModel):
+    """Weights tuned on the first half of the MultiHop-RAG questions (bench/flat_tune.py); RRF scale is 1/(60+rank)."""
+
+    named_boost: float = 0.01
+    unlabelled_boost: float = 0.005
+    date_boost: float = 0.01
+    clause_weight: float = 1.0
+    pick_date_boost: float = 0.02
+    max_picks: int = 4
+    rrf_k: int = RRF_K
+
+
+@dataclass(frozen=True)
+class CorpusView:
+    """Per-snapshot lookups: the gazetteer of the corpus's sources and per-chunk source / date arrays."""
+
+    revision: str
+    gazetteer: OutletGazetteer
+    sources: npt.NDArray[np.object_]
+    unlabelled: Mask
+    published: list[date | None]
+
+    @classmethod
+    def of(cls, snapshot: IndexSnapshot) -> CorpusView:
+        sources = np.array([chunk.source or "" for chunk in snapshot.chunks], dtype=object)
+        return cls(
+            revision=snapshot.revision,
+            gazetteer=OutletGazetteer({chunk.source for chunk in snapshot.chunks if chunk.source}),
+            sources=sources,
+            unlabelled=sources == "",
+            published=[chunk.published_at for chunk in snapshot.chunks],
+        )
+
+    def from_sources(self, names: Sequence[str]) -> Mask:
+        return np.isin(self.sources, list(names)) if names else np.zeros(len(self.sources), dtype=bool)
+
+    def admitted(self, analysis: QuestionAnalysis, publication_index: int | None = None) -> Mask:
+        """Chunks whose publication date fits the question's dates (all False when the question has none)."""
+        verdicts: dict[date | None, bool] = {}
+        mask = np.zeros(len(self.published), dtype=bool)
+        for position, published in enumerate(self.published):
+            if published not in verdicts:
+                verdicts[published] = analysis.date_admits(published, publication_index) is True
+            mask[position] = verdicts[published]
+        return mask
+
+
+@dataclass(frozen=True)
+class PlusFeatures:
+    """Everything flat+ needs about one question; ranking from it is pure numpy (cheap to re-run when tuning)."""
+
+    analysis: QuestionAnalysis
+    dense: Scores
+    lexical: Scores
+    mentions: list[PublicationMention]  # in-corpus mentions, in question order
+    mention_indexes: list[int]  # their positions in analysis.publications
+    clause_dense: list[Scores]
+    clause_lexical: list[Scores]
+
+
+class FlatPlusRetriever:
+    name = "flat_plus"
+
+    def __init__(self, index: FlatIndex, embedder: Embedder, config: FlatPlusConfig | None = None) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.config = config or FlatPlusConfig()
+        self._view: CorpusView | None = None
+
+    def view(self, snapshot: IndexSnapshot) -> CorpusView:
+        view = self._view
+        if view is None or view.revision != snapshot.revision:
+            view = self._view = CorpusView.of(snapshot)
+        return view
+
+    def features(self, question: str, snapshot: IndexSnapshot, timer: StageTimer) -> PlusFeatures:
+        with timer.stage("analyze"):
+            analysis = analyze_question(question, self.view(snapshot).gazetteer)
+            picked = [(i, m) for i, m in enumerate(analysis.publications) if m.sources]
+            clauses = [m.clause or question for _, m in picked]
+        with timer.stage("embed"):
+            vectors = self.embedder.embed([question, *clauses])
+        with timer.stage("dense"):
+            dense = [snapshot.dense_scores(vector) for vector in vectors]
+        with timer.stage("bm25"):
+            lexical = [snapshot.bm25_scores(self.index.tokenizer(text)) for text in [question, *clauses]]
+        return PlusFeatures(
+            analysis=analysis,
+            dense=dense[0],
+            lexical=lexical[0],
+            mentions=[m for _, m in picked],
+            mention_indexes=[i for i, _ in picked],
+            clause_dense=dense[1:],
+            clause_lexical=lexical[1:],
+        )
+
+    def rank(
+        self,
+        snapshot: IndexSnapshot,
+        features: PlusFeatures,
+        top_k: int,
+        guidance: Guidance | None = None,
+        config: FlatPlusConfig | None = None,
+    ) -> tuple[list[int], Scores]:
+        """Positions best first and the score of every chunk."""
+        config = config or self.config
+        view = self.view(snapshot)
+        allowed = guidance_mask(snapshot, guidance)
+        bonus = guidance_bonus(snapshot, guidance, config.rrf_k)
+        base = rrf([ranks_of(features.dense), ranks_of(features.lexical)], k=config.rrf_k) + bonus
+        base += self._outlet_and_date_boost(view, features.analysis, config)
+        picks = self._picks(view, features, base, allowed, config)
+        scores = base.copy()
+        for order, position in enumerate(picks):
+            scores[position] = PICK_OFFSET + (len(picks) - order) * 1e-3 + base[position]
+        if allowed is not None:
+            scores = np.where(allowed, scores, -np.inf)
+        limit = min(top_k, len(scores) if allowed is None else int(allowed.sum()))
+        order = np.argsort(-scores, kind="stable")[:limit]
+        return [int(i) for i in order], scores
+
+    def _outlet_and_date_boost(self, view: CorpusView, analysis: QuestionAnalysis, config: FlatPlusConfig) -> Scores:
+        boost = np.zeros(len(view.sources), dtype=np.float64)
+        if analysis.sources:
+            boost += config.named_boost * view.from_sources(analysis.sources)
+            boost += config.unlabelled_boost * view.unlabelled
+        if analysis.dates:
+            boost += config.date_boost * view.admitted(analysis)
+        return boost
+
+    def _picks(
+        self, view: CorpusView, features: PlusFeatures, base: Scores, allowed: Mask | None, config: FlatPlusConfig
+    ) -> list[int]:
+        picks: list[int] = []
+        question_ranks = [ranks_of(features.dense), ranks_of(features.lexical)]
+        weight = config.clause_weight
+        for mention, index, c_dense, c_lexical in zip(
+            features.mentions, features.mention_indexes, features.clause_dense, features.clause_lexical, strict=True
+        ):
+            if len(picks) >= config.max_picks:
+                break
+            pool = view.from_sources(mention.sources) | view.unlabelled
+            if allowed is not None:
+                pool &= allowed
+            pool[picks] = False
+            if not pool.any():
+                continue
+            score = rrf([*question_ranks, ranks_of(c_dense), ranks_of(c_lexical)], [1, 1, weight, weight], config.rrf_k)
+            if features.analysis.dates_for(index):
+                score = score + config.pick_date_boost * view.admitted(features.analysis, index)
+            score = score + 1e-9 * base  # ties go to the globally better chunk
+            picks.append(int(np.argmax(np.where(pool, score, -np.inf))))
+        return picks
+
+    def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
+        return self.retrieve_guided(question, top_k, None)
+
+    def retrieve_guided(self, question: str, top_k: int, guidance: Guidance | None) -> RetrievalResult:
+        timer = StageTimer()
+        with timer.stage("index"):
+            snapshot = self.index.snapshot()
+        features = self.features(question, snapshot, timer)
+        with timer.stage("rank"):
+            positions, scores = self.rank(snapshot, features, top_k, guidance)
+        analysis = features.analysis
+        details = {
+            "publications": [m.name for m in analysis.publications],
+            "unknown_publications": analysis.unknown_publications,
+            "dates": [f"{d.relation.value} {d.text}" for d in analysis.dates],
+        }
+        return RetrievalResult(
+            mode=self.name,
+            chunks=ranked_chunks(snapshot, positions, scores),
+            timings_ms=timer.finish(),
+            details=details,
+        )
