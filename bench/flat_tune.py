@@ -27,7 +27,7 @@ from eval.scorers import score_retrieval  # noqa: E402
 from retrieval.flat import FlatIndex, FlatPlusConfig, FlatPlusRetriever  # noqa: E402
 from retrieval.flat.common import StageTimer  # noqa: E402
 
-GRIDS = {
+GRIDS: dict[str, dict[str, list[float]]] = {
     "small": {
         "named_boost": [0.0, 0.01, 0.02],
         "unlabelled_boost": [0.0, 0.005, 0.01],
@@ -52,13 +52,13 @@ def main() -> None:
     retriever = FlatPlusRetriever(FlatIndex(store), store.embedder)
     snapshot = retriever.index.snapshot()
     features = [retriever.features(q.query, snapshot, StageTimer()) for q in tqdm(tuning, desc="features")]
-    grid = dict(GRIDS[args.grid])
+    grid: dict[str, list[float]] = dict(GRIDS[args.grid])
     for override in args.set:
         name, values = override.split("=")
         grid[name] = [type(getattr(FlatPlusConfig(), name))(v) for v in values.split(",")]
     results = []
     for values in tqdm(list(itertools.product(*grid.values())), desc="configs"):
-        config = FlatPlusConfig(**dict(zip(grid, values, strict=True)))
+        config = FlatPlusConfig.model_validate(dict(zip(grid, values, strict=True)))
         scores = []
         for question, feature in zip(tuning, features, strict=True):
             positions, _ = retriever.rank(snapshot, feature, 10, None, config)

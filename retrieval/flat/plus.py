@@ -143,13 +143,13 @@ class FlatPlusRetriever:
         base += self._outlet_and_date_boost(view, features.analysis, config)
         picks = self._picks(view, features, base, allowed, config)
         scores = base.copy()
-        for order, position in enumerate(picks):
-            scores[position] = PICK_OFFSET + (len(picks) - order) * 1e-3 + base[position]
+        for slot, position in enumerate(picks):
+            scores[position] = PICK_OFFSET + (len(picks) - slot) * 1e-3 + base[position]
         if allowed is not None:
             scores = np.where(allowed, scores, -np.inf)
         limit = min(top_k, len(scores) if allowed is None else int(allowed.sum()))
-        order = np.argsort(-scores, kind="stable")[:limit]
-        return [int(i) for i in order], scores
+        best = np.argsort(-scores, kind="stable")[:limit]
+        return [int(i) for i in best], scores
 
     def _outlet_and_date_boost(self, view: CorpusView, analysis: QuestionAnalysis, config: FlatPlusConfig) -> Scores:
         boost = np.zeros(len(view.sources), dtype=np.float64)
