@@ -15,6 +15,7 @@ Around the transformer this module adds what the transformer does not do:
   spelling in the chunk;
 - pruning against the schema with counts per reason (`stats`): the transformer's strict mode drops off-schema output
   silently, so the raw reply is classified here too;
+- grounded evidence: an `evidence` sentence the chunk does not contain is dropped (the relationship stays);
 - one `LLMExtractionFailure` (an `ExtractionFailure` with `attempts`) per chunk that still fails.
 """
 
@@ -44,7 +45,8 @@ from ingest.extractors.base import ExtractionFailure
 from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
 from schema.model import GraphSchema
 
-PROMPT_VERSION = "lgt-1"  # bump when the transformer configuration or the instructions change (cache key)
+# Part of the cache key: bump when the output for the same reply changes (setup, instructions, post-processing).
+PROMPT_VERSION = "lgt-2"
 
 
 class LLMExtractionFailure(ExtractionFailure):
@@ -60,6 +62,7 @@ class ExtractionStats(BaseModel):
     failed: int = 0
     retries: int = 0
     repaired: int = 0  # replies the transformer could not parse that JSON repair recovered
+    evidence_dropped: int = 0  # evidence sentences the chunk does not contain (relationship kept, evidence not)
     pruned_nodes: dict[str, int] = Field(default_factory=dict)  # reason -> count
     pruned_relations: dict[str, int] = Field(default_factory=dict)
 
@@ -202,6 +205,15 @@ class LLMExtractor:
             return "pattern not allowed"
         return None
 
+    def _grounded(self, evidence: str | None, text: str) -> str | None:
+        """The evidence only when the chunk contains it (whitespace and case aside): provenance must be quotable."""
+        if not evidence:
+            return None
+        if " ".join(evidence.split()).lower() in " ".join(text.split()).lower():
+            return evidence
+        self._count(evidence_dropped=1)
+        return None
+
     def _entities(self, kept: _Candidates, text: str) -> list[ExtractedEntity]:
         found: dict[tuple[str, str], ExtractedEntity] = {}
         endpoints = [n for r in kept.rels if self._rel_problem(r) is None for n in (r.source, r.target)]
@@ -229,7 +241,7 @@ class LLMExtractor:
                 type=self._types[rel.type.strip().lower().replace(" ", "_")],
                 target=target,
                 target_label=self._labels[rel.target.label.strip().lower()],
-                evidence=rel.evidence or None,
+                evidence=self._grounded(rel.evidence, text),
             )
             key = (
                 relation.source.lower(),

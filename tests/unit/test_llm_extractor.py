@@ -254,3 +254,16 @@ def test_stub_serves_embeddings(openai_stub: OpenAIStub) -> None:
     vectors = [d.embedding for d in response.data]
     assert vectors[0] == vectors[2] != vectors[1]
     assert abs(sum(x * x for x in vectors[0]) - 1.0) < 1e-9
+
+
+def test_evidence_the_chunk_does_not_contain_is_dropped(openai_stub: OpenAIStub, llm_settings: Settings) -> None:
+    payload = _graph(
+        [("Sam Altman", "Person"), ("OpenAI", "Organization")],
+        [("Sam Altman", "Person", "CEO_OF", "OpenAI", "Organization")],
+        evidence="Altman has led OpenAI since 2019.",  # plausible, but not in the chunk
+    )
+    openai_stub.script(tool_call(payload))
+    extractor = LLMExtractor(llm_settings, load_schema())
+    [rel] = _single(extractor.extract([_chunk()])).relations
+    assert (rel.type, rel.evidence) == ("CEO_OF", None)
+    assert extractor.stats.evidence_dropped == 1
