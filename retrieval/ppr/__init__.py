@@ -1,7 +1,13 @@
 """Personalized PageRank retrieval (HippoRAG 2 / FastGraphRAG style) over a cached CSR snapshot of the graph."""
 
-from retrieval.ppr.config import ChunkScoring, EdgeDirection, GraphOptions, PPRConfig, ScoringOptions
-from retrieval.ppr.engine import PPREngine, WalkGraph, build_walk_graph, personalized_pagerank
+from retrieval.ppr.config import ChunkScoring, EdgeDirection, GraphOptions, PPRConfig, PPRMethod, ScoringOptions
+from retrieval.ppr.engine import (
+    PPREngine,
+    WalkGraph,
+    build_walk_graph,
+    personalized_pagerank,
+    push_personalized_pagerank,
+)
 from retrieval.ppr.export import SnapshotCache, export_snapshot
 from retrieval.ppr.policies import Elbow, RankingPolicy, Threshold, TopK, make_policy, rank
 from retrieval.ppr.retriever import PPRRetriever
@@ -17,6 +23,7 @@ __all__ = [
     "MentionRow",
     "PPRConfig",
     "PPREngine",
+    "PPRMethod",
     "PPRRetriever",
     "RankingPolicy",
     "RelationRow",
@@ -30,5 +37,6 @@ __all__ = [
     "export_snapshot",
     "make_policy",
     "personalized_pagerank",
+    "push_personalized_pagerank",
     "rank",
 ]

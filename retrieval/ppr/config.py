@@ -19,6 +19,12 @@ class ChunkScoring(StrEnum):
     MIXED = "mixed"  # both, each normalised to sum 1, added
 
 
+class PPRMethod(StrEnum):
+    POWER = "power"  # exact power iteration over the whole matrix
+    PUSH = "push"  # approximate forward push: work independent of the graph's size
+    AUTO = "auto"  # power on small graphs, push above `push_above_edges` walk edges
+
+
 class GraphOptions(BaseModel):
     """How the snapshot's weighted adjacency is built from the exported rows."""
 
@@ -39,6 +45,9 @@ class ScoringOptions(BaseModel):
     damping: float = Field(default=0.5, gt=0.0, lt=1.0)  # 0.5 HippoRAG 2, 0.85 FastGraphRAG
     tolerance: float = Field(default=1e-6, gt=0.0)
     max_iterations: int = Field(default=100, ge=1)
+    method: PPRMethod = PPRMethod.AUTO
+    push_epsilon: float = Field(default=1e-6, gt=0.0)  # forward push: residual threshold per out-edge
+    push_above_edges: int = Field(default=500_000, ge=0)  # AUTO switches to push above this many walk edges
     node_specificity: bool = True  # divide a seed's weight by the number of chunks that mention it
     passage_seed_weight: float = Field(default=0.2, ge=0.0, le=1.0)  # share of the restart mass on similar passages
     chunk_scoring: ChunkScoring = ChunkScoring.MIXED

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from retrieval.ppr.config import ChunkScoring, EdgeDirection, GraphOptions, ScoringOptions
+from retrieval.ppr.config import ChunkScoring, EdgeDirection, GraphOptions, PPRMethod, ScoringOptions
 from retrieval.ppr.snapshot import GraphSnapshot
 from retrieval.ppr.synonyms import synonym_pairs
 
@@ -21,10 +21,23 @@ class WalkGraph:
     """The snapshot as a random walk: transposed row-stochastic transition matrix plus what chunk scoring needs."""
 
     snapshot: GraphSnapshot
-    transition_t: sparse.csr_matrix  # N x N, column j holds the out-probabilities of node j
+    transition: sparse.csr_matrix  # N x N, row-stochastic: row i holds the out-probabilities of node i
     dangling: npt.NDArray[np.bool_]  # nodes without out-edges; their mass restarts at the seeds
     rel_incidence: sparse.csr_matrix  # R x E, 1 at both endpoints of each relationship
+    chunk_from_entity: sparse.csc_matrix  # C x E: rel_chunks^T @ rel_incidence, entity -> relationship -> chunk
+    entity_relations: sparse.csr_matrix  # E x R, the relationships each entity takes part in
+    rel_type_ids: npt.NDArray[np.int64]  # R, index into type_names
+    type_names: list[str]
     n_synonym_edges: int = 0
+
+    @property
+    def transition_t(self) -> sparse.csc_matrix:
+        """The transpose (a free CSC view): `transition_t @ r` is one step of the walk."""
+        return self.transition.T
+
+    @property
+    def out_degree(self) -> FloatArray:
+        return np.diff(self.transition.indptr).astype(np.float64)
 
 
 def _relation_edges(snap: GraphSnapshot, opts: GraphOptions) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -75,7 +88,7 @@ def build_walk_graph(snap: GraphSnapshot, opts: GraphOptions) -> WalkGraph:
     adjacency = sparse.csr_matrix((vals[keep], (rows[keep], cols[keep])), shape=(n, n), dtype=np.float64)
     out = np.asarray(adjacency.sum(axis=1)).ravel()
     inv = np.divide(1.0, out, out=np.zeros_like(out), where=out > 0)
-    transition = sparse.diags(inv) @ adjacency
+    transition = sparse.csr_matrix(sparse.diags(inv) @ adjacency)
     incidence = sparse.csr_matrix(
         (
             np.ones(2 * snap.n_relations),
@@ -83,17 +96,23 @@ def build_walk_graph(snap: GraphSnapshot, opts: GraphOptions) -> WalkGraph:
         ),
         shape=(snap.n_relations, snap.n_entities),
     )
+    type_names = sorted(set(snap.rel_types))
+    type_index = {t: i for i, t in enumerate(type_names)}
     return WalkGraph(
         snapshot=snap,
-        transition_t=sparse.csr_matrix(transition.T),
+        transition=transition,
         dangling=out <= 0,
         rel_incidence=incidence,
+        chunk_from_entity=sparse.csc_matrix(snap.rel_chunks.T @ incidence),
+        entity_relations=sparse.csr_matrix(incidence.T),
+        rel_type_ids=np.asarray([type_index[t] for t in snap.rel_types], dtype=np.int64),
+        type_names=type_names,
         n_synonym_edges=n_syn,
     )
 
 
 def personalized_pagerank(
-    transition_t: sparse.csr_matrix,
+    transition_t: sparse.spmatrix,
     restart: FloatArray,
     damping: float,
     dangling: npt.NDArray[np.bool_] | None = None,
@@ -117,6 +136,51 @@ def personalized_pagerank(
     return r, iterations
 
 
+def push_personalized_pagerank(
+    transition: sparse.csr_matrix,
+    restart: FloatArray,
+    damping: float,
+    dangling: npt.NDArray[np.bool_] | None = None,
+    epsilon: float = 1e-6,
+    max_rounds: int = 200,
+) -> tuple[FloatArray, int]:
+    """Approximate PPR by synchronous forward push (Andersen, Chung, Lang 2006), vectorised.
+
+    A node pushes while its residual is at least `epsilon` times its out-degree, so hubs push rarely and the work is
+    bounded by about 1/(epsilon (1 - damping)) edge visits whatever the graph's size. Estimates are a lower bound of
+    the exact scores; the residual mass left below the thresholds is not redistributed.
+    """
+    total = restart.sum()
+    if total <= 0:
+        raise ValueError("the restart vector needs positive mass")
+    p = restart / total
+    n = transition.shape[0]
+    indptr, indices, data = transition.indptr, transition.indices, transition.data
+    threshold = epsilon * np.maximum(np.diff(indptr), 1)
+    estimate = np.zeros(n)
+    residual = p.copy()
+    rounds = 0
+    for rounds in range(1, max_rounds + 1):  # noqa: B007 - the count is returned
+        active = np.flatnonzero(residual >= threshold)
+        if len(active) == 0:
+            break
+        mass = residual[active]
+        residual[active] = 0.0
+        estimate[active] += (1.0 - damping) * mass
+        starts = indptr[active]
+        lengths = indptr[active + 1] - starts
+        edges = int(lengths.sum())
+        if edges:
+            offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(edges)
+            weights = np.repeat(damping * mass, lengths) * data[offsets]
+            residual += np.bincount(indices[offsets], weights=weights, minlength=n)
+        if dangling is not None:
+            leaked = mass[dangling[active]].sum()
+            if leaked:
+                residual += damping * leaked * p
+    return estimate, rounds
+
+
 @dataclass
 class PPRRun:
     entity_scores: FloatArray
@@ -129,6 +193,19 @@ def _normalised(v: FloatArray) -> FloatArray:
     return v / total if total > 0 else v
 
 
+def _normalised_map(weights: Mapping[int, float]) -> dict[int, float]:
+    total = sum(w for w in weights.values() if w > 0)
+    return {k: w / total for k, w in weights.items() if w > 0} if total > 0 else {}
+
+
+def _blend(first: Mapping[int, float], second: Mapping[int, float], share: float) -> dict[int, float]:
+    """(1 - share) * first + share * second, for two distributions given as sparse maps."""
+    out = {k: (1.0 - share) * w for k, w in first.items()}
+    for k, w in second.items():
+        out[k] = out.get(k, 0.0) + share * w
+    return out
+
+
 class PPREngine:
     """Seeds in, chunk and entity scores out, over one walk graph."""
 
@@ -136,25 +213,35 @@ class PPREngine:
         self.walk = walk
         self.options = options
         self._chunk_counts = walk.snapshot.chunk_counts()
-        self._entity_relations = sparse.csr_matrix(walk.rel_incidence.T)  # E x R
 
-    def relation_cues(self, entity_seeds: Mapping[int, float], relevance: Mapping[str, float]) -> FloatArray:
+    @property
+    def uses_push(self) -> bool:
+        method = self.options.method
+        if method is PPRMethod.AUTO:
+            return self.walk.transition.nnz > self.options.push_above_edges
+        return method is PPRMethod.PUSH
+
+    def relation_cues(self, entity_seeds: Mapping[int, float], relevance: Mapping[str, float]) -> dict[int, float]:
         """Seed mass moved to the neighbours (and kept on the seeds) in proportion to how relevant each
         relationship's type is to the question: "the director of X" sends X's mass to X's DIRECTED neighbour."""
-        snap = self.walk.snapshot
-        cues = np.zeros(snap.n_nodes)
+        walk, snap = self.walk, self.walk.snapshot
+        type_relevance = np.array([relevance.get(t, 0.0) for t in walk.type_names])
+        cues: dict[int, float] = {}
         for idx, weight in entity_seeds.items():
-            rels = self._entity_relations.indices[
-                self._entity_relations.indptr[idx] : self._entity_relations.indptr[idx + 1]
+            rels = walk.entity_relations.indices[
+                walk.entity_relations.indptr[idx] : walk.entity_relations.indptr[idx + 1]
             ]
-            for r in rels:
-                rel_w = relevance.get(snap.rel_types[r], 0.0)
-                if rel_w <= 0:
-                    continue
-                other = snap.rel_target[r] if snap.rel_source[r] == idx else snap.rel_source[r]
-                cues[other] += weight * rel_w
-                cues[idx] = max(cues[idx], weight * rel_w)
-        return _normalised(cues)
+            rel_w = type_relevance[walk.rel_type_ids[rels]]
+            keep = rel_w > 0
+            if not keep.any():
+                continue
+            rels, rel_w = rels[keep], weight * rel_w[keep]
+            others = np.where(snap.rel_source[rels] == idx, snap.rel_target[rels], snap.rel_source[rels])
+            uniq, inverse = np.unique(others, return_inverse=True)
+            for node, mass in zip(uniq.tolist(), np.bincount(inverse, weights=rel_w).tolist(), strict=True):
+                cues[node] = cues.get(node, 0.0) + mass
+            cues[idx] = max(cues.get(idx, 0.0), float(rel_w.max()))
+        return _normalised_map(cues)
 
     def restart_vector(
         self,
@@ -162,29 +249,27 @@ class PPREngine:
         passage_seeds: Mapping[int, float],
         relevance: Mapping[str, float] | None = None,
     ) -> FloatArray:
+        """Entity seeds (score / chunk count), blended with relation cues, then with passage seeds; sums to 1."""
         snap = self.walk.snapshot
-        entity_part = np.zeros(snap.n_nodes)
+        entity_part: dict[int, float] = {}
         for idx, score in entity_seeds.items():
-            weight = score
-            if self.options.node_specificity:
-                weight /= max(self._chunk_counts[idx], 1.0)
-            entity_part[idx] += weight
-        entity_part = _normalised(entity_part)
+            specificity = max(self._chunk_counts[idx], 1.0) if self.options.node_specificity else 1.0
+            entity_part[idx] = entity_part.get(idx, 0.0) + score / specificity
+        entity_part = _normalised_map(entity_part)
         cue_share = self.options.relation_cue_weight
-        if relevance and cue_share > 0:
+        if relevance and cue_share > 0 and entity_part:
             cues = self.relation_cues(entity_seeds, relevance)
-            if cues.any():
-                entity_part = (1.0 - cue_share) * entity_part + cue_share * cues
-        passage_part = np.zeros(snap.n_nodes)
-        for idx, score in passage_seeds.items():
-            passage_part[snap.n_entities + idx] += max(score, 0.0)
-        entity_part, passage_part = _normalised(entity_part), _normalised(passage_part)
-        if not passage_part.any():
-            return entity_part
-        if not entity_part.any():
-            return passage_part
-        share = self.options.passage_seed_weight
-        return (1.0 - share) * entity_part + share * passage_part
+            if cues:
+                entity_part = _blend(entity_part, cues, cue_share)
+        passage_part = _normalised_map({snap.n_entities + i: max(s, 0.0) for i, s in passage_seeds.items()})
+        if entity_part and passage_part:
+            combined = _blend(entity_part, passage_part, self.options.passage_seed_weight)
+        else:
+            combined = entity_part or passage_part
+        restart = np.zeros(snap.n_nodes)
+        if combined:
+            restart[np.fromiter(combined.keys(), dtype=np.int64)] = np.fromiter(combined.values(), dtype=np.float64)
+        return restart
 
     def run(
         self,
@@ -193,14 +278,15 @@ class PPREngine:
         relevance: Mapping[str, float] | None = None,
     ) -> PPRRun:
         restart = self.restart_vector(entity_seeds, passage_seeds or {}, relevance)
-        scores, iterations = personalized_pagerank(
-            self.walk.transition_t,
-            restart,
-            self.options.damping,
-            self.walk.dangling,
-            self.options.tolerance,
-            self.options.max_iterations,
-        )
+        opts = self.options
+        if self.uses_push:
+            scores, iterations = push_personalized_pagerank(
+                self.walk.transition, restart, opts.damping, self.walk.dangling, opts.push_epsilon
+            )
+        else:
+            scores, iterations = personalized_pagerank(
+                self.walk.transition_t, restart, opts.damping, self.walk.dangling, opts.tolerance, opts.max_iterations
+            )
         n_e = self.walk.snapshot.n_entities
         entity_scores = scores[:n_e]
         return PPRRun(entity_scores, self.chunk_scores(scores), iterations)
@@ -211,8 +297,13 @@ class PPREngine:
         mode = self.options.chunk_scoring
         if mode is ChunkScoring.PASSAGE:
             return passage
-        relation_scores = self.walk.rel_incidence @ scores[:n_e]
-        via_relations = np.asarray(self.walk.snapshot.rel_chunks.T @ relation_scores).ravel()
+        entity_scores = scores[:n_e]
+        touched = np.flatnonzero(entity_scores)
+        if len(touched) < n_e // 10:  # push leaves most entities at zero: multiply only their columns
+            via_relations = self.walk.chunk_from_entity[:, touched] @ entity_scores[touched]
+        else:
+            via_relations = self.walk.chunk_from_entity @ entity_scores
+        via_relations = np.asarray(via_relations).ravel()
         if mode is ChunkScoring.RELATIONS:
             return via_relations
         return _normalised(passage) + _normalised(via_relations)
