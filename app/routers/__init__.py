@@ -19,6 +19,7 @@ V1_PREFIX = "/v1"
 V1_ROUTERS: list[str] = [
     "app.routers.query",
     "app.routers.entities",
+    "app.routers.graph",
 ]
 
 
