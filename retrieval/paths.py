@@ -1,0 +1,234 @@
+"""k-hop neighbourhoods and shortest paths between entities, with provenance: the textbook graph patterns.
+
+Names are resolved with the same fuzzy lookup as GET /v1/entities (exact, prefix, substring, fuzzy). A name that
+fits several entities equally well is ambiguous: the caller gets the candidates (with keys) and may retry with a key.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from core.graph import Graph
+from retrieval.graph.lookup import EntityHit, lookup_entities
+from retrieval.models import MatchTier
+
+MAX_HOPS_NEIGHBORHOOD = 3
+MAX_HOPS_PATH = 6
+DEFAULT_EXCLUDED_TYPES = ("REPORTED_BY",)  # every entity of an article links to its outlet: a hub, not a fact
+CHARS_PER_TOKEN = 4  # the usual approximation for English text
+CANDIDATES_SHOWN = 5
+
+
+class EntityRef(BaseModel):
+    key: str
+    name: str
+    label: str
+
+
+class EntityNotFoundError(LookupError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"no entity matches {name!r}")
+        self.name = name
+
+
+class AmbiguousEntityError(LookupError):
+    def __init__(self, name: str, candidates: list[EntityHit]) -> None:
+        super().__init__(f"{name!r} matches {len(candidates)} entities; retry with one of their keys")
+        self.name = name
+        self.candidates = candidates
+
+
+def resolve_entity(graph: Graph, name: str) -> EntityRef:
+    """An entity key, or the single best lookup hit: unique at its tier, and exact unless the only hit."""
+    by_key = graph.read("graph/entity_by_key", key=name.strip())
+    if by_key:
+        return EntityRef(**by_key[0])
+    hits = lookup_entities(graph, name, limit=CANDIDATES_SHOWN)
+    if not hits:
+        raise EntityNotFoundError(name)
+    best = hits[0]
+    same_tier = [h for h in hits if h.tier == best.tier and h.score == best.score]
+    if len(same_tier) > 1 or (best.tier is not MatchTier.EXACT and len(hits) > 1):
+        raise AmbiguousEntityError(name, hits)
+    return EntityRef(key=best.key, name=best.name, label=best.label)
+
+
+class ChunkSource(BaseModel):
+    chunk_id: str
+    document_id: str | None = None
+    title: str | None = None
+    source: str | None = None
+    published_at: date | None = None
+
+
+class GraphFact(BaseModel):
+    subject: str
+    subject_key: str
+    subject_label: str
+    relationship: str
+    object: str
+    object_key: str
+    object_label: str
+    chunk_ids: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+
+    def render(self) -> str:
+        return f"{self.subject} -[{self.relationship}]-> {self.object}"
+
+
+class Hop(BaseModel):
+    hop: int
+    facts: list[GraphFact]
+    new_facts: int
+    new_entities: int
+    approx_tokens: int  # of the rendered facts plus their evidence added at this hop
+    cumulative_facts: int
+    cumulative_tokens: int
+    truncated: bool  # the hop hit its fact limit; more facts exist at this distance
+
+
+class Neighborhood(BaseModel):
+    entity: EntityRef
+    hops: list[Hop]
+    excluded_types: list[str]
+
+
+def _tokens(fact: GraphFact) -> int:
+    chars = len(fact.render()) + sum(len(e) for e in fact.evidence)
+    return max(1, round(chars / CHARS_PER_TOKEN))
+
+
+def neighborhood(
+    graph: Graph,
+    entity: EntityRef,
+    hops: int,
+    per_hop_limit: int = 50,
+    excluded_types: tuple[str, ...] = DEFAULT_EXCLUDED_TYPES,
+) -> Neighborhood:
+    """Facts within `hops` hops, hop by hop, each hop listing only facts not seen closer to the entity."""
+    if not 1 <= hops <= MAX_HOPS_NEIGHBORHOOD:
+        raise ValueError(f"hops must be between 1 and {MAX_HOPS_NEIGHBORHOOD}")
+    seen_facts: set[str] = set()
+    seen_entities = {entity.key}
+    frontier = [entity.key]
+    out: list[Hop] = []
+    total_facts = total_tokens = 0
+    for hop in range(1, hops + 1):
+        rows = (
+            graph.read(
+                "graph/neighborhood_hop", keys=frontier, exclude_types=list(excluded_types), limit=per_hop_limit + 1
+            )
+            if frontier
+            else []
+        )
+        truncated = len(rows) > per_hop_limit
+        facts: list[GraphFact] = []
+        next_frontier: list[str] = []
+        for row in rows[:per_hop_limit]:
+            if row["id"] in seen_facts:
+                continue
+            seen_facts.add(row["id"])
+            facts.append(GraphFact(**{k: v for k, v in row.items() if k != "id"}))
+            for key in (row["subject_key"], row["object_key"]):
+                if key not in seen_entities:
+                    seen_entities.add(key)
+                    next_frontier.append(key)
+        tokens = sum(_tokens(f) for f in facts)
+        total_facts += len(facts)
+        total_tokens += tokens
+        out.append(
+            Hop(
+                hop=hop,
+                facts=facts,
+                new_facts=len(facts),
+                new_entities=len(next_frontier),
+                approx_tokens=tokens,
+                cumulative_facts=total_facts,
+                cumulative_tokens=total_tokens,
+                truncated=truncated,
+            )
+        )
+        frontier = next_frontier
+    return Neighborhood(entity=entity, hops=out, excluded_types=list(excluded_types))
+
+
+class PathStep(BaseModel):
+    """One hop of a path, in the direction walked (`from_entity` -> `to_entity`), with the stored fact's direction."""
+
+    step: int
+    from_entity: EntityRef
+    to_entity: EntityRef
+    fact: GraphFact
+    forward: bool  # True when the stored relationship points from `from_entity` to `to_entity`
+    sources: list[ChunkSource] = Field(default_factory=list)
+
+
+class EntityPath(BaseModel):
+    source: EntityRef
+    target: EntityRef
+    length: int
+    steps: list[PathStep]
+
+
+class NoPathError(LookupError):
+    def __init__(self, source: EntityRef, target: EntityRef, max_hops: int) -> None:
+        super().__init__(f"no path between {source.name!r} and {target.name!r} within {max_hops} hops")
+        self.max_hops = max_hops
+
+
+def _published(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+def shortest_path(
+    graph: Graph,
+    source: EntityRef,
+    target: EntityRef,
+    max_hops: int = MAX_HOPS_PATH,
+    excluded_types: tuple[str, ...] = DEFAULT_EXCLUDED_TYPES,
+) -> EntityPath:
+    """One shortest path over entity-entity facts; raises NoPathError when none exists within `max_hops`."""
+    if not 1 <= max_hops <= MAX_HOPS_PATH:
+        raise ValueError(f"max_hops must be between 1 and {MAX_HOPS_PATH}")
+    if source.key == target.key:
+        raise ValueError("source and target are the same entity")
+    rows = graph.read(
+        f"graph/shortest_path_{max_hops}", source=source.key, target=target.key, exclude_types=list(excluded_types)
+    )
+    if not rows:
+        raise NoPathError(source, target, max_hops)
+    nodes = [EntityRef(**n) for n in rows[0]["nodes"]]
+    by_key = {n.key: n for n in nodes}
+    chunk_ids = sorted({c for h in rows[0]["hops"] for c in h["chunk_ids"]})
+    sources = {
+        r["chunk_id"]: ChunkSource(**{**r, "published_at": _published(r["published_at"])})
+        for r in (graph.read("graph/chunk_sources", ids=chunk_ids) if chunk_ids else [])
+    }
+    steps = []
+    for i, hop in enumerate(rows[0]["hops"]):
+        subj, obj = by_key[hop["subject_key"]], by_key[hop["object_key"]]
+        fact = GraphFact(
+            subject=subj.name,
+            subject_key=subj.key,
+            subject_label=subj.label,
+            relationship=hop["relationship"],
+            object=obj.name,
+            object_key=obj.key,
+            object_label=obj.label,
+            chunk_ids=hop["chunk_ids"],
+            evidence=hop["evidence"],
+        )
+        steps.append(
+            PathStep(
+                step=i + 1,
+                from_entity=nodes[i],
+                to_entity=nodes[i + 1],
+                fact=fact,
+                forward=subj.key == nodes[i].key,
+                sources=[sources[c] for c in hop["chunk_ids"] if c in sources],
+            )
+        )
+    return EntityPath(source=source, target=target, length=len(steps), steps=steps)
