@@ -1,0 +1,2 @@
+UNWIND $rows AS row
+CREATE (:BenchNode {id: row.id, name: row.name, text: row.text})
