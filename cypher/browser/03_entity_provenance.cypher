@@ -1,7 +1,7 @@
 // An entity (by name or alias): its key, aliases, the chunks that mention it, and every fact with its evidence.
-// Set: :param name => 'Sam Bankman-Fried'
+// Set: :param entity => 'Sam Bankman-Fried'
 MATCH (e:Entity)
-WHERE e.name = $name OR $name IN e.aliases
+WHERE e.name = $entity OR $entity IN e.aliases
 OPTIONAL MATCH (c:Chunk)-[m:MENTIONS]->(e)
 WITH e, collect({chunk: c.id, title: c.title, count: m.count}) AS mentioned_in
 OPTIONAL MATCH (e)-[r]-(other:Entity)
