@@ -43,7 +43,7 @@ def eval_command(
         typer.Option(
             "--systems",
             "-s",
-            help="Modes to run (repeat or comma-separate; default: every registered mode); 'oracle' = the ceiling.",
+            help="Modes to run, comma-separated; 'all' (default) = every registered mode; 'oracle' = the ceiling.",
         ),
     ] = None,
     top_k: Annotated[int, typer.Option(min=1, max=100, help="Chunks retrieved per question.")] = 10,

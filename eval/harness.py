@@ -47,13 +47,20 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def expand_systems(names: list[str]) -> list[str]:
+    """`all` (or nothing) means every registered mode; order kept, duplicates dropped."""
+    registered = [name for name in available_systems() if name != ORACLE]
+    expanded = [m for name in (names or ["all"]) for m in (registered if name == "all" else [name])]
+    return list(dict.fromkeys(expanded))
+
+
 def evaluate(options: EvalOptions, settings: Settings) -> EvalOutcome:
     """Load and select the questions, check stores against the corpus, run (resuming), then report."""
     question_set = load_questions(options.questions)
     corpus = load_corpus(options.corpus)
     questions = select(question_set, types=options.types, sample_size=options.sample, seed=options.seed)
     questions = questions[: options.limit] if options.limit else questions
-    systems = options.systems or [name for name in available_systems() if name != ORACLE]
+    systems = expand_systems(options.systems)
     with SystemBuilder(settings) as builder:
         retrievers = builder.retrievers(systems, questions)
         answerer = builder.answerer(options.answerer) if options.answers else None

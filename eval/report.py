@@ -32,7 +32,12 @@ METRIC_LABELS = {
     "article_precision_at_10": "ArtP@10",
     "article_recall_at_10": "ArtR@10",
 }
-SHORT_TYPE = {"inference_query": "inference", "comparison_query": "comparison", "temporal_query": "temporal"}
+SHORT_TYPE = {
+    "inference_query": "inference",
+    "comparison_query": "comparison",
+    "temporal_query": "temporal",
+    "null_query": "null",
+}
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -165,7 +170,7 @@ def render_markdown(manifest: RunManifest, summaries: Sequence[SystemSummary], c
 
 
 def _per_type_chart(summaries: Sequence[SystemSummary], metric: str, path: Path) -> None:
-    types = [t for t in SHORT_TYPE if any(t in s.by_type for s in summaries)]
+    types = [t for t in SHORT_TYPE if t != "null_query" and any(t in s.by_type for s in summaries)]
     groups = [*types, "all"]
     width = 0.8 / max(len(summaries), 1)
     fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(groups), 4))
@@ -178,6 +183,27 @@ def _per_type_chart(summaries: Sequence[SystemSummary], metric: str, path: Path)
     ax.set_ylim(0, 1)
     ax.set_ylabel(METRIC_LABELS[metric])
     ax.set_title(f"{METRIC_LABELS[metric]} per question type")
+    ax.legend(fontsize="small", ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _answer_chart(summaries: Sequence[SystemSummary], path: Path) -> None:
+    """Strict answer accuracy per question type (null = correct abstention)."""
+    types = [t for t in SHORT_TYPE if any(t in s.by_type for s in summaries)]
+    groups = [*types, "all"]
+    width = 0.8 / max(len(summaries), 1)
+    fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(groups), 4))
+    for i, summary in enumerate(summaries):
+        metrics = [summary.by_type.get(t) for t in types] + [summary.overall]
+        values = [m.answers.strict_accuracy if m and m.answers else 0.0 for m in metrics]
+        ax.bar([g + i * width for g in range(len(groups))], values, width, label=summary.system)
+    ax.set_xticks([g + width * (len(summaries) - 1) / 2 for g in range(len(groups))])
+    ax.set_xticklabels([SHORT_TYPE.get(g, g) for g in groups])
+    ax.set_ylim(0, 1)
+    answerer = next((s.overall.answers.answerer for s in summaries if s.overall.answers), "")
+    ax.set_title(f"Strict answer accuracy per question type ({answerer})")
     ax.legend(fontsize="small", ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -206,6 +232,10 @@ def write_charts(out: Path, summaries: Sequence[SystemSummary], records: dict[st
     for metric in ("perfect_at_10", "perfect_at_4", "map_at_10"):
         path = charts / f"per_type_{metric}.png"
         _per_type_chart(summaries, metric, path)
+        paths.append(path)
+    if any(s.overall.answers for s in summaries):
+        path = charts / "per_type_strict_accuracy.png"
+        _answer_chart(summaries, path)
         paths.append(path)
     latency = charts / "latency.png"
     _latency_chart(records, latency)
