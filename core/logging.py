@@ -12,7 +12,11 @@ from typing import Any
 request_id_var: ContextVar[str | None] = ContextVar("graphwire_request_id", default=None)
 
 # Attributes every LogRecord has; anything else on a record came from `extra=` and is logged as a field.
-_STANDARD_ATTRS = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message", "asctime"}
+_STANDARD_ATTRS = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
+    "message",
+    "asctime",
+    "color_message",  # uvicorn's ANSI-coloured copy of the message
+}
 _HANDLER_NAME = "graphwire"
 
 
