@@ -64,7 +64,7 @@ EVENT_HEAD_WORDS = frozenset(
 # Role words spaCy often glues to an organisation ("Brightwater Bank CFO"); they belong to the person.
 _TRAILING_ROLE = re.compile(r"\s+(?:CEO|CFO|CTO|COO|CMO|chief|founder|co-founder|boss|chairman|president)$")
 # A stronger claim between the same pair replaces the weaker one ("chief executive of" is not also WORKS_FOR).
-SUPERSEDES = {"CEO_OF": "WORKS_FOR", "OWNS": "INVESTED_IN", "FOUNDED": "WORKS_FOR"}
+SUPERSEDES = {"CEO_OF": "WORKS_FOR", "OWNS": "INVESTED_IN"}
 # Between the subject and the rest: an appositive (", the former CEO of FTX,") the pattern may skip over.
 _APPOSITIVE = re.compile(r"^,[^,;.\x00]{0,60}(?:\x00[^,;.\x00]{0,30})?,(?=\s)")
 

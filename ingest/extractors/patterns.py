@@ -34,8 +34,8 @@ _ROLE = (
     r"(?:president|vice[- ]president|vp|chairman|chairwoman|chair|chief\s+\w+\s+officer|cto|cfo|coo|cmo|cio|"
     r"head\s+of\s+\w+|director|managing\s+director|executive|senior\s+executive|engineer|software\s+engineer|"
     r"researcher|scientist|spokesperson|spokesman|spokeswoman|reporter|editor|correspondent|analyst|economist|"
-    r"general\s+partner|partner|board\s+member|member\s+of\s+the\s+board|director\s+on\s+the\s+board|lawyer|"
-    r"attorney|general\s+counsel|head\s+coach|coach|manager|player|striker|forward|midfielder|defender|goalkeeper|"
+    r"general\s+partner|partner|board\s+member|member\s+of\s+the\s+board|director\s+on\s+the\s+board|"
+    r"general\s+counsel|head\s+coach|coach|boss|head|manager|player|striker|forward|midfielder|defender|goalkeeper|"
     r"quarterback|pitcher|guard|winger|captain|employee|staffer|designer|developer|producer)"
 )
 _THE = r"(?:the\s+)?"
@@ -101,12 +101,12 @@ PATTERNS: tuple[RelationPattern, ...] = (
     _p("named_ceo", "CEO_OF", PER, ORG_PUB, rf"\s+(?:was\s+|has\s+been\s+|is\s+)?(?:named|appointed|hired\s+as)\s+(?:the\s+)?(?:new\s+|interim\s+)?{_CEO}\s+(?:of|at)\s+{_THE}"),
     # WORKS_FOR
     _p("role_apposition", "WORKS_FOR", PER, ORG_PUB, rf",?\s+(?:who\s+is\s+|who\s+was\s+|is\s+|was\s+|as\s+)?{_MOD}(?:[a-z]+\s+)?{_ROLE}\s+(?:of|at|for|with)\s+{_THE}"),
-    _p("org_role_name", "WORKS_FOR", PER, ORG_PUB, rf"(?:'s)?\s+{_MOD}{_ROLE},?\s+", reverse=True),
+    _p("org_role_name", "WORKS_FOR", PER, ORG_PUB, rf"(?:'s)?\s+{_MOD}(?-i:[a-z]+\s+)?{_ROLE},?\s+", reverse=True),
     _p("works_for", "WORKS_FOR", PER, ORG_PUB, rf",?\s+(?:who\s+)?{_AUX}(?:works|worked|working|plays|played|playing|signed|joined|rejoined|re-signed)\s+(?:for\s+|at\s+|with\s+)?{_THE}"),
     # FOUNDED
     _p("founded", "FOUNDED", PER_ORG, frozenset({"Organization", "Publication", "Product"}), rf",?\s+(?:who\s+|which\s+)?{_AUX}(?:co-?)?founded\s+{_THE}"),
     _p("founder_of", "FOUNDED", PER, ORG_PUB, rf",?\s+(?:who\s+is\s+|is\s+|was\s+)?(?:the\s+|a\s+|its\s+)?(?:billionaire\s+)?(?:co-?)?founder\s+(?:and\s+(?:former\s+)?(?:ceo|chief\s+executive|chairman|president)\s+)?of\s+{_THE}"),
-    _p("org_founder_name", "FOUNDED", PER, ORG_PUB, r"(?:'s)?\s+(?:co-?)?founder(?:\s+and\s+(?:ceo|chief\s+executive))?,?\s+", reverse=True),
+    _p("org_founder_name", "FOUNDED", PER, ORG_PUB, r"(?:'s)?\s+(?:co-?)?founder(?:\s+and\s+(?:former\s+)?(?:ceo|cto|cfo|coo|president|chairman|chief\s+\w+(?:\s+officer)?))?,?\s+", reverse=True),
     _p("founded_by", "FOUNDED", PER_ORG, ORG_PUB, rf",?\s+(?:which\s+was\s+|that\s+was\s+|was\s+|were\s+)?(?:co-?)?founded\s+(?:in\s+\d{{4}}\s+)?by\s+{_THE}", reverse=True),
     # OWNS
     _p("acquired", "OWNS", PER_ORG, frozenset({"Organization", "Publication", "Product", "CreativeWork"}), rf"\s+{_AUX}(?:acquired|bought|owns|purchased|took\s+over|completed\s+(?:its|the|their)\s+(?:acquisition|purchase)\s+of)\s+(?:the\s+|rival\s+|startup\s+)?"),
@@ -121,6 +121,7 @@ PATTERNS: tuple[RelationPattern, ...] = (
     _p("investment_in", "INVESTED_IN", PER_ORG, ORG, r"'s\s+(?:\$[\d.,]+\s*\w*\s+)?(?:investment|minority\s+stake|stake)\s+in\s+"),
     _p("raised_from", "INVESTED_IN", PER_ORG, ORG, rf"\s+{_AUX}(?:raised|secured|received|closed)\s+[^\x00.;]{{0,60}}?\s+from\s+(?:investors?\s+(?:including|such\s+as|like)\s+)?{_LIST}", reverse=True),
     _p("backed_by", "INVESTED_IN", PER_ORG, ORG, rf",?\s+(?:which\s+is\s+|which\s+was\s+|is\s+|was\s+)?(?:backed|funded)\s+by\s+(?:investors?\s+(?:including|such\s+as|like)\s+)?{_LIST}", reverse=True),
+    _p("org_investor_name", "INVESTED_IN", PER_ORG, ORG, r"(?:'s)?\s+(?:early\s+|major\s+|lead\s+)?(?:investors?|backers?),?\s+", reverse=True),
     _p("x_backed", "INVESTED_IN", PER_ORG, ORG, r"-backed\s+(?:startup\s+|company\s+|firm\s+)?"),
     # SUED
     _p("sued", "SUED", PER_ORG, PER_ORG, rf"\s+{_AUX}(?:sued|sues|is\s+suing|filed\s+(?:a\s+)?(?:lawsuit|suit|complaint|case)\s+against|files\s+(?:a\s+)?(?:lawsuit|suit|complaint)\s+against|took\s+legal\s+action\s+against|brought\s+(?:a\s+)?(?:lawsuit|suit|case)\s+against)\s+{_THE}"),

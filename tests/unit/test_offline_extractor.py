@@ -47,6 +47,7 @@ CASES = [
     ("investment_in", "Paradigm Ventures's stake in Lumen Labs doubled.", ("Paradigm Ventures", "INVESTED_IN", "Lumen Labs")),
     ("raised_from", "Lumen Labs raised $40 million from Paradigm Ventures.", ("Paradigm Ventures", "INVESTED_IN", "Lumen Labs")),
     ("backed_by", "Lumen Labs, which is backed by Paradigm Ventures, hired staff.", ("Paradigm Ventures", "INVESTED_IN", "Lumen Labs")),
+    ("org_investor_name", "Lumen Labs investor Paradigm Ventures sold shares.", ("Paradigm Ventures", "INVESTED_IN", "Lumen Labs")),
     ("x_backed", "Paradigm Ventures-backed Lumen Labs hired staff.", ("Paradigm Ventures", "INVESTED_IN", "Lumen Labs")),
     ("sued", "Vantor Dynamics sued Corvid Silicon on Monday.", ("Vantor Dynamics", "SUED", "Corvid Silicon")),
     ("lawsuit_against", "Vantor Dynamics's patent lawsuit against Corvid Silicon was dismissed.", ("Vantor Dynamics", "SUED", "Corvid Silicon")),
@@ -118,6 +119,19 @@ def test_chief_executive_is_not_also_works_for(extractor: OfflineExtractor) -> N
     assert _triples(extractor, "Ada Park, the chief executive of Lumen Labs, spoke.") == {
         ("Ada Park", "CEO_OF", "Lumen Labs")
     }
+
+
+def test_role_modifiers_and_founder_titles(extractor: OfflineExtractor) -> None:
+    assert _triples(extractor, "Lumen Labs's search head Ben Ortiz testified.") == {
+        ("Ben Ortiz", "WORKS_FOR", "Lumen Labs")
+    }
+    assert _triples(extractor, "Lumen Labs co-founder and former CTO Ben Ortiz pleaded guilty.") == {
+        ("Ben Ortiz", "FOUNDED", "Lumen Labs"),
+        ("Ben Ortiz", "WORKS_FOR", "Lumen Labs"),
+    }
+    assert _triples(extractor, "Lumen Labs CTO Ben Ortiz spoke.") == {("Ben Ortiz", "WORKS_FOR", "Lumen Labs")}
+    assert _triples(extractor, "Lumen Labs Berlin Ben Ortiz spoke.") == set()  # a capitalised word is no role
+    assert _triples(extractor, "Ada Park's attorney Ben Ortiz spoke.") == set()  # a lawyer is not an employee
 
 
 def test_appositive_between_subject_and_verb_is_skipped(extractor: OfflineExtractor) -> None:
