@@ -23,6 +23,6 @@ WITH c, entities, mentions, day, ws,
 WHERE day IS NULL OR size(ws) = 0 OR in_window
 RETURN c.id AS chunk_id, c.document_id AS document_id, c.title AS title, c.source AS source,
        c.published_at AS published_at, c.text AS text, entities, mentions,
-       c.source IN $sources AS named, in_window
+       coalesce(c.source IN $sources, false) AS named, coalesce(in_window, false) AS in_window
 ORDER BY entities DESC, named DESC, in_window DESC, mentions DESC, chunk_id
 LIMIT $limit

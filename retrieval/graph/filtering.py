@@ -7,6 +7,7 @@ appear that is not in the graph.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from core.settings import Settings
 from retrieval.graph.models import CandidateChunk, RawFact, TemplateOutput
@@ -42,6 +43,18 @@ def overlap(question_terms: set[str], text: str) -> float:
     if not question_terms:
         return 0.0
     return len(question_terms & content_terms(text)) / len(question_terms)
+
+
+@lru_cache(maxsize=50_000)
+def _chunk_terms(chunk_id: str, text: str) -> frozenset[str]:
+    return frozenset(content_terms(text))
+
+
+def chunk_overlap(question_terms: set[str], chunk: CandidateChunk) -> float:
+    """`overlap` for a chunk, with its terms cached by (id, text): chunks recur across questions."""
+    if not question_terms:
+        return 0.0
+    return len(question_terms & _chunk_terms(chunk.chunk_id, chunk.text)) / len(question_terms)
 
 
 def _fact_relevance(raw: RawFact, question_terms: set[str]) -> float:
@@ -103,7 +116,7 @@ def rank_chunks(
             if chunk is None or chunk_id in entries:
                 continue
             evidence = fact.evidence[i] if i < len(fact.evidence) else None
-            sort_key: tuple[float, ...] = (_BUCKET[fact.tier], -float(chunk.named), -overlap(terms, chunk.text), rank)
+            sort_key: tuple[float, ...] = (_BUCKET[fact.tier], -float(chunk.named), -chunk_overlap(terms, chunk), rank)
             entries[chunk_id] = (sort_key, chunk, evidence)
     for chunk in candidates:
         if chunk.chunk_id in entries:
@@ -113,7 +126,7 @@ def rank_chunks(
             -float(chunk.entities),
             -float(chunk.named),
             -float(chunk.in_window),
-            -overlap(terms, chunk.text),
+            -chunk_overlap(terms, chunk),
         )
         entries[chunk.chunk_id] = (sort_key, chunk, None)
     ordered = sorted(entries.values(), key=lambda entry: entry[0])

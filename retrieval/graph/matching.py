@@ -83,11 +83,15 @@ class EntityMatcher:
 
     def match(self, analysis: QuestionAnalysis, index: NameIndex) -> list[EntityMatch]:
         matches: dict[str, EntityMatch] = {}
+        pending: list[Mention] = []
         for mention in analysis.mentions:
-            for found in self.match_mention(mention, index):
-                current = matches.get(found.key)
-                if current is None or _TIER_RANK[found.tier] < _TIER_RANK[current.tier]:
-                    matches[found.key] = found
+            found = self._exact(mention, index)
+            if found:
+                self._keep(matches, found)
+            else:
+                pending.append(mention)
+        for mention, nodes in zip(pending, self._fulltext_candidates(pending), strict=True):
+            self._keep(matches, self._partial(mention, nodes))
         for pub in analysis.publications:
             matches.setdefault(
                 pub.key,
@@ -97,16 +101,28 @@ class EntityMatcher:
             )
         return list(matches.values())
 
+    @staticmethod
+    def _keep(matches: dict[str, EntityMatch], found: list[EntityMatch]) -> None:
+        for match in found:
+            current = matches.get(match.key)
+            if current is None or _TIER_RANK[match.tier] < _TIER_RANK[current.tier]:
+                matches[match.key] = match
+
     def match_mention(self, mention: Mention, index: NameIndex) -> list[EntityMatch]:
-        norm = normalise(mention.text)
+        """One mention alone: exact through the name index, else partial/fuzzy through the full-text index."""
+        return self._exact(mention, index) or self._partial(mention, self._fulltext_candidates([mention])[0])
+
+    def _exact(self, mention: Mention, index: NameIndex) -> list[EntityMatch]:
         exact = [node for variant in name_variants(mention.text) for node in index.lookup(variant)]
         for alias in mention.aliases:
             exact += [node for variant in name_variants(alias) for node in index.lookup(variant)]
         exact = [node for node in exact if node.label != PUBLICATION]
-        if exact:
-            return self._top(mention, [(node, MatchTier.EXACT, 100.0) for node in dict.fromkeys(exact)])
+        return self._top(mention, [(node, MatchTier.EXACT, 100.0) for node in dict.fromkeys(exact)])
+
+    def _partial(self, mention: Mention, nodes: list[NodeRef]) -> list[EntityMatch]:
+        norm = normalise(mention.text)
         scored = []
-        for node in self._fulltext_candidates(norm):
+        for node in nodes:
             result = _best_surface(norm, node, self.policy)
             if result is not None:
                 scored.append((node, result[0], result[1]))
@@ -123,24 +139,32 @@ class EntityMatcher:
             for node, tier, score in chosen
         ]
 
-    def _fulltext_candidates(self, norm: str) -> list[NodeRef]:
-        tokens = norm.split()
-        if not tokens:
-            return []
-        rows = self.graph.read(
-            "retrieve/fulltext_candidates", lucene=_lucene_phrase(tokens), limit=self.policy.candidates
-        )
-        if not rows:
-            lucene = _lucene_fuzzy(tokens, self.policy.min_fuzzy_token_chars)
-            rows = self.graph.read("retrieve/fulltext_candidates", lucene=lucene, limit=self.policy.candidates)
-        nodes = [
-            NodeRef(
+    def _fulltext_candidates(self, mentions: list[Mention]) -> list[list[NodeRef]]:
+        """Candidates per mention: a phrase query for all of them in one read, then a fuzzy one for those left."""
+        tokens = [normalise(m.text).split() for m in mentions]
+        found: list[list[NodeRef]] = [[] for _ in mentions]
+        phrase = [{"id": i, "lucene": _lucene_phrase(t)} for i, t in enumerate(tokens) if t]
+        self._read_candidates(phrase, found)
+        fuzzy = [
+            {"id": i, "lucene": _lucene_fuzzy(t, self.policy.min_fuzzy_token_chars)}
+            for i, t in enumerate(tokens)
+            if t and not found[i]
+        ]
+        self._read_candidates(fuzzy, found)
+        return found
+
+    def _read_candidates(self, queries: list[dict[str, object]], found: list[list[NodeRef]]) -> None:
+        if not queries:
+            return
+        rows = self.graph.read("retrieve/fulltext_candidates", queries=queries, limit=self.policy.candidates)
+        for r in rows:
+            if r["label"] == PUBLICATION:
+                continue
+            node = NodeRef(
                 key=str(r["key"]),
                 name=str(r["name"]),
                 label=str(r["label"]),
                 aliases=tuple(str(a) for a in r["aliases"] or ()),
                 mentions=int(r["mentions"] or 0),
             )
-            for r in rows
-        ]
-        return [node for node in nodes if node.label != PUBLICATION]
+            found[int(r["query"])].append(node)

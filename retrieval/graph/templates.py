@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -15,12 +17,10 @@ from retrieval.models import EntityMatch
 @dataclass(frozen=True)
 class TemplateLimits:
     key: int = 50
-    bridge_paths: int = 60
-    bridge_scan: int = 2000
-    direct_per_entity: int = 15
-    direct_scan: int = 400
-    two_hop_per_entity: int = 6
+    bridge_scan: int = 200  # paths read before filtering (two rows each)
+    direct_per_entity: int = 40
     two_hop_scan: int = 400
+    two_hop_per_entity: int = 12
     candidates: int = 120
 
 
@@ -46,37 +46,43 @@ def query_params(analysis: QuestionAnalysis, matches: list[EntityMatch]) -> dict
 
 
 class TemplateRunner:
+    """Two reads per question, run side by side: the facts (KEY/BRIDGE/DIRECT) and the candidate chunks."""
+
     def __init__(self, graph: Graph, limits: TemplateLimits | None = None) -> None:
         self.graph = graph
         self.limits = limits or TemplateLimits()
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphwire-templates")
 
     def run(self, analysis: QuestionAnalysis, matches: list[EntityMatch]) -> TemplateOutput:
         params = query_params(analysis, matches)
-        out = TemplateOutput()
-        if len(matches) >= 2:
-            out.key = self._facts("retrieve/key_facts", params, limit=self.limits.key)
-            out.bridge = self._bridges(params)
-        if any(m.label != PUBLICATION for m in matches):
-            out.direct = self._facts(
-                "retrieve/direct_facts", params, per_entity=self.limits.direct_per_entity, scan=self.limits.direct_scan
-            )
-            out.direct += self._facts(
-                "retrieve/direct_two_hop",
-                params,
-                per_entity=self.limits.two_hop_per_entity,
-                scan=self.limits.two_hop_scan,
-            )
-        out.candidates = self._candidates(params, matches)
+        candidates = self._pool.submit(self._candidates, params, matches)
+        out = self._facts(params, matches)
+        out.candidates = candidates.result()
         return out
 
-    def _facts(self, name: str, params: dict[str, Any], **limits: int) -> list[RawFact]:
-        return [RawFact.model_validate(row) for row in self.graph.read(name, **params, **limits)]
-
-    def _bridges(self, params: dict[str, Any]) -> list[list[RawFact]]:
+    def _facts(self, params: dict[str, Any], matches: list[EntityMatch]) -> TemplateOutput:
+        limits = self.limits
         rows = self.graph.read(
-            "retrieve/bridge_facts", **params, limit=self.limits.bridge_paths, scan=self.limits.bridge_scan
+            "retrieve/facts",
+            **params,
+            key_limit=limits.key if len(matches) >= 2 else 0,
+            bridge_scan=limits.bridge_scan if len(matches) >= 2 else 0,
+            direct_per_entity=limits.direct_per_entity,
+            two_hop_scan=limits.two_hop_scan,
+            two_hop_per_entity=limits.two_hop_per_entity,
         )
-        return [[RawFact.model_validate(f) for f in row["path"]] for row in rows]
+        out = TemplateOutput()
+        paths: dict[str, list[RawFact]] = defaultdict(list)
+        for row in rows:
+            fact = RawFact.model_validate(row)
+            if row["tier"] == "KEY":
+                out.key.append(fact)
+            elif row["tier"] == "BRIDGE":
+                paths[row["path"]].append(fact)
+            else:
+                out.direct.append(fact)
+        out.bridge = [path for path in paths.values() if len(path) == 2]  # both legs survived the date filter
+        return out
 
     def _candidates(self, params: dict[str, Any], matches: list[EntityMatch]) -> list[CandidateChunk]:
         rows = self.graph.read(
