@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import subprocess
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -47,6 +48,14 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def git_commit() -> str | None:
+    try:
+        done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None
+
+
 def expand_systems(names: list[str]) -> list[str]:
     """`all` (or nothing) means every registered mode; order kept, duplicates dropped."""
     registered = [name for name in available_systems() if name != ORACLE]
@@ -79,6 +88,7 @@ def evaluate(options: EvalOptions, settings: Settings) -> EvalOutcome:
             question_ids=[q.id for q in questions],
             corpus_check={"verdict": check.verdict, **check.model_dump()},
             answerer=getattr(answerer, "name", None),
+            git_commits=[commit] if (commit := git_commit()) else [],
         )
         plan = RunPlan(questions, retrievers, options.out, manifest, answerer=answerer, progress=options.progress)
         new_records = run(plan)

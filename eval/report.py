@@ -147,7 +147,8 @@ def _header(manifest: RunManifest, summaries: Sequence[SystemSummary], command: 
         f"{first.full_metadata if first else 0} with full evidence metadata.",
         f"- Corpus: `{manifest.corpus_path}`. {check.get('verdict', 'Not checked against the stores.')}",
         f"- Systems: {', '.join(manifest.systems)}; top-k {manifest.top_k}; answers: "
-        f"{manifest.answerer if manifest.answers else 'not run (retrieval only)'}.",
+        f"{manifest.answerer if manifest.answers else 'not run (retrieval only)'}; code at commit(s) "
+        f"`{', '.join(manifest.git_commits) or 'unknown'}`.",
         f"- {ATTRIBUTION}",
         "",
     ]

@@ -40,17 +40,19 @@ class RunPlan:
     on_record: Callable[[QuestionRecord], None] | None = field(default=None)
 
 
-def check_resumable(out: Path, manifest: RunManifest) -> None:
-    """Refuse to resume a run folder made with another questions file, depth or answer setting."""
+def check_resumable(out: Path, manifest: RunManifest) -> RunManifest:
+    """Refuse to resume a run folder made with another questions file, depth or answer setting; else merge."""
     previous = load_manifest(out)
     if previous is None:
-        return
+        return manifest
     for key in ("questions_sha256", "top_k", "answers", "corpus_path"):
         before, now = getattr(previous, key), getattr(manifest, key)
         if before != now:
             raise RunMismatchError(
                 f"{out} holds a run with {key}={before!r}, this run asks for {key}={now!r}; use another --out folder"
             )
+    commits = list(dict.fromkeys([*previous.git_commits, *manifest.git_commits]))
+    return manifest.model_copy(update={"git_commits": commits})
 
 
 def _is_finished(record: QuestionRecord | None, top_k: int, answers: bool) -> bool:
@@ -118,8 +120,7 @@ def run_one(
 
 def run(plan: RunPlan) -> dict[str, int]:
     """Run every system over every question, skipping finished records; returns new records per system."""
-    check_resumable(plan.out, plan.manifest)
-    save_manifest(plan.out, plan.manifest)
+    save_manifest(plan.out, check_resumable(plan.out, plan.manifest))
     done: dict[str, int] = {}
     top_k, answers = plan.manifest.top_k, plan.manifest.answers
     for system, retriever in plan.systems.items():
