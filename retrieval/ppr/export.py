@@ -18,7 +18,7 @@ from retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, Relatio
 
 
 def graph_fingerprint(graph: Graph) -> str:
-    """Changes when entities, chunks or relationships are added or removed, or when (:GraphMeta).version is bumped."""
+    """Changes when entities, chunks, MENTIONS or relationships are added or removed (count-store lookups)."""
     rows = graph.read("graph/fingerprint")
     blob = repr(sorted(rows[0].items())) if rows else ""
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
