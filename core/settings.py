@@ -90,6 +90,11 @@ class Settings(BaseSettings):
     excerpt_chars: int = 800  # characters per excerpt
     # personalized PageRank damping (restart probability = 1 - damping)
     ppr_damping: float = Field(default=0.5, gt=0.0, lt=1.0)
+    ppr_method: str = "auto"  # PPR solver: power (exact), push (approximate, for large graphs) or auto
+    # share of the PPR restart mass moved along the relationships a question asks about ("the director of X")
+    ppr_relation_cues: float = Field(default=0.9, ge=0.0, le=1.0)
+    ppr_passage_seeds: float = Field(default=0.2, ge=0.0, le=1.0)  # share of PPR restart mass on similar passages
+    ppr_snapshot_check_s: float = 5.0  # how often PPR checks whether the graph changed (then re-exports it)
 
     # Logging
     log_level: str = "INFO"  # DEBUG, INFO, WARNING or ERROR
