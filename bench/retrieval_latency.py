@@ -7,7 +7,7 @@ Needs a Neo4j holding the graph built from ../shared/data/multihop-rag/corpus.fa
 
 Part 1 runs every question through `GraphRetriever.retrieve` in this process (after a warm-up pass over the first
 `--warmup` questions, so Neo4j's query plans are cached) and reports p50/p95/mean per stage and in total. Part 2
-starts `uvicorn app.main:create_app` on 127.0.0.1 (one worker, the settings from the environment) and sends
+starts `uvicorn app.main:create_app` on 127.0.0.1 (`--workers`, the settings from the environment) and sends
 `--http-requests` POST /v1/retrieve requests from `--concurrency` concurrent clients, cycling through the questions.
 Results go to bench/retrieval_latency.json and .md, with the command line that produced them.
 """
@@ -83,10 +83,10 @@ def in_process(settings: Settings, questions: list[str], top_k: int, warmup: int
     }
 
 
-def _start_server(port: int) -> subprocess.Popen[bytes]:
+def _start_server(port: int, workers: int) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", "127.0.0.1",
-           "--port", str(port), "--workers", "1", "--log-level", "warning", "--no-access-log"]  # fmt: skip
-    env = {**os.environ, "LOG_LEVEL": "WARNING"}
+           "--port", str(port), "--workers", str(workers), "--log-level", "warning", "--no-access-log"]  # fmt: skip
+    env = {**os.environ, "LOG_LEVEL": "WARNING", "NEO4J_APPLY_SCHEMA_ON_START": "false"}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -133,11 +133,12 @@ async def _load(base: str, questions: list[str], requests: int, concurrency: int
     }
 
 
-def over_http(questions: list[str], requests: int, concurrency: int, top_k: int) -> dict[str, Any]:
+def over_http(questions: list[str], requests: int, concurrency: int, top_k: int, workers: int) -> dict[str, Any]:
     port = free_port()
-    server = _start_server(port)
+    server = _start_server(port, workers)
     try:
-        return asyncio.run(_load(f"http://127.0.0.1:{port}", questions, requests, concurrency, top_k))
+        result = asyncio.run(_load(f"http://127.0.0.1:{port}", questions, requests, concurrency, top_k))
+        return {**result, "workers": workers}
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -172,7 +173,8 @@ def _markdown(report: dict[str, Any]) -> str:
         lat = h["latency_ms"]
         lines += [
             "",
-            f"## POST /v1/retrieve over HTTP (uvicorn, 1 worker, 127.0.0.1), concurrency {h['concurrency']}",
+            f"## POST /v1/retrieve over HTTP (uvicorn, {h['workers']} workers, 127.0.0.1), "
+            f"concurrency {h['concurrency']}",
             "",
             f"{h['requests']} requests in {h['elapsed_s']} s: **{h['requests_per_s']} req/s**; latency p50 "
             f"{lat['p50']} ms, p95 {lat['p95']} ms, p99 {lat['p99']} ms; errors: {h['errors'] or 'none'}.",
@@ -190,6 +192,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=100)
     parser.add_argument("--http-requests", type=int, default=2000, help="0 skips the HTTP load test")
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "retrieval_latency")
     args = parser.parse_args()
 
@@ -209,7 +212,7 @@ def main() -> None:
         "in_process": in_process(settings, questions, args.top_k, args.warmup),
     }
     if args.http_requests:
-        report["http"] = over_http(questions, args.http_requests, args.concurrency, args.top_k)
+        report["http"] = over_http(questions, args.http_requests, args.concurrency, args.top_k, args.workers)
     args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     args.out.with_suffix(".md").write_text(_markdown(report), encoding="utf-8")
     print(_markdown(report))

@@ -5,7 +5,8 @@
   ("the supplier of the supplier"), and intermediates that join two question entities;
 - yes/no questions about two named outlets and before/after: compares the dates of each outlet's best chunk;
 - other yes/no questions: "Yes" when a KEY fact with the asked relationship joins the question's entities;
-- everything else, or too little evidence: exactly "Insufficient information." (never a guess).
+- everything else, too little evidence, or a question citing an outlet the graph does not have: exactly
+  "Insufficient information." (never a guess).
 """
 
 from __future__ import annotations
@@ -114,6 +115,10 @@ class ExtractiveAnswerer:
     def answer(self, question: str, result: RetrievalResult) -> Answer:
         if not result.entities or result.details.get("abstain_reason"):
             return self._abstain()
+        if result.details.get("unknown_publications"):
+            return (
+                self._abstain()
+            )  # the question cites an outlet the corpus does not have: its claims cannot be checked
         yes_no = bool(result.details.get("yes_no")) or _looks_yes_no(question)
         if yes_no:
             return self._yes_no(question, result)

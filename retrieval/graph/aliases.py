@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from retrieval.graph.dates import date_windows
 from retrieval.graph.models import Mention, MentionOrigin, PublicationMention, QuestionAnalysis
-from retrieval.graph.names import PUBLICATION, NameIndex, name_variants
+from retrieval.graph.names import PUBLICATION, NameIndex
 from retrieval.graph.text import CALENDAR_WORDS, QUESTION_WORDS, STOPWORDS, Token, normalise, tokenize
 from retrieval.question import QuestionAnalysis as QuestionSignals
 from retrieval.question import analyze_question
@@ -47,38 +47,46 @@ def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
 
 def gazetteer_mentions(tokens: list[Token], index: NameIndex, taken: list[tuple[int, int]]) -> list[Mention]:
     """Longest-first spans whose normalised text is a node name or alias; spans must look like proper nouns."""
+    norms = [normalise(t.text) for t in tokens]
+    free = [not _overlaps(t.start, t.end, taken) for t in tokens]
+    caps = [t.capitalised for t in tokens]
+    lows = [t.text.lower() for t in tokens]
+    noise = [_is_noise(t) for t in tokens]
+
+    def looks_like_name(i: int, n: int) -> bool:
+        if not any(caps[i : i + n]) or lows[i] in _CONNECTORS or lows[i + n - 1] in _CONNECTORS:
+            return False
+        return not (n == 1 and noise[i])
+
     mentions: list[Mention] = []
     i = 0
     while i < len(tokens):
         matched = 0
-        for n in range(min(index.max_tokens, _MAX_SPAN_TOKENS, len(tokens) - i), 0, -1):
-            span = tokens[i : i + n]
-            start, end = span[0].start, span[-1].end
-            if _overlaps(start, end, taken) or not _looks_like_name(span):
+        longest = min(index.max_tokens, _MAX_SPAN_TOKENS, len(tokens) - i)
+        for n in range(longest, 0, -1):
+            if not all(free[i : i + n]) or not looks_like_name(i, n):
                 continue
-            nodes = [
-                node for variant in name_variants(" ".join(t.text for t in span)) for node in index.lookup(variant)
-            ]
-            nodes = [node for node in nodes if node.label != PUBLICATION]
-            if nodes:
-                keys = list(dict.fromkeys(node.key for node in nodes))
+            span = tokens[i : i + n]
+            norm = " ".join(x for x in norms[i : i + n] if x)
+            variants = (norm, norm[4:]) if norm.startswith("the ") else (norm,)
+            keys = [node.key for v in variants for node in index.lookup(v) if node.label != PUBLICATION]
+            if keys:
+                start, end = span[0].start, span[-1].end
                 text = " ".join(t.text for t in span)
-                mentions.append(
-                    Mention(text=text, origin=MentionOrigin.GAZETTEER, start=start, end=end, exact_keys=keys)
+                mention = Mention(
+                    text=text,
+                    origin=MentionOrigin.GAZETTEER,
+                    start=start,
+                    end=end,
+                    exact_keys=list(dict.fromkeys(keys)),
                 )
+                mentions.append(mention)
                 taken.append((start, end))
+                free[i : i + n] = [False] * n
                 matched = n
                 break
         i += matched or 1
     return mentions
-
-
-def _looks_like_name(span: list[Token]) -> bool:
-    if not any(t.capitalised for t in span):
-        return False
-    if span[0].text.lower() in _CONNECTORS or span[-1].text.lower() in _CONNECTORS:
-        return False
-    return not (len(span) == 1 and _is_noise(span[0]))
 
 
 def capitalised_spans(tokens: list[Token], taken: list[tuple[int, int]]) -> list[Mention]:
