@@ -106,3 +106,12 @@ def test_registry_answerer_selection_and_unknown_mode() -> None:
         build_answerer("llm", offline)
     with pytest.raises(UnknownModeError):
         build_retriever("no-such-mode", RetrievalContext(offline))
+
+
+def test_abstains_when_the_question_cites_an_outlet_the_graph_lacks() -> None:
+    cited_elsewhere = SUPPLY_CHAIN.model_copy(update={"details": {"unknown_publications": ["Reuters"]}})
+    answer = ExtractiveAnswerer().answer(
+        "According to Reuters, which company supplies Kestrel Motors?", cited_elsewhere
+    )
+    assert answer.text == ABSTENTION
+    assert ExtractiveAnswerer().answer("Which company supplies Kestrel Motors?", SUPPLY_CHAIN).text == "Brightcell"
