@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.openai_stub import OpenAIStub, text
 
 from core.chunk_store import ChunkStore
 from core.documents import Chunk
@@ -18,8 +19,10 @@ from eval.harness import EvalOptions, evaluate
 from eval.records import RunManifest, load_records
 from eval.report import build_report
 from eval.runner import RunMismatchError, RunPlan, run
+from eval.summary import summarize_system
 from retrieval.base import Retriever
 from retrieval.models import RankedChunk, RetrievalResult
+from retrieval.registry import build_answerer
 
 PER_TYPE = 2
 
@@ -150,3 +153,34 @@ def test_evaluate_with_oracle_and_corpus_check(tiny: tuple[Settings, Path, Path]
     assert "the graph was NOT built from this corpus" in outcome.corpus_verdict
     assert "The chunk store holds exactly the corpus's" in outcome.corpus_verdict
     assert "NOT built from this corpus" in outcome.report.read_text(encoding="utf-8")
+
+
+def test_llm_answers_are_scored_with_usage(
+    tiny: tuple[Settings, Path, Path], llm_settings: Settings, openai_stub: OpenAIStub, tmp_path: Path
+) -> None:
+    """The LLM answerer against the OpenAI-compatible stub: every reply is "No"; calls and tokens are recorded."""
+    settings, questions_path, _ = tiny
+    openai_stub.fallback = text("No")
+    questions = load_questions(questions_path).questions
+    manifest = _manifest(questions, questions_path, ["dense-test"]).model_copy(update={"answers": True})
+    plan = RunPlan(
+        questions,
+        {"dense-test": ChromaDense(ChunkStore.from_settings(settings))},
+        tmp_path / "llm",
+        manifest,
+        answerer=build_answerer("llm", llm_settings),
+        progress=False,
+    )
+    run(plan)
+    records = load_records(tmp_path / "llm", "dense-test", manifest.question_ids)
+    assert all(r.answer == "No" and r.answerer and r.answerer.startswith("llm:") for r in records)
+    prompt_tokens, completion_tokens = openai_stub.reported_usage()
+    assert sum(r.usage.llm_calls for r in records) == len(openai_stub.chat_requests) == len(records)
+    assert sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in records) == prompt_tokens + completion_tokens
+    summary = summarize_system("dense-test", records)
+    answers = summary.overall.answers
+    assert answers is not None
+    no_golds = sum(1 for q in questions if q.answer.lower() == "no")
+    assert answers.strict_accuracy == pytest.approx(no_golds / len(questions))
+    assert summary.by_type["null_query"].answers.hallucination_rate == 1.0  # type: ignore[union-attr]
+    assert summary.overall.llm_calls_per_question == 1.0
