@@ -125,9 +125,10 @@ def render(results: dict[str, Any]) -> str:
         "",
         f"Command: {COMMAND}",
         "",
-        f"Machine: {ctx['cpus']} CPUs, {ctx['java']}; 1-minute load average {ctx['loadavg_1m_at_start']} at the start "
-        "(the machine is shared, so times vary with load). Neo4j 5.26.19 Community, embedded launcher, heap 1g, "
-        "page cache 512m, auth on, Bolt + HTTP + Browser on 127.0.0.1.",
+        f"Machine: {ctx['cpus']} CPUs, {ctx['java']}; 1-minute load average {ctx['loadavg_1m_at_start']} at the start, "
+        f"{ctx.get('loadavg_1m_at_end', '?')} at the end (the machine is shared: start times grow with load). "
+        "Neo4j 5.26.19 Community, embedded launcher, heap 1g, page cache 512m, auth on, Bolt + HTTP + Browser on "
+        "127.0.0.1.",
         "",
         "| measure | value |",
         "|---|---|",
@@ -165,6 +166,7 @@ def main() -> None:
         print("cold build (downloads ~130 MB from Maven Central)...", flush=True)
         results["build"] = cold_build()
     results["run"] = starts_and_memory(args.restarts, args.nodes)
+    results["context"]["loadavg_1m_at_end"] = round(os.getloadavg()[0], 1)
     (OUT / "neo4j_launcher.json").write_text(json.dumps(results, indent=2) + "\n")
     (OUT / "neo4j_launcher.md").write_text(render(results))
     print(render(results))
