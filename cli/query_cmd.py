@@ -1,0 +1,67 @@
+"""`graphwire ask QUESTION`: retrieve and answer from the command line, through the same registry as the API."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from neo4j.exceptions import AuthError, ServiceUnavailable
+from rich.console import Console
+
+from core.chroma import open_client
+from core.graph import Graph
+from core.settings import get_settings
+from retrieval.models import Answer, RetrievalResult
+from retrieval.registry import AnswererName, RetrievalContext, UnknownModeError, build_answerer, build_retriever
+
+console = Console()
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in quotes.")],
+    mode: Annotated[str, typer.Option(help="Retrieval mode (graph, vector, bm25, ...).")] = "graph",
+    answerer: Annotated[AnswererName, typer.Option(help="auto: the LLM when configured.")] = AnswererName.AUTO,
+    top_k: Annotated[int, typer.Option(min=1, max=200, help="Chunks to retrieve.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+) -> None:
+    """Answer one question: matched entities, KEY/BRIDGE/DIRECT facts, citations and per-stage timings."""
+    settings = get_settings()
+    try:
+        graph = Graph.from_settings(settings)
+    except RuntimeError as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    try:
+        ctx = RetrievalContext(settings, graph=lambda: graph, chroma=lambda: open_client(settings))
+        result = build_retriever(mode, ctx).retrieve(question, top_k=top_k)
+        answer = build_answerer(answerer, settings).answer(question, result)
+    except UnknownModeError as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    except (ServiceUnavailable, AuthError) as exc:
+        console.print(f"[bold red]error:[/] cannot use Neo4j at {settings.neo4j_uri}: {exc}")
+        raise typer.Exit(1) from None
+    finally:
+        graph.close()
+    if as_json:
+        payload = {"answer": answer.model_dump(mode="json"), "retrieval": result.model_dump(mode="json")}
+        typer.echo(json.dumps(payload, indent=2))
+    else:
+        _print(question, result, answer)
+
+
+def _print(question: str, result: RetrievalResult, answer: Answer) -> None:
+    console.print(f"[bold]Q:[/] {question}")
+    console.print(f"[bold green]A:[/] {answer.text}  [dim]({answer.answerer})[/]")
+    for citation in answer.citations:
+        console.print(
+            f"   [dim]cites[/] {citation.title} ({citation.publication or '?'}, {citation.published_at or '?'})"
+        )
+    if result.entities:
+        matched = ", ".join(f"{e.mention} -> {e.name} [{e.label}, {e.tier.value}]" for e in result.entities)
+        console.print(f"[bold]entities:[/] {matched}")
+    for fact in result.facts[:8]:
+        console.print(f"   {fact.render()}", markup=False)
+    timings = ", ".join(f"{stage} {ms:.1f}" for stage, ms in result.timings_ms.items())
+    console.print(f"[dim]ms: {timings}[/]")
