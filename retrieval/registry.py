@@ -62,6 +62,7 @@ MODES: dict[str, ModeSpec] = {
     spec.name: spec
     for spec in (
         ModeSpec("graph", "five-stage deterministic graph retriever (KEY/BRIDGE/DIRECT facts)", "retrieval.registry:graph_mode", needs_graph=True),  # noqa: E501
+        ModeSpec("ppr", "Personalized PageRank over entities, facts and passages (HippoRAG 2 / FastGraphRAG)", "retrieval.ppr.mode:ppr_mode", needs_graph=True),  # noqa: E501
     )
 }  # fmt: skip
 

@@ -11,7 +11,7 @@ from core.graph import Graph
 from retrieval.models import EntityMatch, RankedChunk, RetrievalResult
 from retrieval.ppr.config import PPRConfig
 from retrieval.ppr.dictionary import DictionaryMatcher, EntityMatcher
-from retrieval.ppr.engine import PPREngine
+from retrieval.ppr.engine import PPREngine, WalkGraph
 from retrieval.ppr.export import SnapshotCache
 from retrieval.ppr.policies import RankingPolicy, TopK, rank
 from retrieval.ppr.snapshot import GraphSnapshot
@@ -23,6 +23,12 @@ class PassageScorer(Protocol):
     """Question-to-passage similarity (dense or lexical) for seeding passages as well as entities (HippoRAG 2)."""
 
     def score(self, question: str, top_n: int) -> dict[str, float]: ...
+
+
+class RelationScorer(Protocol):
+    """How relevant each relationship type is to the question (0-1), for relation cues."""
+
+    def relevance(self, question: str) -> dict[str, float]: ...
 
 
 class PPRRetriever:
@@ -37,6 +43,8 @@ class PPRRetriever:
         passage_scorer: PassageScorer | None = None,
         policy: RankingPolicy | None = None,
         passage_seed_count: int = 5,
+        relation_scorer: RelationScorer | None = None,
+        use_dictionary: bool = True,
     ) -> None:
         self.graph = graph
         self.cache = cache or SnapshotCache(graph)
@@ -45,14 +53,23 @@ class PPRRetriever:
         self.passage_scorer = passage_scorer
         self.policy = policy or TopK(k=50)
         self.passage_seed_count = passage_seed_count
+        self.relation_scorer = relation_scorer
+        self.use_dictionary = use_dictionary
         self._dictionary: tuple[GraphSnapshot, DictionaryMatcher] | None = None
+        self._engine_cache: PPREngine | None = None
 
     def _match(self, snapshot: GraphSnapshot, question: str) -> list[EntityMatch]:
-        if self.matcher is not None:
-            return self.matcher.match(question)
-        if self._dictionary is None or self._dictionary[0] is not snapshot:
-            self._dictionary = (snapshot, DictionaryMatcher(snapshot))
-        return self._dictionary[1].match(question)
+        """The matcher's entities plus the title/name dictionary's, one per key (best score), scores in 0-1."""
+        found: list[EntityMatch] = list(self.matcher.match(question)) if self.matcher is not None else []
+        if self.use_dictionary or self.matcher is None:
+            if self._dictionary is None or self._dictionary[0] is not snapshot:
+                self._dictionary = (snapshot, DictionaryMatcher(snapshot))
+            found += self._dictionary[1].match(question)
+        best: dict[str, EntityMatch] = {}
+        for m in found:
+            if m.key not in best or m.score > best[m.key].score:
+                best[m.key] = m
+        return list(best.values())
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
         timings: dict[str, float] = {}
@@ -69,26 +86,45 @@ class PPRRetriever:
         lap("snapshot")
         matches = self._match(snap, question)
         entity_seeds = _seed_weights(snap, matches)
-        passage_seeds = self._passage_seeds(snap, question)
-        lap("seeds")
         details: dict[str, Any] = {"snapshot": self.cache.stats(), "seeds": len(entity_seeds)}
+        passage_seeds = self._passage_seeds(snap, question, details)
+        relevance = self._relevance(question, details) if entity_seeds else {}
+        lap("seeds")
         if not entity_seeds and not passage_seeds:
             details["reason"] = "no entity of the question is in the graph"
             return RetrievalResult(mode=self.name, entities=matches, timings_ms=timings, details=details)
-        run = PPREngine(walk, self.config.scoring).run(entity_seeds, passage_seeds)
+        run = self._engine(walk).run(entity_seeds, passage_seeds, relevance)
         lap("ppr")
         ranked = rank(run.chunk_scores, self.policy, top_k)
         chunks = self._load_chunks([(snap.chunk_ids[i], score) for i, score in ranked])
         lap("chunks")
         details["iterations"] = run.iterations
+        details["method"] = "push" if self._engine(walk).uses_push else "power"
         details["top_entities"] = _top_entities(snap, run.entity_scores)
         return RetrievalResult(mode=self.name, chunks=chunks, entities=matches, timings_ms=timings, details=details)
 
-    def _passage_seeds(self, snap: GraphSnapshot, question: str) -> dict[int, float]:
+    def _engine(self, walk: WalkGraph) -> PPREngine:
+        """One engine per walk graph (it precomputes per-entity chunk counts)."""
+        if self._engine_cache is None or self._engine_cache.walk is not walk:
+            self._engine_cache = PPREngine(walk, self.config.scoring)
+        return self._engine_cache
+
+    def _passage_seeds(self, snap: GraphSnapshot, question: str, details: dict[str, Any]) -> dict[int, float]:
         if self.passage_scorer is None or self.config.scoring.passage_seed_weight <= 0:
             return {}
-        scored = self.passage_scorer.score(question, self.passage_seed_count)
+        try:
+            scored = self.passage_scorer.score(question, self.passage_seed_count)
+        except Exception as exc:  # a missing or empty vector store only costs the passage seeds
+            details["passage_seeds_error"] = str(exc)
+            return {}
         return {snap.chunk_index[cid]: s for cid, s in scored.items() if cid in snap.chunk_index and s > 0}
+
+    def _relevance(self, question: str, details: dict[str, Any]) -> dict[str, float]:
+        if self.relation_scorer is None or self.config.scoring.relation_cue_weight <= 0:
+            return {}
+        relevance = self.relation_scorer.relevance(question)
+        details["relation_cues"] = dict(sorted(relevance.items(), key=lambda kv: -kv[1])[:3])
+        return relevance
 
     def _load_chunks(self, ranked: list[tuple[str, float]]) -> list[RankedChunk]:
         if not ranked:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from support.encyclopedia import EncyclopediaCorpus, load_corpus, write_to_graph
+from support.encyclopedia import SCHEMA_PATH, EncyclopediaCorpus, load_corpus, write_to_graph
 
 from app.main import create_app
 from core.graph import Graph
@@ -16,6 +16,7 @@ from core.settings import Settings
 from retrieval.paths import EntityRef, NoPathError, neighborhood, resolve_entity, shortest_path
 from retrieval.ppr import PPRRetriever, SnapshotCache
 from retrieval.ppr.export import export_snapshot, graph_fingerprint
+from retrieval.registry import RetrievalContext, build_retriever
 
 pytestmark = pytest.mark.integration
 
@@ -60,6 +61,18 @@ def test_ppr_retriever_finds_the_bridge_passage(corpus_graph: tuple[Graph, Encyc
     assert {"snapshot", "seeds", "ppr", "chunks"} <= set(result.timings_ms)
     assert result.chunks[0].text.startswith("Blue Cartographer is a 1999 road film")
     assert all(a.score >= b.score for a, b in zip(result.chunks, result.chunks[1:], strict=False))
+
+
+def test_ppr_mode_from_the_registry_uses_relation_cues(
+    corpus_graph: tuple[Graph, EncyclopediaCorpus], neo4j_settings: Settings
+) -> None:
+    graph, _ = corpus_graph
+    settings = neo4j_settings.model_copy(update={"schema_path": SCHEMA_PATH, "ppr_snapshot_check_s": 0.0})
+    retriever = build_retriever("ppr", RetrievalContext(settings, graph=lambda: graph))
+    result = retriever.retrieve("Where was the cinematographer of The Lantern Keepers born?", top_k=5)
+    assert [c.chunk_id for c in result.chunks[:2]] == ["enc-the-lantern-keepers", "enc-yusuf-adebayo-krane"]
+    assert next(iter(result.details["relation_cues"])) == "SHOT"  # the type the question asks about
+    assert any(m.key == "Film:the lantern keepers" and m.score <= 1.0 for m in result.entities)
 
 
 def test_ppr_retriever_abstains_without_a_known_entity(corpus_graph: tuple[Graph, EncyclopediaCorpus]) -> None:
