@@ -27,6 +27,9 @@ class MatchPolicy:
     fuzzy_threshold: float = 88.0
     candidates: int = 25
     min_fuzzy_token_chars: int = 4
+    # A one-word mention only matches partially when the word is in few node names: "Ryan" may be Ryan Giggs, but
+    # "Times" or "Office" (in dozens of names) is a common word, not a reference to one of them.
+    max_partial_df: int = 3
 
 
 def _contains_tokens(haystack: list[str], needle: list[str]) -> int:
@@ -90,6 +93,7 @@ class EntityMatcher:
                 self._keep(matches, found)
             else:
                 pending.append(mention)
+        pending = [m for m in pending if self._specific(m, index)]
         for mention, nodes in zip(pending, self._fulltext_candidates(pending), strict=True):
             self._keep(matches, self._partial(mention, nodes))
         for pub in analysis.publications:
@@ -110,7 +114,15 @@ class EntityMatcher:
 
     def match_mention(self, mention: Mention, index: NameIndex) -> list[EntityMatch]:
         """One mention alone: exact through the name index, else partial/fuzzy through the full-text index."""
-        return self._exact(mention, index) or self._partial(mention, self._fulltext_candidates([mention])[0])
+        if found := self._exact(mention, index):
+            return found
+        if not self._specific(mention, index):
+            return []
+        return self._partial(mention, self._fulltext_candidates([mention])[0])
+
+    def _specific(self, mention: Mention, index: NameIndex) -> bool:
+        tokens = normalise(mention.text).split()
+        return len(tokens) != 1 or index.token_df.get(tokens[0], 0) <= self.policy.max_partial_df
 
     def _exact(self, mention: Mention, index: NameIndex) -> list[EntityMatch]:
         exact = [node for variant in name_variants(mention.text) for node in index.lookup(variant)]

@@ -33,6 +33,7 @@ class NameIndex:
     gazetteer: OutletGazetteer = field(default_factory=lambda: OutletGazetteer([]))
     source_keys: dict[str, list[str]] = field(default_factory=dict)  # corpus `source` -> Publication node keys
     nodes: dict[str, NodeRef] = field(default_factory=dict)
+    token_df: dict[str, int] = field(default_factory=dict)  # token -> how many nodes' names/aliases contain it
     max_tokens: int = 1
     version: tuple[int, int] = (0, 0)
 
@@ -88,9 +89,14 @@ def build_index(
                 by_norm[norm][node.key] = node
                 max_tokens = max(max_tokens, norm.count(" ") + 1)
     ordered = {norm: sorted(found.values(), key=lambda n: -n.mentions) for norm, found in by_norm.items()}
+    holders: dict[str, set[str]] = defaultdict(set)
+    for norm, found in ordered.items():
+        for token in norm.split():
+            holders[token].update(node.key for node in found)
+    token_df = {token: len(keys) for token, keys in holders.items()}
     source_keys = {str(r["source"]): [str(k) for k in r["keys"] or ()] for r in sources}
     gazetteer = OutletGazetteer([*source_keys, *publication_names])
-    return NameIndex(ordered, gazetteer, source_keys, nodes, min(max_tokens, 8), version)
+    return NameIndex(ordered, gazetteer, source_keys, nodes, token_df, min(max_tokens, 8), version)
 
 
 class NameIndexCache:
