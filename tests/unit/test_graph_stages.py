@@ -150,3 +150,17 @@ def test_excerpt_is_bounded_and_centred_on_evidence() -> None:
     )
     cut = excerpt(text, "The key fact.", 200)
     assert "The key fact." in cut and len(cut) <= 202 and not cut.startswith("[Source")
+
+
+def test_one_word_partial_matches_skip_words_common_in_node_names() -> None:
+    from retrieval.graph.matching import EntityMatcher
+    from retrieval.graph.models import Mention
+
+    rows = [{"key": f"Organization:{n.lower()}", "name": n, "label": "Organization", "aliases": []} for n in
+            ("Epoch Times", "Financial Times", "Times Group", "Times Square Partners", "Lumen Labs")]  # fmt: skip
+    index = build_index(rows, [], (5, 0))
+    matcher = EntityMatcher(graph=None, policy=MatchPolicy(max_partial_df=3))  # type: ignore[arg-type]
+    assert matcher._specific(Mention(text="Lumen", origin=MentionOrigin.SPAN), index)
+    assert not matcher._specific(Mention(text="Times", origin=MentionOrigin.SPAN), index)  # in 4 names
+    assert matcher._specific(Mention(text="Epoch Times", origin=MentionOrigin.SPAN), index)  # two words: specific
+    assert matcher.match_mention(Mention(text="Times", origin=MentionOrigin.SPAN), index) == []  # no read needed
