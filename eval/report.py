@@ -55,6 +55,11 @@ def _retrieval_table(rows: Sequence[tuple[str, dict[str, float], int]]) -> list[
 
 def _retrieval_section(summaries: Sequence[SystemSummary]) -> list[str]:
     overall = [(f"{s.system} | all", s.overall.retrieval, s.overall.scored) for s in summaries]
+    overall += [
+        (f"{s.system} | full metadata only", s.full_metadata.retrieval, s.full_metadata.scored)
+        for s in summaries
+        if s.full_metadata and s.full_metadata.scored and s.full_metadata.scored != s.overall.scored
+    ]
     lines = ["## Retrieval (non-null questions)", "", *_retrieval_table(overall), "", "### Per question type", ""]
     per_type = [
         (f"{s.system} | {SHORT_TYPE.get(t, t)}", m.retrieval, m.scored)

@@ -58,6 +58,7 @@ class SystemSummary(BaseModel):
     system: str
     overall: GroupMetrics
     by_type: dict[str, GroupMetrics]
+    full_metadata: GroupMetrics | None = None  # questions whose every evidence item has source, date and url
     latency_ms: dict[str, dict[str, float]]  # stage -> {"p50", "p95", "mean", "n"}
     detail_means: dict[str, float] = Field(default_factory=dict)  # numeric retriever details, e.g. hybrid contributions
 
@@ -142,6 +143,7 @@ def summarize_system(system: str, records: Sequence[QuestionRecord]) -> SystemSu
         system=system,
         overall=group_metrics(records),
         by_type={t: m for t, m in by_type.items() if m.questions},
+        full_metadata=group_metrics([r for r in records if r.has_full_metadata]),
         latency_ms=latency_stats(records),
         detail_means=detail_means([r for r in records if r.error is None]),
     )
