@@ -47,12 +47,13 @@ class Elbow(BaseModel):
     max_keep: int = Field(default=20, ge=1)
 
     def cut(self, sorted_scores: npt.NDArray[np.float64]) -> int:
-        n = min(len(sorted_scores), self.max_keep)
-        if n <= self.min_keep:
-            return n
-        head = sorted_scores[:n]
+        if len(sorted_scores) <= self.min_keep:
+            return len(sorted_scores)
+        head = sorted_scores[: self.max_keep + 1]  # the drop after the last kept score counts too
         ratios = head[1:] / np.maximum(head[:-1], 1e-300)  # score[i+1]/score[i]; the elbow is the smallest ratio
         candidates = ratios[self.min_keep - 1 :]
+        if len(candidates) == 0:
+            return min(len(head), self.max_keep)
         return self.min_keep + int(np.argmin(candidates))
 
 
@@ -72,8 +73,9 @@ def rank(scores: npt.NDArray[np.float64], policy: RankingPolicy, cap: int) -> li
     positive = np.flatnonzero(scores > 0)
     if len(positive) == 0 or cap <= 0:
         return []
-    if len(positive) > cap:  # every policy's cut is capped, so only the best `cap` scores matter
-        positive = positive[np.argpartition(-scores[positive], cap - 1)[:cap]]
+    if len(positive) > cap:  # every policy's cut is capped, so only the best `cap` scores (and ties) matter
+        kth = np.partition(-scores[positive], cap - 1)[cap - 1]
+        positive = positive[-scores[positive] <= kth]
     order = positive[np.lexsort((positive, -scores[positive]))]
     sorted_scores = scores[order]
     keep = min(policy.cut(sorted_scores), cap)
