@@ -159,9 +159,16 @@ def push_personalized_pagerank(
     threshold = epsilon * np.maximum(np.diff(indptr), 1)
     estimate = np.zeros(n)
     residual = p.copy()
+    seeds = np.flatnonzero(p)
+    # Only nodes that just received mass can cross their threshold; while few edges are pushed, track those
+    # nodes instead of scanning the whole vector (the sparse path), else fall back to dense whole-vector passes.
+    candidates: npt.NDArray[np.int64] | None = seeds
     rounds = 0
     for rounds in range(1, max_rounds + 1):  # noqa: B007 - the count is returned
-        active = np.flatnonzero(residual >= threshold)
+        if candidates is None:
+            active = np.flatnonzero(residual >= threshold)
+        else:
+            active = candidates[residual[candidates] >= threshold[candidates]]
         if len(active) == 0:
             break
         mass = residual[active]
@@ -170,14 +177,20 @@ def push_personalized_pagerank(
         starts = indptr[active]
         lengths = indptr[active + 1] - starts
         edges = int(lengths.sum())
+        targets = np.zeros(0, dtype=np.int64)
         if edges:
             offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(edges)
             weights = np.repeat(damping * mass, lengths) * data[offsets]
-            residual += np.bincount(indices[offsets], weights=weights, minlength=n)
-        if dangling is not None:
-            leaked = mass[dangling[active]].sum()
-            if leaked:
-                residual += damping * leaked * p
+            targets = indices[offsets]
+            if edges * 8 < n:
+                np.add.at(residual, targets, weights)
+            else:
+                residual += np.bincount(targets, weights=weights, minlength=n)
+        leaked = mass[dangling[active]].sum() if dangling is not None else 0.0
+        if leaked:
+            residual[seeds] += damping * leaked * p[seeds]
+            targets = np.concatenate([targets, seeds])
+        candidates = np.unique(targets) if edges * 8 < n else None
     return estimate, rounds
 
 
