@@ -6,6 +6,7 @@ appear that is not in the graph.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -48,13 +49,6 @@ def overlap(question_terms: set[str], text: str) -> float:
 @lru_cache(maxsize=50_000)
 def _chunk_terms(chunk_id: str, text: str) -> frozenset[str]:
     return frozenset(content_terms(text))
-
-
-def chunk_overlap(question_terms: set[str], chunk: CandidateChunk) -> float:
-    """`overlap` for a chunk, with its terms cached by (id, text): chunks recur across questions."""
-    if not question_terms:
-        return 0.0
-    return len(question_terms & _chunk_terms(chunk.chunk_id, chunk.text)) / len(question_terms)
 
 
 def _fact_relevance(raw: RawFact, question_terms: set[str]) -> float:
@@ -103,12 +97,32 @@ def select_facts(out: TemplateOutput, question: str, caps: FactCaps) -> list[Fac
     return facts
 
 
+def _term_weights(terms: set[str], chunks: list[CandidateChunk]) -> dict[str, float]:
+    """IDF of each question term within the candidate chunks: a term every candidate has separates nothing."""
+    n = len(chunks)
+    df = dict.fromkeys(terms, 0)
+    for chunk in chunks:
+        for term in terms & _chunk_terms(chunk.chunk_id, chunk.text):
+            df[term] += 1
+    return {term: math.log((n + 1) / (count + 0.5)) for term, count in df.items()}
+
+
+def _weighted_overlap(weights: dict[str, float], chunk: CandidateChunk) -> float:
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    present = weights.keys() & _chunk_terms(chunk.chunk_id, chunk.text)
+    return sum(weights[t] for t in present) / total
+
+
 def rank_chunks(
     facts: list[Fact], fact_chunks: dict[str, CandidateChunk], candidates: list[CandidateChunk], question: str
 ) -> list[tuple[RankedChunk, str | None]]:
-    """Chunks behind KEY facts, then BRIDGE, then DIRECT, then the other candidates; within a bucket, by support
-    and overlap with the question. Returns each chunk with the evidence sentence that brought it in (if any)."""
+    """Chunks behind KEY facts, then BRIDGE, then DIRECT, then the other candidates. Within a bucket: named outlet,
+    then overlap with the question's terms weighted by their rarity among these chunks (plus, for candidates, the
+    matched entities they mention and the date windows). Returns each chunk with the evidence that brought it in."""
     terms = content_terms(question)
+    weights = _term_weights(terms, [*candidates, *fact_chunks.values()])
     entries: dict[str, tuple[tuple[float, ...], CandidateChunk, str | None]] = {}
     for rank, fact in enumerate(facts):
         for i, chunk_id in enumerate(fact.chunk_ids):
@@ -116,17 +130,16 @@ def rank_chunks(
             if chunk is None or chunk_id in entries:
                 continue
             evidence = fact.evidence[i] if i < len(fact.evidence) else None
-            sort_key: tuple[float, ...] = (_BUCKET[fact.tier], -float(chunk.named), -chunk_overlap(terms, chunk), rank)
+            lexical = _weighted_overlap(weights, chunk)
+            sort_key: tuple[float, ...] = (_BUCKET[fact.tier], -(float(chunk.named) + 3.0 * lexical), rank)
             entries[chunk_id] = (sort_key, chunk, evidence)
     for chunk in candidates:
         if chunk.chunk_id in entries:
             continue
+        lexical = _weighted_overlap(weights, chunk)
         sort_key = (
             float(_CANDIDATE_BUCKET),
-            -float(chunk.entities),
-            -float(chunk.named),
-            -float(chunk.in_window),
-            -chunk_overlap(terms, chunk),
+            -(min(chunk.entities, 3) + float(chunk.named) + 0.5 * float(chunk.in_window) + 3.0 * lexical),
         )
         entries[chunk.chunk_id] = (sort_key, chunk, None)
     ordered = sorted(entries.values(), key=lambda entry: entry[0])
