@@ -24,6 +24,23 @@ COMMON_OUTLETS = (
     "Business Insider", "The Atlantic", "The Economist", "Bloomberg News", "Variety", "The Hollywood Reporter",
     "Sky Sports", "ESPN", "The Athletic", "Sporting News", "Polygon", "Mashable", "Ars Technica", "Gizmodo",
 )  # fmt: skip
+# Names spaCy's small model often mistypes ("Uber" as a person, "Binance" as a place); the ruler fixes their label.
+WELL_KNOWN_ORGANIZATIONS = (
+    "Amazon", "Apple", "Google", "Alphabet", "Microsoft", "Meta", "Facebook", "OpenAI", "Anthropic", "Uber", "Lyft",
+    "Twitter", "Tesla", "SpaceX", "Netflix", "Nvidia", "Intel", "AMD", "Qualcomm", "Samsung", "Sony", "Disney",
+    "Binance", "FTX", "Coinbase", "Alameda Research", "Mozilla", "TikTok", "ByteDance", "IBM", "Oracle", "Salesforce",
+    "Spotify", "Airbnb", "Reddit", "Discord", "Epic Games", "Nintendo", "Activision Blizzard",
+    "Electronic Arts", "Ubisoft", "Walmart", "Costco", "JPMorgan", "Goldman Sachs", "Morgan Stanley",
+    "BlackRock", "Sequoia Capital", "Andreessen Horowitz", "SoftBank", "Y Combinator", "Federal Reserve",
+    "Federal Trade Commission", "Securities and Exchange Commission", "Department of Justice", "European Commission",
+    "NFL", "NBA", "MLB", "NHL", "FIFA", "UEFA", "Premier League", "Flexport", "Stripe", "Shopify", 
+    "Adobe", "Dell", "HP", "Lenovo", "Huawei", "Xiaomi", "Alibaba", "Tencent", "Baidu", "DeepMind", "Hugging Face",
+)  # fmt: skip
+WELL_KNOWN_PRODUCTS = (
+    "iPhone", "iPad", "MacBook", "Apple Watch", "AirPods", "Vision Pro", "ChatGPT", "GPT-4", "Gemini", "Bard",
+    "Copilot", "Threads", "Instagram", "WhatsApp", "YouTube", "Gmail", "Android", "iOS", "Windows", "Xbox",
+    "PlayStation", "PlayStation 5", "Nintendo Switch", "Pixel 8", "Alexa", "Siri", "Kindle",
+)  # fmt: skip
 OUTLET_ALIASES = {"The Wall Street Journal": ["WSJ"], "Associated Press": ["AP"], "The New York Times": ["NYT"]}
 # Longer phrases win over shorter ones in the entity ruler, so "conspiracy to commit wire fraud" beats "wire fraud".
 LEGAL_CHARGES = (
@@ -69,7 +86,11 @@ class Gazetteer(BaseModel):
         if include_common:
             taken = {normalise_name(n, "Publication") for n in names}
             names += [n for n in COMMON_OUTLETS if normalise_name(n, "Publication") not in taken]
-        return cls(publications=_with_short_forms(names))
+        known = []
+        if include_common:
+            known = [KnownEntity(name=n, label="Organization") for n in WELL_KNOWN_ORGANIZATIONS]
+            known += [KnownEntity(name=n, label="Product") for n in WELL_KNOWN_PRODUCTS]
+        return cls(publications=_with_short_forms(names), known=known)
 
     def with_file(self, path: Path) -> Gazetteer:
         """Add the entities of a gazetteer YAML file: `Label: [name, {name: X, aliases: [..]}, ...]`."""

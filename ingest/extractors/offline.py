@@ -141,6 +141,7 @@ class OfflineExtractor:
                 continue
             for rel in self._relations(sent.text, mentions):
                 relations.setdefault((rel.source, rel.source_label, rel.type, rel.target, rel.target_label), rel)
+        _retype_coerced(entities, relations.values())
         used = {(r.source, r.source_label) for r in relations.values()} | {
             (r.target, r.target_label) for r in relations.values()
         }
@@ -215,6 +216,8 @@ def _apply(
             return None
     if pattern.after_not is not None and pattern.after_not.match(after):
         return None
+    if pattern.after_must is not None and not pattern.after_must.match(after):
+        return None
     subject, obj = (second, first) if pattern.reverse else (first, second)
     if pattern.subject_check is not None and not pattern.subject_check(subject.name):
         return None
@@ -225,9 +228,21 @@ def _apply(
         source_label=subject.label,
         type=pattern.type,
         target=obj.name,
-        target_label=obj.label,
+        target_label=pattern.coerce_object if pattern.coerce_object and pattern.coerces(obj.label) else obj.label,
         evidence=sentence.strip(),
     )
+
+
+def _retype_coerced(entities: dict[tuple[str, str], ExtractedEntity], relations: Iterable[ExtractedRelation]) -> None:
+    """A pattern that retyped its object ("the CEO of Alameda": Organization) retypes the chunk's mention too."""
+    for rel in relations:
+        key = (rel.target, rel.target_label)
+        if key in entities:
+            continue
+        wrong = [k for k in entities if k[0] == rel.target and k[1] != rel.target_label]
+        for old in wrong:
+            entity = entities.pop(old)
+            entities[key] = entity.model_copy(update={"label": rel.target_label})
 
 
 def _add_entity(entities: dict[tuple[str, str], ExtractedEntity], m: _Mention) -> None:

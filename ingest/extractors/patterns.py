@@ -27,6 +27,7 @@ CHARGE = frozenset({"LegalCharge"})
 AWARD = frozenset({"Award"})
 ANY_RECEIVER = frozenset({"Person", "Organization", "Product", "CreativeWork"})
 SAME_KIND = frozenset({"Person", "Organization", "Product"})
+COERCIBLE = frozenset({"Location", "Product", "Person", "CreativeWork"})  # NER's usual mistakes for companies
 
 _MOD = r"(?:(?:the|its|their|his|her|a|an)\s+)?(?:(?:former|then-?|current|new|newly appointed|interim|ousted|longtime|outgoing|incoming|acting|founder and|co-?founder and)\s+)*"
 _CEO = r"(?:ceo|chief executive(?:\s+officer)?)"
@@ -62,11 +63,17 @@ class RelationPattern:
     between: re.Pattern[str]
     reverse: bool = False
     after_not: re.Pattern[str] | None = None  # the text after the second entity must not start like this
+    after_must: re.Pattern[str] | None = None  # ... or must start like this ("X, the former Y executive")
     subject_check: Callable[[str], bool] | None = None
+    # "the CEO of Alameda" says Alameda is an organisation even when NER typed it as a place: retype the object.
+    coerce_object: str | None = None
 
     def applies(self, first_label: str, second_label: str) -> bool:
         subj, obj = (second_label, first_label) if self.reverse else (first_label, second_label)
-        return subj in self.subject_labels and obj in self.object_labels
+        return subj in self.subject_labels and (obj in self.object_labels or self.coerces(obj))
+
+    def coerces(self, label: str) -> bool:
+        return self.coerce_object is not None and label in COERCIBLE and label not in self.object_labels
 
 
 def _p(
@@ -79,7 +86,9 @@ def _p(
     reverse: bool = False,
     case_sensitive: bool = False,
     after_not: str | None = None,
+    after_must: str | None = None,
     subject_check: Callable[[str], bool] | None = None,
+    coerce_object: str | None = None,
 ) -> RelationPattern:
     flags = 0 if case_sensitive else re.IGNORECASE
     return RelationPattern(
@@ -90,17 +99,20 @@ def _p(
         between=re.compile(regex, flags),
         reverse=reverse,
         after_not=re.compile(after_not) if after_not else None,
+        after_must=re.compile(after_must, flags) if after_must else None,
         subject_check=subject_check,
+        coerce_object=coerce_object,
     )
 
 
 PATTERNS: tuple[RelationPattern, ...] = (
     # CEO_OF
-    _p("ceo_apposition", "CEO_OF", PER, ORG_PUB, rf",?\s+(?:who\s+is\s+|who\s+was\s+|is\s+|was\s+|as\s+|became\s+)?{_MOD}{_CEO}\s+(?:of|at)\s+{_THE}"),
+    _p("ceo_apposition", "CEO_OF", PER, ORG_PUB, rf"(?:,?\s+(?:who\s+is\s+|who\s+was\s+|is\s+|was\s+|as\s+|became\s+)?|'s\s+tenure\s+as\s+){_MOD}{_CEO}\s+(?:of|at)\s+{_THE}", coerce_object="Organization"),
     _p("org_ceo_name", "CEO_OF", PER, ORG_PUB, rf"(?:'s)?\s+{_MOD}{_CEO},?\s+", reverse=True),
     _p("named_ceo", "CEO_OF", PER, ORG_PUB, rf"\s+(?:was\s+|has\s+been\s+|is\s+)?(?:named|appointed|hired\s+as)\s+(?:the\s+)?(?:new\s+|interim\s+)?{_CEO}\s+(?:of|at)\s+{_THE}"),
     # WORKS_FOR
-    _p("role_apposition", "WORKS_FOR", PER, ORG_PUB, rf",?\s+(?:who\s+is\s+|who\s+was\s+|is\s+|was\s+|as\s+)?{_MOD}(?:[a-z]+\s+)?{_ROLE}\s+(?:of|at|for|with)\s+{_THE}"),
+    _p("role_apposition", "WORKS_FOR", PER, ORG_PUB, rf",?\s+(?:who\s+is\s+|who\s+was\s+|is\s+|was\s+|as\s+)?{_MOD}(?:[a-z]+\s+)?{_ROLE}\s+(?:of|at|for|with)\s+{_THE}", coerce_object="Organization"),
+    _p("former_org_role", "WORKS_FOR", PER, ORG_PUB, r",\s+(?:the|a|an)\s+(?:former\s+|longtime\s+|veteran\s+|senior\s+)?", after_must=rf"^\s+{_ROLE}\b"),
     _p("org_role_name", "WORKS_FOR", PER, ORG_PUB, rf"(?:'s)?\s+{_MOD}(?-i:[a-z]+\s+)?{_ROLE},?\s+", reverse=True),
     _p("works_for", "WORKS_FOR", PER, ORG_PUB, rf",?\s+(?:who\s+)?{_AUX}(?:works|worked|working|plays|played|playing|signed|joined|rejoined|re-signed)\s+(?:for\s+|at\s+|with\s+)?{_THE}"),
     # FOUNDED
@@ -143,7 +155,7 @@ PATTERNS: tuple[RelationPattern, ...] = (
     _p("based_in", "LOCATED_IN", ORG, LOC, rf",?\s+(?:which\s+is\s+|that\s+is\s+|is\s+|are\s+|(?:a|an)\s+[\w\s-]{{0,25}}?)?(?:based|headquartered|located)\s+in\s+{_THE}"),
     _p("loc_based", "LOCATED_IN", ORG, LOC, r"-based\s+(?:[a-z][\w-]*\s+){0,3}", reverse=True, case_sensitive=True),
     _p("held_in", "LOCATED_IN", EVENT, LOC, rf",?\s+(?:which\s+)?(?:was\s+|is\s+|will\s+be\s+)?(?:held|hosted|taking\s+place|took\s+place|takes\s+place)\s+in\s+{_THE}"),
-    _p("city_country", "LOCATED_IN", LOC, LOC, r",\s+", after_not=r"^\s*(?:,|and\b|or\b|\x00)"),
+    _p("city_country", "LOCATED_IN", LOC, LOC, r",\s+", after_must=r"^\s*(?:[.;:)\u2014\u2013]|$)"),
     # PRODUCED
     _p("org_launched", "PRODUCED", ORG, WORK, rf"\s+{_AUX}(?:launched|launches|released|releases|unveiled|unveils|introduced|introduces|developed|develops|debuted|debuts|rolled\s+out|rolls\s+out|shipped|ships|makes|made|produced|produces|published|publishes|created|creates|built|builds|designed|designs)\s+(?:its\s+|their\s+|the\s+|a\s+|an\s+)?(?:new\s+|latest\s+|first\s+)?"),
     _p("person_created", "PRODUCED", PER, WORK, rf"\s+{_AUX}(?:created|creates|developed|develops|designed|designs|built|builds|directed|directs|wrote|writes|produced|produces)\s+(?:the\s+|a\s+|an\s+|his\s+|her\s+)?"),

@@ -21,7 +21,7 @@ KNOWN = {
     "Product": ["Lumen L1", "Hawkline"],
     "CreativeWork": ["The Long Road"],
     "Event": ["Kestrel Patent Hearing", "Berlin Marathon"],
-    "Location": ["Berlin", "Germany", "Munich", "France", "Paris"],
+    "Location": ["Berlin", "Germany", "Munich", "France", "Paris", "Alameda"],
     "Award": ["Lisbon Design Award"],
 }  # fmt: skip
 
@@ -30,6 +30,7 @@ CASES = [
     ("org_ceo_name", "Lumen Labs CEO Ada Park said sales rose.", ("Ada Park", "CEO_OF", "Lumen Labs")),
     ("named_ceo", "Ada Park was named CEO of Lumen Labs in May.", ("Ada Park", "CEO_OF", "Lumen Labs")),
     ("role_apposition", "Ben Ortiz, a board member of Northwind Robotics, resigned.", ("Ben Ortiz", "WORKS_FOR", "Northwind Robotics")),
+    ("former_org_role", "Dev Rao, the former Lumen Labs executive, testified.", ("Dev Rao", "WORKS_FOR", "Lumen Labs")),
     ("org_role_name", "Northwind Robotics engineer Ben Ortiz built the arm.", ("Ben Ortiz", "WORKS_FOR", "Northwind Robotics")),
     ("works_for", "Ben Ortiz joined Northwind Robotics last year.", ("Ben Ortiz", "WORKS_FOR", "Northwind Robotics")),
     ("founded", "Cara Lee founded Corvid Silicon in 2019.", ("Cara Lee", "FOUNDED", "Corvid Silicon")),
@@ -84,6 +85,7 @@ NEAR_MISSES = [
     "Vantor Dynamics fined Corvid Silicon.",  # a company is not a regulator
     "Ada Park and Ben Ortiz met at the Kestrel Patent Hearing.",  # no attendance verb
     "France, Germany and Paris were mentioned.",  # a list is not a location hierarchy
+    "After protests in Paris, France banned the group.",  # the country starts the next clause
     "Dev Rao wrote about wire fraud.",  # a topic, not a charge
 ]
 
@@ -132,6 +134,18 @@ def test_role_modifiers_and_founder_titles(extractor: OfflineExtractor) -> None:
     assert _triples(extractor, "Lumen Labs CTO Ben Ortiz spoke.") == {("Ben Ortiz", "WORKS_FOR", "Lumen Labs")}
     assert _triples(extractor, "Lumen Labs Berlin Ben Ortiz spoke.") == set()  # a capitalised word is no role
     assert _triples(extractor, "Ada Park's attorney Ben Ortiz spoke.") == set()  # a lawyer is not an employee
+
+
+def test_a_role_pattern_retypes_a_mistyped_employer(extractor: OfflineExtractor) -> None:
+    extraction = extractor.extract_text("Cara Lee, the former CEO of Alameda, testified.")
+    assert {(r.source, r.type, r.target, r.target_label) for r in extraction.relations} == {
+        ("Cara Lee", "CEO_OF", "Alameda", "Organization")
+    }
+    assert {(e.name, e.label) for e in extraction.entities} == {("Cara Lee", "Person"), ("Alameda", "Organization")}
+    assert _triples(extractor, "Cara Lee's tenure as CEO of Lumen Labs ended.") == {
+        ("Cara Lee", "CEO_OF", "Lumen Labs")
+    }
+    assert _triples(extractor, "Cara Lee moved to Berlin, the capital.") == set()
 
 
 def test_appositive_between_subject_and_verb_is_skipped(extractor: OfflineExtractor) -> None:

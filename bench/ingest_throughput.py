@@ -1,0 +1,399 @@
+"""Ingestion benchmark: offline extraction throughput, Neo4j write throughput, and graph quality.
+
+Two corpora:
+- the shared MultiHop-RAG rebuild (`../shared/data/multihop-rag/corpus.facts.json`): the real pipeline end to end
+  (load, chunk, spaCy + pattern extraction, prune, resolve, write), plus graph quality (entities per label,
+  relationships per type, duplicate candidates left after resolution);
+- a synthetic news corpus of `--synthetic-chunks` one-chunk articles made from templates over fictional companies,
+  people, cities and outlets. Extraction throughput is measured with the real extractor on `--extract-sample` of its
+  chunks (all of them with `--extract-sample 0`); the write benchmark writes every chunk, with the extractions the
+  generator planted (the same rows the pipeline builds), so it measures Neo4j rather than spaCy.
+
+Neo4j: NEO4J_URI/NEO4J_PASSWORD when set (the database is wiped!), else a throwaway local server.
+
+    .venv/bin/python bench/ingest_throughput.py --synthetic-chunks 50000 --out bench/ingest_throughput
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import platform
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pydantic import SecretStr  # noqa: E402
+from rapidfuzz import fuzz, process  # noqa: E402
+
+from core.bootstrap import apply_schema  # noqa: E402
+from core.documents import Article, Chunk  # noqa: E402
+from core.graph import Graph  # noqa: E402
+from core.neo4j_server import LocalNeo4j, free_port  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from ingest.chunker import chunk_article  # noqa: E402
+from ingest.extractors.offline import OfflineExtractor  # noqa: E402
+from ingest.gazetteer import Gazetteer, KnownEntity  # noqa: E402
+from ingest.loaders import load_articles  # noqa: E402
+from ingest.models import ExtractedEntity, ExtractedRelation, Extraction  # noqa: E402
+from ingest.normalize import digits_of  # noqa: E402
+from ingest.pipeline import IngestOptions, fill_graph_counts, ingest_articles  # noqa: E402
+from ingest.prune import prune  # noqa: E402
+from ingest.report import IngestReport  # noqa: E402
+from ingest.resolve import EntityResolver  # noqa: E402
+from ingest.rows import build_rows  # noqa: E402
+from ingest.writer import GraphWriter  # noqa: E402
+from schema.model import load_schema  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_CORPUS = REPO.parent / "shared" / "data" / "multihop-rag" / "corpus.facts.json"
+logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+
+
+@contextmanager
+def neo4j_graph() -> Iterator[Graph]:
+    if os.environ.get("NEO4J_URI"):
+        graph = Graph.from_settings(Settings())
+    else:
+        home = Path(tempfile.mkdtemp(prefix="graphwire-bench-"))
+        server = LocalNeo4j(home, bolt_port=free_port(), http_port=None, heap="1g", pagecache="512m")
+        server.start(timeout_s=300)
+        graph = Graph.from_settings(
+            Settings(neo4j_uri=server.bolt_uri, neo4j_password=SecretStr(server.password_file.read_text().strip()))
+        )
+    try:
+        graph.write("admin/wipe")
+        apply_schema(graph)
+        yield graph
+    finally:
+        graph.close()
+        if not os.environ.get("NEO4J_URI"):
+            server.stop()
+            shutil.rmtree(home, ignore_errors=True)
+
+
+def relationship_total(graph: Graph) -> int:
+    return sum(r["n"] for r in graph.read("ingest/count_relationships_by_type"))
+
+
+# ---- shared corpus: the real pipeline end to end -----------------------------------------------------------------
+def bench_shared_corpus(graph: Graph, path: Path, n_process: int, write_batch: int) -> dict[str, Any]:
+    loaded = load_articles(path)
+    gazetteer = Gazetteer.from_sources(a.source for a in loaded.articles)
+    extractor = OfflineExtractor(load_schema().labels, gazetteer, batch_size=256, n_process=n_process)
+    t0 = time.perf_counter()
+    extractor.nlp  # noqa: B018  (load the model outside the timed run)
+    load_s = time.perf_counter() - t0
+    options = IngestOptions(batch_documents=10_000, write_batch_size=write_batch, progress=False)
+    resolver = EntityResolver(publication_aliases=gazetteer.publication_aliases())
+    report = ingest_articles(loaded.articles, graph, extractor, options=options, resolver=resolver)
+    rels = relationship_total(graph)
+    chars = sum(len(c.text) for a in loaded.articles for c in chunk_article(a))
+    return {
+        "documents": report.documents_written,
+        "chunks": report.chunks_written,
+        "chunk_chars_mean": round(chars / max(report.chunks_written, 1)),
+        "model_load_s": round(load_s, 2),
+        "elapsed_s": round(report.elapsed_s, 2),
+        "end_to_end_chunks_per_s": round(report.chunks_written / report.elapsed_s, 1),
+        "extract_s": round(report.extract_s, 2),
+        "extraction_chunks_per_s": round(report.chunks_written / report.extract_s, 1),
+        "write_s": round(report.write_s, 2),
+        "relationships_written": rels,
+        "write_relationships_per_s": round(rels / report.write_s),
+        "quality": quality(graph, report),
+    }
+
+
+def quality(graph: Graph, report: IngestReport) -> dict[str, Any]:
+    entities = graph.read("ingest/existing_entities")
+    by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for e in entities:
+        by_label[e["label"]].append(e)
+    fuzzy_pairs, surname_dupes = 0, 0
+    flagged: set[str] = set()
+    examples: list[list[str]] = []
+    for label, items in by_label.items():
+        norms = [e["norm"] for e in items]
+        for i, e in enumerate(items):
+            for match, score, j in process.extract(e["norm"], norms, scorer=fuzz.ratio, score_cutoff=85, limit=5):
+                if j > i and digits_of(match) == digits_of(e["norm"]) and min(len(match), len(e["norm"])) >= 5:
+                    fuzzy_pairs += 1
+                    flagged |= {e["key"], items[j]["key"]}
+                    if len(examples) < 12:
+                        examples.append([label, e["name"], items[j]["name"], str(round(score))])
+        if label == "Person":
+            last_names = Counter(e["norm"].split()[-1] for e in items if " " in e["norm"])
+            for e in items:
+                if " " not in e["norm"] and last_names.get(e["norm"], 0) == 1:
+                    surname_dupes += 1
+                    flagged.add(e["key"])
+    fill_graph_counts(graph, report)
+    return {
+        "entities": len(entities),
+        "entities_per_label": report.entities_per_label,
+        "relationships_per_type": report.relationships_per_type,
+        "surface_forms_merged_by_resolution": report.merged,
+        "fuzzy_merges": report.fuzzy_merged,
+        "pruned": report.pruned,
+        "duplicate_candidates": {
+            "fuzzy_pairs_85_to_threshold": fuzzy_pairs,
+            "lone_surnames_matching_one_full_name": surname_dupes,
+            "entities_flagged": len(flagged),
+            "duplicate_rate": round(len(flagged) / max(len(entities), 1), 4),
+            "examples": examples,
+        },
+    }
+
+
+# ---- synthetic corpus ---------------------------------------------------------------------------------------------
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+FIRST = _words("Ada Ben Cara Dev Eli Fay Gus Hana Ivo Jun Kai Lea Mo Nia Oto Pia Quin Rui Sol Tea Uma Vik Wen Xia "
+         "Yuri Zoe Alma Bram Cleo Dario Edda Fynn Greta Hugo Ines Jonas Kira Luca Maja Nils")  # fmt: skip
+LAST = _words("Park Ortiz Lee Rao Berg Holm Voss Reyes Kelly Byrne Visser Almeida Brandt Natarajan Lindqvist "
+        "Whitaker Duarte Marsh Quill Hart Okafor Novak Silva Tanaka Meyer Rossi Dubois Kowalski Jensen Moreau Costa "
+        "Haddad Sato Varga Nakamura Fischer Laine Petrov Ibsen Moretti")  # fmt: skip
+WORDS = _words("Arden Beacon Cobalt Delta Ember Fjord Granite Harbor Iris Juniper Kestrel Lumen Meridian Northwind "
+         "Onyx Paragon Quarry Redwood Summit Tidal Umber Vantor Willow Xenon Yarrow Zephyr Atlas Boreal Cinder Drift "
+         "Echo Flint Glacier Halcyon Indigo Jasper Kinetic Lattice Mosaic Nimbus")  # fmt: skip
+SUFFIXES = _words("Labs Robotics Capital Ventures Systems Networks Logistics Dynamics Materials Analytics "
+            "Semiconductors Holdings Technologies Studios Energy Therapeutics")  # fmt: skip
+CITIES = _words("Berlin Munich Hamburg Rotterdam Antwerp Lisbon Porto Dublin Paris Lyon Madrid Milan Vienna Prague "
+          "Warsaw Oslo Stockholm Helsinki Copenhagen Zurich")  # fmt: skip
+OUTLETS = ["Circuit Weekly", "The Ledger Daily", "Harbor Times", "Metro Business Wire", "Northern Post",
+           "Signal Review", "The Market Desk", "Delta Observer"]  # fmt: skip
+FILLER = [
+    "Analysts expect demand to grow next year as customers replace older systems.",
+    "The company did not give a timetable for the next phase of the project.",
+    "Shares in listed rivals moved little after the announcement on Monday.",
+    "People familiar with the matter said talks had lasted several months.",
+]
+
+
+class Synthetic:
+    def __init__(self, seed: int = 7) -> None:
+        self.rng = random.Random(seed)
+        self.companies = sorted({f"{a} {b} {s}" for a in WORDS for b in WORDS if a != b for s in SUFFIXES[:2]})
+        self.rng.shuffle(self.companies)
+        self.companies = self.companies[:4000]
+        self.people = [f"{f} {m} {last}" for f in FIRST for m in "ABCD" for last in LAST]
+        self.rng.shuffle(self.people)
+        self.people = self.people[:5000]
+
+    def gazetteer(self) -> Gazetteer:
+        known = [KnownEntity(name=c, label="Organization") for c in self.companies]
+        known += [KnownEntity(name=p, label="Person") for p in self.people]
+        known += [KnownEntity(name=c, label="Location") for c in CITIES]
+        return Gazetteer.from_sources(OUTLETS, include_common=False).model_copy(update={"known": known})
+
+    def article(self, i: int) -> tuple[Article, list[tuple[str, str, str, str, str, str]]]:
+        """One ~600-character article and the (source, label, type, target, label, sentence) facts it states."""
+        r = self.rng
+        c1, c2, c3 = r.sample(self.companies, 3)
+        p1, p2 = r.sample(self.people, 2)
+        city = r.choice(CITIES)
+        money = r.randint(5, 400)
+        facts = [
+            (f"{p1}, the chief executive of {c1}, said the company would expand into {city}.",
+             (p1, "Person", "CEO_OF", c1, "Organization")),
+            (f"{c2} invested ${money} million in {c1} last week.",
+             (c2, "Organization", "INVESTED_IN", c1, "Organization")),
+            (f"{c1}, which is based in {city}, employs about {money * 10} people.",
+             (c1, "Organization", "LOCATED_IN", city, "Location")),
+            (f"{c2} acquired {c3} in a deal that closed in the spring.",
+             (c2, "Organization", "OWNS", c3, "Organization")),
+            (f"{p2}, a board member of {c2}, declined to comment.", (p2, "Person", "WORKS_FOR", c2, "Organization")),
+            (f"{c3} sued {c1} over unpaid invoices.", (c3, "Organization", "SUED", c1, "Organization")),
+        ]  # fmt: skip
+        chosen = r.sample(facts, 4)
+        sentences = [s for s, _ in chosen] + r.sample(FILLER, 2)
+        r.shuffle(sentences)
+        day = date(2025, 1, 1) + timedelta(days=r.randint(0, 364))
+        article = Article(title=f"{c1} update {i}", body=" ".join(sentences), source=r.choice(OUTLETS),
+                          published_at=day, url=f"https://synthetic.test/{i}")  # fmt: skip
+        return article, [(*fact, sentence) for sentence, fact in chosen]
+
+
+def planted_extraction(chunk: Chunk, facts: list[tuple[str, str, str, str, str, str]]) -> Extraction:
+    entities: dict[tuple[str, str], ExtractedEntity] = {}
+    relations = []
+    for source, s_label, rel, target, t_label, sentence in facts:
+        for name, label in ((source, s_label), (target, t_label)):
+            entities.setdefault((name, label), ExtractedEntity(name=name, label=label, aliases=[name]))
+        relations.append(ExtractedRelation(source=source, source_label=s_label, type=rel, target=target,
+                                           target_label=t_label, evidence=sentence))  # fmt: skip
+    return Extraction(chunk_id=chunk.id, entities=list(entities.values()), relations=relations)
+
+
+def bench_synthetic(
+    graph: Graph, n_chunks: int, sample: int, n_process: int, write_batch: int, docs_per_batch: int
+) -> dict[str, Any]:
+    synth = Synthetic()
+    t0 = time.perf_counter()
+    pairs = [synth.article(i) for i in range(n_chunks)]
+    chunks = [chunk_article(a)[0] for a, _ in pairs]
+    generate_s = time.perf_counter() - t0
+    extractor = OfflineExtractor(load_schema().labels, synth.gazetteer(), batch_size=256, n_process=n_process)
+    extractor.nlp  # noqa: B018
+    measured = chunks if sample <= 0 else chunks[:sample]
+    t0 = time.perf_counter()
+    outcomes = extractor.extract(measured)
+    extract_s = time.perf_counter() - t0
+    found = sum(len(o.relations) for o in outcomes if isinstance(o, Extraction))
+    planted = sum(len(f) for _, f in pairs[: len(measured)])
+    schema = load_schema()
+    writer = GraphWriter(graph, batch_size=write_batch)
+    resolver = EntityResolver()
+    rows_s, write_s = 0.0, 0.0
+    for start in range(0, len(pairs), docs_per_batch):
+        batch = pairs[start : start + docs_per_batch]
+        batch_chunks = chunks[start : start + docs_per_batch]
+        t0 = time.perf_counter()
+        dropped: Counter[str] = Counter()
+        extractions = [
+            prune(planted_extraction(c, f), schema, dropped) for c, (_, f) in zip(batch_chunks, batch, strict=True)
+        ]
+        rows = build_rows([a for a, _ in batch], batch_chunks, extractions, resolver)
+        rows_s += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        writer.write(rows)
+        writer.mark_done([{"id": a.doc_id, "content_hash": a.content_hash, "chunk_count": 1} for a, _ in batch])
+        write_s += time.perf_counter() - t0
+        print(f"  wrote {start + len(batch)}/{len(pairs)} chunks, {write_s:.0f} s in Neo4j", flush=True)
+    rels = relationship_total(graph)
+    report = IngestReport()
+    fill_graph_counts(graph, report)
+    return {
+        "chunks": len(chunks),
+        "chunk_chars_mean": round(sum(len(c.text) for c in chunks) / len(chunks)),
+        "generate_and_chunk_s": round(generate_s, 2),
+        "extraction_sample_chunks": len(measured),
+        "extract_s": round(extract_s, 2),
+        "extraction_chunks_per_s": round(len(measured) / extract_s, 1),
+        "extraction_relations_found_vs_planted": [found, planted],
+        "rows_s": round(rows_s, 2),
+        "write_s": round(write_s, 2),
+        "relationships_written": rels,
+        "write_relationships_per_s": round(rels / write_s),
+        "graph_counts": report.graph_counts,
+        "relationships_per_type": report.relationships_per_type,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=SHARED_CORPUS)
+    parser.add_argument("--synthetic-chunks", type=int, default=50_000)
+    parser.add_argument("--extract-sample", type=int, default=2_000, help="synthetic chunks to extract (0 = all)")
+    parser.add_argument("--n-process", type=int, default=1)
+    parser.add_argument("--write-batch", type=int, default=5_000, help="rows per UNWIND transaction")
+    parser.add_argument("--docs-per-batch", type=int, default=2_000)
+    parser.add_argument("--out", type=Path, default=None, help="write <out>.json and <out>.md")
+    args = parser.parse_args()
+    results: dict[str, Any] = {
+        "command": "python " + " ".join(sys.argv),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "load_average_at_start": list(os.getloadavg()),
+        },  # fmt: skip
+    }
+    with neo4j_graph() as graph:
+        print("shared corpus ...", flush=True)
+        results["shared_corpus"] = bench_shared_corpus(graph, args.corpus, args.n_process, args.write_batch)
+        print(json.dumps(results["shared_corpus"], indent=1)[:1500], flush=True)
+        graph.write("admin/wipe")
+        if args.synthetic_chunks:
+            print("synthetic corpus ...", flush=True)
+            results["synthetic"] = bench_synthetic(graph, args.synthetic_chunks, args.extract_sample, args.n_process,
+                                                   args.write_batch, args.docs_per_batch)  # fmt: skip
+            print(json.dumps(results["synthetic"], indent=1), flush=True)
+    results["machine"]["load_average_at_end"] = list(os.getloadavg())
+    if args.out:
+        args.out.with_suffix(".json").write_text(json.dumps(results, indent=2) + "\n")
+        args.out.with_suffix(".md").write_text(markdown(results))
+
+
+def markdown(r: dict[str, Any]) -> str:
+    s, q = r["shared_corpus"], r["shared_corpus"]["quality"]
+    lines = [
+        "# Ingestion throughput and graph quality",
+        "",
+        f"Command: `{r['command']}`",
+        "",
+        f"Machine: {r['machine']['cpus']} cores shared with other work; load average at start "
+        f"{r['machine']['load_average_at_start'][0]:.1f}, at end {r['machine']['load_average_at_end'][0]:.1f} "
+        "(numbers on an idle machine will be higher).",
+        "",
+        "## Shared corpus (corpus.facts.json), offline extractor, end to end",
+        "",
+        "| metric | value |",
+        "|---|---|",
+        f"| documents / chunks (mean chars per chunk) | {s['documents']} / {s['chunks']} ({s['chunk_chars_mean']}) |",
+        f"| spaCy model load (not in the timings) | {s['model_load_s']} s |",
+        f"| end to end (extract + resolve + write) | {s['elapsed_s']} s, {s['end_to_end_chunks_per_s']} chunks/s |",
+        f"| extraction | {s['extract_s']} s, {s['extraction_chunks_per_s']} chunks/s |",
+        f"| Neo4j writes | {s['write_s']} s, {s['relationships_written']} relationships, "
+        f"{s['write_relationships_per_s']} relationships/s |",
+        "",
+        "### Graph quality",
+        "",
+        f"Entities: {q['entities']}; surface forms merged by resolution: {q['surface_forms_merged_by_resolution']} "
+        f"(fuzzy: {q['fuzzy_merges']}).",
+        "",
+        "| label | entities |",
+        "|---|---|",
+        *[f"| {k} | {v} |" for k, v in q["entities_per_label"].items()],
+        "",
+        "| relationship type | count |",
+        "|---|---|",
+        *[f"| {k} | {v} |" for k, v in q["relationships_per_type"].items()],
+        "",
+        "Duplicate candidates left after resolution (same label; fuzzy ratio 85 up to the merge threshold, same "
+        "numbers, 5+ characters; or a lone surname matching exactly one full Person name in another document): "
+        f"{q['duplicate_candidates']['fuzzy_pairs_85_to_threshold']} fuzzy pairs, "
+        f"{q['duplicate_candidates']['lone_surnames_matching_one_full_name']} lone surnames; "
+        f"**duplicate rate {q['duplicate_candidates']['duplicate_rate']:.1%}** of entities flagged.",
+        "",
+        "| label | name | candidate duplicate | ratio |",
+        "|---|---|---|---|",
+        *[f"| {' | '.join(e)} |" for e in q["duplicate_candidates"]["examples"]],
+    ]
+    if "synthetic" in r:
+        y = r["synthetic"]
+        lines += [
+            "",
+            "## Synthetic corpus",
+            "",
+            "| metric | value |",
+            "|---|---|",
+            f"| chunks (mean chars) | {y['chunks']} ({y['chunk_chars_mean']}) |",
+            f"| extraction (real offline extractor) on {y['extraction_sample_chunks']} chunks | {y['extract_s']} s, "
+            f"{y['extraction_chunks_per_s']} chunks/s |",
+            f"| relations found / planted in those chunks | {y['extraction_relations_found_vs_planted'][0]} / "
+            f"{y['extraction_relations_found_vs_planted'][1]} |",
+            f"| resolution + row building, all chunks | {y['rows_s']} s |",
+            f"| Neo4j writes, all chunks | {y['write_s']} s, {y['relationships_written']} relationships, "
+            f"{y['write_relationships_per_s']} relationships/s |",
+            f"| graph | {y['graph_counts']} |",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
