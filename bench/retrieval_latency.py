@@ -150,7 +150,8 @@ def _markdown(report: dict[str, Any]) -> str:
         "",
         f"Command: `{report['command']}`",
         "",
-        f"Machine: {report['machine']}. Graph: {report['graph']}.",
+        f"Machine: {report['machine']}, shared with other work: load average (1/5/15 min) "
+        f"{report['load_average_before']} before the run. Graph: {report['graph']}.",
         "",
         f"## In-process, {report['in_process']['questions']} MultiHop-RAG questions, top_k={report['top_k']}",
         "",
@@ -179,7 +180,8 @@ def _markdown(report: dict[str, Any]) -> str:
             f"{h['requests']} requests in {h['elapsed_s']} s: **{h['requests_per_s']} req/s**; latency p50 "
             f"{lat['p50']} ms, p95 {lat['p95']} ms, p99 {lat['p99']} ms; errors: {h['errors'] or 'none'}.",
             "",
-            "Target: >= 100 req/s at concurrency 16. Client and server share the machine's 2 cores.",
+            f"Target: >= 100 req/s at concurrency 16. Client and server share the machine's 2 cores (load average "
+            f"{report['load_average_before_http']} before this part).",
         ]
     return "\n".join(lines) + "\n"
 
@@ -209,9 +211,11 @@ def main() -> None:
         "machine": f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
         "graph": f"{docs} documents, {counts['entities']} entities, {rels} entity relationships",
         "top_k": args.top_k,
+        "load_average_before": [round(x, 2) for x in os.getloadavg()],
         "in_process": in_process(settings, questions, args.top_k, args.warmup),
     }
     if args.http_requests:
+        report["load_average_before_http"] = [round(x, 2) for x in os.getloadavg()]
         report["http"] = over_http(questions, args.http_requests, args.concurrency, args.top_k, args.workers)
     args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     args.out.with_suffix(".md").write_text(_markdown(report), encoding="utf-8")

@@ -113,10 +113,10 @@ class ModesResponse(BaseModel):
     answerers: list[str]
 
 
-def get_pool(
+async def get_pool(
     request: Request, settings: SettingsDep, graphs: GraphProviderDep, chroma: ChromaProviderDep
 ) -> RetrieverPool:
-    """One pool per app (retrievers keep caches between requests), created on first use."""
+    """One pool per app (retrievers keep caches between requests), created on first use (no I/O: runs inline)."""
     state = request.app.state
     with _state_lock:
         pool: RetrieverPool | None = getattr(state, "retriever_pool", None)
