@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 from support.chains import ingest_chains
+from support.openai_stub import OpenAIStub, text
 
 from core.graph import Graph
+from core.settings import Settings
 from retrieval.answer.extractive import ExtractiveAnswerer
 from retrieval.graph import GraphRetriever
 from retrieval.models import ABSTENTION, FactTier, MatchTier, RetrievalResult
+from retrieval.registry import RetrievalContext, build_retriever
 
 pytestmark = pytest.mark.integration
 
@@ -135,3 +139,16 @@ def test_every_fact_is_a_relationship_in_the_graph(retriever: GraphRetriever, ch
             t=fact.relationship,
         ).records
         assert set(fact.chunk_ids) <= set(row["ids"])
+
+
+def test_llm_alias_extractor_adds_what_the_deterministic_pass_misses(
+    chains_graph: Graph, llm_settings: Settings, openai_stub: OpenAIStub
+) -> None:
+    openai_stub.script(text(json.dumps({"entities": [{"name": "Kestrel Motors", "aliases": ["Kestrel"]}]})))
+    retriever = build_retriever("graph", RetrievalContext(llm_settings, graph=lambda: chains_graph))
+    question = "who runs the carmaker kestrel motors?"  # no capitals: the deterministic pass finds no span
+    result = retriever.retrieve(question, top_k=5)
+    assert result.details["extractors"] == ["deterministic", "llm"]
+    assert [(e.name, e.tier) for e in result.entities] == [("Kestrel Motors", MatchTier.EXACT)]
+    assert ExtractiveAnswerer().answer(question, result).text == "Ilse Varga"
+    assert len(openai_stub.chat_requests) == 1
