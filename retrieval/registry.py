@@ -63,6 +63,7 @@ MODES: dict[str, ModeSpec] = {
     for spec in (
         ModeSpec("graph", "five-stage deterministic graph retriever (KEY/BRIDGE/DIRECT facts)", "retrieval.registry:graph_mode", needs_graph=True),  # noqa: E501
         ModeSpec("ppr", "Personalized PageRank over entities, facts and passages (HippoRAG 2 / FastGraphRAG)", "retrieval.ppr.mode:ppr_mode", needs_graph=True),  # noqa: E501
+        ModeSpec("auto", "router: picks graph, vector, hybrid or ppr from question features and says why", "retrieval.router:auto_mode", needs_graph=True),  # noqa: E501
     )
 }  # fmt: skip
 

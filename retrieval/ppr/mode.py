@@ -10,6 +10,7 @@ from core.embeddings import Embedder, embedder_from_settings
 from core.graph import Graph
 from retrieval.graph.aliases import AliasStage, LlmAliasFn
 from retrieval.graph.matching import EntityMatcher
+from retrieval.graph.models import QuestionAnalysis
 from retrieval.graph.names import NameIndexCache
 from retrieval.models import EntityMatch
 from retrieval.ppr.config import PPRConfig, PPRMethod, ScoringOptions
@@ -30,10 +31,15 @@ class GraphStageMatcher:
         self.aliases = AliasStage(llm_aliases)
         self.matcher = EntityMatcher(graph)
 
-    def match(self, question: str) -> list[EntityMatch]:
+    def analyse(self, question: str) -> tuple[QuestionAnalysis, list[EntityMatch]]:
+        """Stage 1's analysis and stage 2's matches (scores as the graph retriever gives them, 0-100)."""
         index = self.names.get()
         analysis = self.aliases.run(question, index)
-        return [m.model_copy(update={"score": m.score / 100.0}) for m in self.matcher.match(analysis, index)]
+        return analysis, self.matcher.match(analysis, index)
+
+    def match(self, question: str) -> list[EntityMatch]:
+        _, matches = self.analyse(question)
+        return [m.model_copy(update={"score": m.score / 100.0}) for m in matches]
 
 
 class ChunkStorePassageScorer:

@@ -75,6 +75,20 @@ def test_ppr_mode_from_the_registry_uses_relation_cues(
     assert any(m.key == "Film:the lantern keepers" and m.score <= 1.0 for m in result.entities)
 
 
+def test_auto_mode_routes_a_compositional_question_to_ppr(
+    corpus_graph: tuple[Graph, EncyclopediaCorpus], neo4j_settings: Settings
+) -> None:
+    graph, _ = corpus_graph
+    settings = neo4j_settings.model_copy(update={"schema_path": SCHEMA_PATH, "ppr_snapshot_check_s": 0.0})
+    auto = build_retriever("auto", RetrievalContext(settings, graph=lambda: graph))
+    result = auto.retrieve("Where was the director of Blue Cartographer born?", top_k=3)
+    assert result.mode == "auto"
+    assert result.details["router"]["rule"] == "relation_chain" and result.details["router"]["mode"] == "ppr"
+    assert {c.chunk_id for c in result.chunks[:2]} == {"enc-blue-cartographer", "enc-tomasz-wren"}
+    unknown = auto.retrieve("What is the boiling point of mercury on the moon?", top_k=3)
+    assert unknown.details["router"]["rule"] == "nothing_matched"
+
+
 def test_ppr_retriever_abstains_without_a_known_entity(corpus_graph: tuple[Graph, EncyclopediaCorpus]) -> None:
     graph, _ = corpus_graph
     result = PPRRetriever(graph, SnapshotCache(graph)).retrieve("What is the boiling point of mercury?", top_k=5)

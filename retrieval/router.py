@@ -1,0 +1,176 @@
+"""`mode=auto`: pick graph, vector, hybrid or ppr from question features, and say which and why.
+
+Features come from the graph retriever's stages 1-2 (entity mentions and their match tiers, publications named,
+dates, temporal and comparison cues). The policy is an ordered list of small rules; the first that fires wins.
+Graph context is known to hurt abstention on unanswerable questions while helping comparison and temporal ones, so
+questions that look unanswerable (an outlet the corpus lacks, nothing matched) go to the mode that abstains best
+(`ROUTER_UNANSWERABLE_MODE`, vector by default). Names the graph does not know are reported as a feature only.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+from retrieval.base import Retriever
+from retrieval.graph.models import QuestionAnalysis
+from retrieval.models import EntityMatch, MatchTier, RetrievalResult
+
+if TYPE_CHECKING:
+    from retrieval.registry import RetrievalContext
+
+# "the director of X", "the studio that produced X": a relation to follow from a named entity
+_RELATION_CHAIN = re.compile(
+    r"\b(?:the|a|an|whose)\s+(?:[a-z]+\s+){0,2}?(?:of|that|who|which)\s+(?:the\s+)?[A-Z0-9]", re.UNICODE
+)
+
+
+class RouteFeatures(BaseModel):
+    matched: int = 0  # entities matched (any tier)
+    exact: int = 0  # entities matched exactly
+    fuzzy_only: bool = False  # every match is fuzzy
+    unmatched_mentions: list[str] = Field(default_factory=list)  # names in the question the graph does not know
+    publications: int = 0
+    unknown_publications: list[str] = Field(default_factory=list)
+    dates: int = 0
+    temporal: bool = False
+    comparison: bool = False
+    yes_no: bool = False
+    relation_chain: bool = False
+
+
+class RouteDecision(BaseModel):
+    mode: str
+    rule: str
+    reason: str
+    features: RouteFeatures
+
+
+def extract_features(question: str, analysis: QuestionAnalysis, matches: Sequence[EntityMatch]) -> RouteFeatures:
+    entity_matches = [m for m in matches if m.label != "Publication"]
+    matched_mentions = {m.mention.lower() for m in entity_matches}
+    signals = analysis.signals
+    return RouteFeatures(
+        matched=len(entity_matches),
+        exact=sum(m.tier is MatchTier.EXACT for m in entity_matches),
+        fuzzy_only=bool(entity_matches) and all(m.tier is MatchTier.FUZZY for m in entity_matches),
+        unmatched_mentions=[m.text for m in analysis.mentions if m.text.lower() not in matched_mentions],
+        publications=len(analysis.publications),
+        unknown_publications=list(analysis.unknown_publications),
+        dates=len(analysis.dates),
+        temporal=bool(signals.temporal_cues) or bool(analysis.dates),
+        comparison=bool(signals.comparison_cues),
+        yes_no=signals.yes_no,
+        relation_chain=bool(_RELATION_CHAIN.search(question)),
+    )
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    mode: str
+    reason: str
+    applies: Callable[[RouteFeatures], bool]
+
+
+def default_rules(unanswerable_mode: str = "vector") -> list[Rule]:
+    return [
+        Rule(
+            "unknown_outlet",
+            unanswerable_mode,
+            "the question names an outlet the corpus does not have: likely unanswerable, use the best abstainer",
+            lambda f: bool(f.unknown_publications),
+        ),
+        Rule(
+            "nothing_matched",
+            unanswerable_mode,
+            "no entity or publication of the question is in the graph",
+            lambda f: f.matched == 0 and f.publications == 0,
+        ),
+        Rule(
+            "comparison_or_temporal",
+            "graph",
+            "comparison/temporal cues with known entities or outlets: graph facts and dates help these",
+            lambda f: (f.comparison or f.temporal or f.yes_no) and (f.matched > 0 or f.publications > 0),
+        ),
+        Rule(
+            "relation_chain",
+            "ppr",
+            "a relation to follow from an exactly matched entity: PPR walks to the bridge passage",
+            lambda f: f.relation_chain and f.exact > 0 and f.publications == 0,
+        ),
+        Rule(
+            "fuzzy_entities", "hybrid", "entities matched only loosely: combine graph and text", lambda f: f.fuzzy_only
+        ),
+        Rule("default", "hybrid", "no specific cue: graph and text combined", lambda f: True),
+    ]
+
+
+# When a mode is not registered (e.g. hybrid before it exists), the next one available is used.
+FALLBACKS: dict[str, list[str]] = {
+    "hybrid": ["hybrid", "fused", "vector", "graph"],
+    "vector": ["vector", "fused", "bm25", "graph"],
+    "ppr": ["ppr", "graph"],
+    "graph": ["graph"],
+}
+
+
+class RoutingPolicy:
+    def __init__(self, rules: Sequence[Rule], available: Callable[[], Sequence[str]]) -> None:
+        self.rules = list(rules)
+        self.available = available
+
+    def decide(self, features: RouteFeatures) -> RouteDecision:
+        modes = set(self.available()) - {"auto"}
+        rule = next(r for r in self.rules if r.applies(features))
+        chain = FALLBACKS.get(rule.mode, [rule.mode])
+        mode = next((m for m in chain if m in modes), None) or sorted(modes)[0]
+        reason = rule.reason if mode == rule.mode else f"{rule.reason} ({rule.mode} unavailable, using {mode})"
+        return RouteDecision(mode=mode, rule=rule.name, reason=reason, features=features)
+
+
+Analyser = Callable[[str], tuple[QuestionAnalysis, list[EntityMatch]]]
+
+
+class AutoRetriever:
+    name = "auto"
+
+    def __init__(self, analyse: Analyser, policy: RoutingPolicy, retriever_for: Callable[[str], Retriever]) -> None:
+        self.analyse = analyse
+        self.policy = policy
+        self.retriever_for = retriever_for
+
+    def route(self, question: str) -> RouteDecision:
+        analysis, matches = self.analyse(question)
+        return self.policy.decide(extract_features(question, analysis, matches))
+
+    def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
+        started = time.perf_counter()
+        decision = self.route(question)
+        routing_ms = round((time.perf_counter() - started) * 1000, 3)
+        result = self.retriever_for(decision.mode).retrieve(question, top_k)
+        details = {**result.details, "router": decision.model_dump(mode="json")}
+        return result.model_copy(
+            update={"mode": self.name, "details": details, "timings_ms": {"routing": routing_ms, **result.timings_ms}}
+        )
+
+
+def auto_mode(ctx: RetrievalContext) -> AutoRetriever:
+    from retrieval.ppr.mode import GraphStageMatcher
+    from retrieval.registry import RetrieverPool, mode_names
+
+    settings = ctx.settings
+    llm_aliases = None
+    if settings.llm_configured:
+        from retrieval.aliases.llm import LLMAliasExtractor
+
+        llm_aliases = LLMAliasExtractor(settings)
+    stages = GraphStageMatcher(ctx.require_graph(), llm_aliases)
+    pool = RetrieverPool(ctx)
+    policy = RoutingPolicy(default_rules(settings.router_unanswerable_mode), mode_names)
+    return AutoRetriever(stages.analyse, policy, pool.get)

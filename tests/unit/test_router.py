@@ -1,0 +1,132 @@
+"""mode=auto: features from a question's analysis and matches, and the routing decisions on typical questions."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.graph.models import Mention, MentionOrigin, QuestionAnalysis
+from retrieval.models import EntityMatch, MatchTier, RetrievalResult
+from retrieval.question import QuestionAnalysis as Signals
+from retrieval.router import AutoRetriever, RouteFeatures, RoutingPolicy, default_rules, extract_features
+
+ALL_MODES = ["graph", "vector", "hybrid", "ppr", "auto"]
+
+
+def _policy(modes: list[str] = ALL_MODES) -> RoutingPolicy:
+    return RoutingPolicy(default_rules("vector"), lambda: modes)
+
+
+def _match(name: str, tier: MatchTier = MatchTier.EXACT, label: str = "Person") -> EntityMatch:
+    return EntityMatch(mention=name, key=f"{label}:{name.lower()}", name=name, label=label, tier=tier, score=100)
+
+
+def _analysis(question: str, mentions: list[str], **signals: object) -> QuestionAnalysis:
+    return QuestionAnalysis(
+        question=question,
+        mentions=[Mention(text=m, origin=MentionOrigin.SPAN) for m in mentions],
+        signals=Signals(question=question, **signals),  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "mentions", "matches", "signals", "rule", "mode"),
+    [
+        (
+            "Where was the director of Blue Cartographer born?",
+            ["Blue Cartographer"],
+            [_match("Blue Cartographer", label="Film")],
+            {},
+            "relation_chain",
+            "ppr",
+        ),
+        (
+            "Did both Ilse Marrow and Tomasz Wren direct films shot in Brackwater?",
+            ["Ilse Marrow", "Tomasz Wren", "Brackwater"],
+            [_match("Ilse Marrow"), _match("Tomasz Wren"), _match("Brackwater", label="Place")],
+            {"yes_no": True, "comparison_cues": ["both"]},
+            "comparison_or_temporal",
+            "graph",
+        ),
+        (
+            "Was the ruling on Kestrel Motors reported before the recall?",
+            ["Kestrel Motors"],
+            [_match("Kestrel Motors", label="Organization")],
+            {"temporal_cues": ["before"]},
+            "comparison_or_temporal",
+            "graph",
+        ),
+        (
+            "What is the boiling point of mercury on the moon?",
+            [],
+            [],
+            {},
+            "nothing_matched",
+            "vector",
+        ),
+        (
+            "What did Ilse Marow say about fishing?",
+            ["Ilse Marow"],
+            [_match("Ilse Marrow", tier=MatchTier.FUZZY)],
+            {},
+            "fuzzy_entities",
+            "hybrid",
+        ),
+        (
+            "What happened to Varnholm's harbour?",
+            ["Varnholm"],
+            [_match("Varnholm", label="Place")],
+            {},
+            "default",
+            "hybrid",
+        ),
+    ],
+)
+def test_typical_questions_are_routed(
+    question: str,
+    mentions: list[str],
+    matches: list[EntityMatch],
+    signals: dict[str, object],
+    rule: str,
+    mode: str,
+) -> None:
+    decision = _policy().decide(extract_features(question, _analysis(question, mentions, **signals), matches))
+    assert (decision.rule, decision.mode) == (rule, mode)
+    assert decision.reason
+
+
+def test_an_unknown_outlet_goes_to_the_best_abstainer() -> None:
+    features = RouteFeatures(matched=2, exact=2, unknown_publications=["The Daily Planet"], comparison=True)
+    assert _policy().decide(features).rule == "unknown_outlet"
+    assert RoutingPolicy(default_rules("graph"), lambda: ALL_MODES).decide(features).mode == "graph"
+
+
+def test_a_missing_mode_falls_back_and_says_so() -> None:
+    decision = _policy(["graph", "ppr", "fused"]).decide(RouteFeatures(matched=1, exact=1))
+    assert decision.rule == "default" and decision.mode == "fused"
+    assert "hybrid unavailable, using fused" in decision.reason
+
+
+def test_unmatched_names_are_reported() -> None:
+    analysis = _analysis("Did Ilse Marrow meet Zebediah Quartermaine?", ["Ilse Marrow", "Zebediah Quartermaine"])
+    features = extract_features(analysis.question, analysis, [_match("Ilse Marrow")])
+    assert features.unmatched_mentions == ["Zebediah Quartermaine"]
+
+
+class _Fixed:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
+        return RetrievalResult(mode=self.name, timings_ms={"total": 1.0}, details={"seen": question})
+
+
+def test_auto_retriever_delegates_and_reports_its_choice() -> None:
+    def analyse(question: str) -> tuple[QuestionAnalysis, list[EntityMatch]]:
+        return _analysis(question, ["Blue Cartographer"]), [_match("Blue Cartographer", label="Film")]
+
+    auto = AutoRetriever(analyse, _policy(), _Fixed)
+    result = auto.retrieve("Where was the director of Blue Cartographer born?")
+    assert result.mode == "auto"
+    assert result.details["router"]["mode"] == "ppr" and result.details["router"]["rule"] == "relation_chain"
+    assert result.details["seen"].startswith("Where was")
+    assert set(result.timings_ms) == {"routing", "total"}
