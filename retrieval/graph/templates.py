@@ -51,7 +51,8 @@ class TemplateRunner:
     def __init__(self, graph: Graph, limits: TemplateLimits | None = None) -> None:
         self.graph = graph
         self.limits = limits or TemplateLimits()
-        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphwire-templates")
+        # I/O-bound (waiting on Neo4j): one slot per concurrent request is cheap.
+        self._pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="graphwire-templates")
 
     def run(self, analysis: QuestionAnalysis, matches: list[EntityMatch]) -> TemplateOutput:
         params = query_params(analysis, matches)
