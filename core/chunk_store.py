@@ -169,13 +169,15 @@ class ChunkStore:
         return self.query_vector(self.embedder.embed_query(text), k, chunk_ids)
 
     def query_vector(self, vector: Any, k: int, chunk_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        if chunk_ids is not None:  # Chroma fails the whole query on an unknown id: keep the stored ones
+            chunk_ids = list(self.collection.get(ids=list(dict.fromkeys(chunk_ids)), include=[])["ids"])
         size = self.count() if chunk_ids is None else len(chunk_ids)
         if k <= 0 or size == 0:
             return []
         found = self.collection.query(
             query_embeddings=[vector],
             n_results=min(k, size),
-            ids=list(chunk_ids) if chunk_ids is not None else None,
+            ids=chunk_ids,
             include=["distances"],
         )
         ids, distances = found["ids"][0], cast(list[list[float]], found["distances"])[0]

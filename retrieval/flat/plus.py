@@ -39,6 +39,8 @@ class FlatPlusConfig(BaseModel):
     clause_weight: float = 1.0
     pick_date_boost: float = 0.02
     max_picks: int = 4
+    claim_picks: int = 0  # extra picks, one per claim segment of the question, after the outlet picks
+    claim_weight: float = 1.0
     rrf_k: int = RRF_K
 
 
@@ -88,6 +90,8 @@ class PlusFeatures:
     mention_indexes: list[int]  # their positions in analysis.publications
     clause_dense: list[Scores]
     clause_lexical: list[Scores]
+    claim_dense: list[Scores]  # one per claim segment of the question (only when it has two or more)
+    claim_lexical: list[Scores]
 
 
 class FlatPlusRetriever:
@@ -110,20 +114,26 @@ class FlatPlusRetriever:
             analysis = analyze_question(question, self.view(snapshot).gazetteer)
             picked = [(i, m) for i, m in enumerate(analysis.publications) if m.sources]
             clauses = [m.clause or question for _, m in picked]
+            claims = [seg.text for seg in analysis.segments if seg.is_claim]
+            claims = claims if len(claims) > 1 and self.config.claim_picks else []
+            texts = [question, *clauses, *claims]
         with timer.stage("embed"):
-            vectors = self.embedder.embed([question, *clauses])
+            vectors = self.embedder.embed(texts)
         with timer.stage("dense"):
             dense = [snapshot.dense_scores(vector) for vector in vectors]
         with timer.stage("bm25"):
-            lexical = [snapshot.bm25_scores(self.index.tokenizer(text)) for text in [question, *clauses]]
+            lexical = [snapshot.bm25_scores(self.index.tokenizer(text)) for text in texts]
+        split = 1 + len(clauses)
         return PlusFeatures(
             analysis=analysis,
             dense=dense[0],
             lexical=lexical[0],
             mentions=[m for _, m in picked],
             mention_indexes=[i for i, _ in picked],
-            clause_dense=dense[1:],
-            clause_lexical=lexical[1:],
+            clause_dense=dense[1:split],
+            clause_lexical=lexical[1:split],
+            claim_dense=dense[split:],
+            claim_lexical=lexical[split:],
         )
 
     def rank(
@@ -182,6 +192,36 @@ class FlatPlusRetriever:
                 score = score + config.pick_date_boost * view.admitted(features.analysis, index)
             score = score + 1e-9 * base  # ties go to the globally better chunk
             picks.append(int(np.argmax(np.where(pool, score, -np.inf))))
+        return picks + self._claim_picks(view, features, base, allowed, config, picks)
+
+    def _claim_picks(
+        self,
+        view: CorpusView,
+        features: PlusFeatures,
+        base: Scores,
+        allowed: Mask | None,
+        config: FlatPlusConfig,
+        taken: list[int],
+    ) -> list[int]:
+        """One pick per claim segment, among the named outlets' chunks (plus unlabelled ones) when outlets are named."""
+        if not config.claim_picks or not features.claim_dense:
+            return []
+        sources = features.analysis.sources
+        pool = view.from_sources(sources) | view.unlabelled if sources else np.ones(len(view.sources), dtype=bool)
+        if allowed is not None:
+            pool &= allowed
+        question_ranks = [ranks_of(features.dense), ranks_of(features.lexical)]
+        weight = config.claim_weight
+        picks: list[int] = []
+        for c_dense, c_lexical in zip(features.claim_dense, features.claim_lexical, strict=True):
+            if len(picks) >= config.claim_picks:
+                break
+            candidates = pool.copy()
+            candidates[taken + picks] = False
+            if not candidates.any():
+                break
+            score = rrf([*question_ranks, ranks_of(c_dense), ranks_of(c_lexical)], [1, 1, weight, weight], config.rrf_k)
+            picks.append(int(np.argmax(np.where(candidates, score + 1e-9 * base, -np.inf))))
         return picks
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:

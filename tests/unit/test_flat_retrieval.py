@@ -1,0 +1,133 @@
+"""Flat retrievers on a tiny corpus in a temporary Chroma folder: BM25, fusion, flat+, guidance, index refresh."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+
+from core.chunk_store import ChunkStore
+from core.documents import Chunk
+from core.settings import Settings
+from retrieval.flat import (
+    BM25Retriever,
+    DenseRetriever,
+    FlatIndex,
+    FlatPlusRetriever,
+    FusedRetriever,
+    Guidance,
+    GuidanceMode,
+    build_flat_retrievers,
+)
+from retrieval.flat.fusion import ranks_of, rrf, top_positions
+from retrieval.flat.index import BM25Weights
+from retrieval.flat.tokenize import bm25_tokens
+
+ARTICLES = [
+    ("fed-oct", "The Fed", "Cnbc | World Business News Leader", date(2023, 10, 9),
+     "The Federal Reserve held interest rates steady as inflation cooled."),
+    ("fed-nov", "The Fed again", "Cnbc | World Business News Leader", date(2023, 11, 2),
+     "The Federal Reserve held interest rates steady for a second meeting."),
+    ("fed-tc", "Fintech and rates", "TechCrunch", date(2023, 10, 9),
+     "Fintech startups say the Federal Reserve interest rates squeeze their funding."),
+    ("gpt", "OpenAI dev day", "TechCrunch", date(2023, 11, 6),
+     "OpenAI announced GPT-4 Turbo with a 128k context window at its developer day."),
+    ("derby", "Derby day", "Sporting News", date(2023, 10, 21),
+     "The striker scored twice as Arsenal won the north London derby."),
+    ("unlabelled", "Mystery", None, None, "Sportsbooks moved their odds after the injury news."),
+]  # fmt: skip
+
+
+def _chunks() -> list[Chunk]:
+    return [
+        Chunk(id=f"{doc}:0", document_id=doc, index=0, text=text, title=title, source=source, published_at=day)
+        for doc, title, source, day, text in ARTICLES
+    ]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> ChunkStore:
+    folder: Path = tmp_path_factory.mktemp("flat")
+    store = ChunkStore.from_settings(Settings(chroma_path=folder, chroma_collection="flat_test"))
+    store.upsert(_chunks())
+    return store
+
+
+@pytest.fixture(scope="module")
+def index(store: ChunkStore) -> FlatIndex:
+    return FlatIndex(store, check_every_s=0)
+
+
+def _ids(result: object) -> list[str]:
+    return [c.chunk_id for c in result.chunks]  # type: ignore[attr-defined]
+
+
+def test_tokens_keep_entities_and_numbers() -> None:
+    assert bm25_tokens("GPT-4 Turbo's $1,000 U.S. launch of sportsbooks") == [
+        "gpt-4", "gpt", "4", "turbo", "1000", "us", "launch", "sportsbook",
+    ]  # fmt: skip
+
+
+def test_sparse_bm25_equals_rank_bm25() -> None:
+    corpus = [bm25_tokens(text) for *_, text in ARTICLES]
+    query = bm25_tokens("Federal Reserve interest rates fintech rates")
+    np.testing.assert_allclose(BM25Weights(corpus).scores(query), BM25Okapi(corpus).get_scores(query))
+    assert BM25Weights(corpus).scores(["unseen"]).tolist() == [0.0] * len(corpus)
+
+
+def test_rrf_and_ranks() -> None:
+    assert ranks_of(np.array([0.1, 0.9, 0.5])).tolist() == [3, 1, 2]
+    fused = rrf([np.array([1, 2, 3]), np.array([3, 1, 2])], k=60)
+    assert top_positions(fused, 2) == [1, 0]  # 1/62+1/61 beats 1/61+1/63
+    assert top_positions(fused, 5, allowed=np.array([False, False, True])) == [2]
+
+
+def test_bm25_ranks_exact_terms_first(index: FlatIndex) -> None:
+    result = BM25Retriever(index).retrieve("GPT-4 Turbo context window", top_k=3)
+    assert _ids(result)[0] == "gpt:0"
+    assert result.mode == "bm25" and len(result.chunks) == 3
+    assert [c.score for c in result.chunks] == sorted((c.score for c in result.chunks), reverse=True)
+
+
+def test_dense_and_fused_find_the_paraphrase(store: ChunkStore, index: FlatIndex) -> None:
+    question = "Which football team beat its local rival?"
+    assert _ids(DenseRetriever(store).retrieve(question, top_k=1)) == ["derby:0"]
+    fused = FusedRetriever(index, store.embedder).retrieve(question, top_k=2)
+    assert _ids(fused)[0] == "derby:0"
+    assert {"embed", "dense", "bm25", "fuse", "total"} <= set(fused.timings_ms)
+
+
+def test_flat_plus_prefers_named_outlet_and_date(store: ChunkStore, index: FlatIndex) -> None:
+    plus = FlatPlusRetriever(index, store.embedder)
+    by_outlet = plus.retrieve("What did TechCrunch report about Federal Reserve interest rates?", top_k=3)
+    assert _ids(by_outlet)[0] == "fed-tc:0"
+    by_date = plus.retrieve("Did CNBC say the Federal Reserve held rates steady, in its report on November 2, 2023?", 3)
+    assert _ids(by_date)[0] == "fed-nov:0"
+    assert by_date.details["publications"] == ["Cnbc"]
+    assert by_date.details["dates"] == ["on November 2, 2023"]
+
+
+def test_guidance_restricts_or_boosts(store: ChunkStore, index: FlatIndex) -> None:
+    question = "Federal Reserve interest rates"
+    restricted = Guidance(chunk_ids=["derby:0", "gpt:0", "not-a-chunk"], mode=GuidanceMode.RESTRICT)
+    for retriever in build_flat_retrievers(store).values():
+        assert set(_ids(retriever.retrieve_guided(question, 5, restricted))) == {"derby:0", "gpt:0"}
+    boosted = Guidance(chunk_ids=["derby:0"], mode=GuidanceMode.BOOST, weight=5.0)
+    assert _ids(FusedRetriever(index, store.embedder).retrieve_guided(question, 3, boosted))[0] == "derby:0"
+    assert _ids(DenseRetriever(store).retrieve_guided(question, 3, boosted))[0] == "derby:0"
+
+
+def test_index_rebuilds_when_the_store_changes(tmp_path: Path) -> None:
+    store = ChunkStore.from_settings(Settings(chroma_path=tmp_path, chroma_collection="flat_refresh"))
+    store.upsert(_chunks()[:2])
+    index = FlatIndex(store, check_every_s=0)
+    first = index.snapshot()
+    assert len(first) == 2 and index.snapshot() is first  # unchanged store: same snapshot
+    store.upsert(_chunks()[2:])
+    assert len(index.snapshot()) == len(ARTICLES)
+    store.delete_document("gpt")
+    assert "gpt:0" not in index.snapshot().positions
+    assert _ids(BM25Retriever(index).retrieve("GPT-4 Turbo", top_k=1)) != ["gpt:0"]
