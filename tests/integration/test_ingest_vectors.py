@@ -1,0 +1,46 @@
+"""The vector store sees exactly the chunks the graph has: after ingest, after an update, after a delete."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.chunk_store import ChunkStore
+from core.documents import Article
+from core.graph import Graph
+from core.settings import Settings
+from ingest.extractors.offline import OfflineExtractor
+from ingest.gazetteer import Gazetteer
+from ingest.loaders import load_articles
+from ingest.pipeline import IngestOptions, delete_documents, ingest_articles
+from schema.model import load_schema
+
+pytestmark = pytest.mark.integration
+DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "articles.jsonl"
+
+
+def graph_chunk_ids(graph: Graph, articles: list[Article]) -> set[str]:
+    return {r["id"] for a in articles for r in graph.read("ingest/document_chunk_ids", document_id=a.doc_id)}
+
+
+def store_chunk_ids(store: ChunkStore) -> set[str]:
+    return {c.id for c in store.get_all()}
+
+
+def test_vector_store_follows_ingest_update_and_delete(graph: Graph, tmp_path: Path) -> None:
+    articles = load_articles(DEMO).articles[:3]
+    store = ChunkStore.from_settings(Settings(chroma_path=tmp_path / "chroma", chroma_collection="ingest_test"))
+    extractor = OfflineExtractor(load_schema().labels, Gazetteer.from_sources(a.source for a in articles))
+    options = IngestOptions(progress=False)
+    ingest_articles(articles, graph, extractor, options=options, chunk_store=store)
+    assert store_chunk_ids(store) == graph_chunk_ids(graph, articles) and store.count() == 3
+
+    changed = articles[0].model_copy(update={"body": articles[0].body + " A later correction was added."})
+    ingest_articles([changed], graph, extractor, options=options, chunk_store=store)
+    assert store_chunk_ids(store) == graph_chunk_ids(graph, articles)
+    assert any("later correction" in c.text for c in store.get_all())
+
+    delete_documents(graph, [articles[1].doc_id], chunk_store=store)
+    remaining = [articles[0], articles[2]]
+    assert store_chunk_ids(store) == graph_chunk_ids(graph, remaining) and store.count() == 2
