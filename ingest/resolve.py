@@ -122,13 +122,23 @@ class EntityResolver:
         else:
             self.stats.alias += 1
 
+    def add_alias(self, entity: ResolvedEntity, surface: str) -> None:
+        """Record a surface form the extractor saw for this entity (e.g. a surname it was resolved from)."""
+        self._with_alias(entity.key, surface)
+
     def _with_alias(self, key: str, surface: str) -> ResolvedEntity:
         entity = self.entities[key]
         alias = clean_surface(surface)
         if alias and alias not in entity.aliases:
             entity.aliases.append(alias)
-            self._by_norm.setdefault((entity.label, normalise_name(alias, entity.label)), key)
+            self._index_alias(entity, alias)
         return entity
+
+    def _index_alias(self, entity: ResolvedEntity, alias: str) -> None:
+        """Make an alias a lookup key, except a lone surname: "Park" alone must not mean Ada Park everywhere."""
+        if entity.label == "Person" and " " in entity.name and " " not in alias.strip():
+            return
+        self._by_norm.setdefault((entity.label, normalise_name(alias, entity.label)), entity.key)
 
     def _register(self, entity: ResolvedEntity) -> None:
         self.entities[entity.key] = entity
@@ -137,7 +147,7 @@ class EntityResolver:
             self._norm_key[(entity.label, entity.norm)] = entity.key
             self._norms_by_label[entity.label].append(entity.norm)
         for alias in entity.aliases:
-            self._by_norm.setdefault((entity.label, normalise_name(alias, entity.label)), entity.key)
+            self._index_alias(entity, alias)
 
 
 def _renamed(extraction: Extraction, rename: dict[tuple[str, str], str]) -> Extraction:
@@ -145,7 +155,9 @@ def _renamed(extraction: Extraction, rename: dict[tuple[str, str], str]) -> Extr
     entities = []
     for e in extraction.entities:
         if (e.name, e.label) in rename:
-            e = e.model_copy(update={"name": rename[(e.name, e.label)], "label": "Person", "aliases": [*e.aliases]})
+            e = e.model_copy(
+                update={"name": rename[(e.name, e.label)], "label": "Person", "aliases": [*e.aliases, e.name]}
+            )
         entities.append(e)
     relations = []
     for r in extraction.relations:

@@ -71,7 +71,7 @@ def build_rows(
             if resolved is None:
                 continue
             for alias in entity.aliases:
-                resolver.resolve(alias, entity.label)
+                resolver.add_alias(resolved, alias)
             touched[resolved.key] = resolved
             counts[resolved.key] += max(entity.mentions, 1)
         for key, count in counts.items():

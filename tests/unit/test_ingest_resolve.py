@@ -96,3 +96,18 @@ def test_prune_drops_off_schema_and_counts_reasons() -> None:
         "relationship type 'LIKES' not in schema": 1,
         "pattern (Organization)-[:CEO_OF]->(Person) not allowed": 1,
     })  # fmt: skip
+
+
+def test_a_surname_alias_does_not_capture_other_people_with_that_surname() -> None:
+    resolver = EntityResolver()
+    ada = resolver.resolve("Ada Park", "Person")
+    assert ada is not None
+    resolver.add_alias(ada, "Park")
+    assert "Park" in ada.aliases
+    other = resolver.resolve("Park", "Person")  # another document's lone "Park"
+    assert other is not None and other.key != ada.key
+    inc = resolver.resolve("Lumen Labs", "Organization")
+    assert inc is not None
+    resolver.add_alias(inc, "Lumen Labs GmbH")
+    again = resolver.resolve("Lumen", "Organization")
+    assert again is not None and again.key != inc.key  # no fuzzy or prefix merge of a different name
