@@ -1,7 +1,8 @@
 """Resolves the system names of `graphwire eval --systems` to retrievers (and picks the answerer).
 
 Every retrieval mode comes from `retrieval.registry`, the same place the API gets them, so the harness measures
-exactly what users call. The one eval-only system is `oracle` (the ceiling of the chunking; it reads the gold).
+exactly what users call. Flat modes of `retrieval.flat` that the registry does not list yet are built directly, so
+the flat baselines are always there. The one eval-only system is `oracle` (the ceiling; it reads the gold).
 """
 
 from __future__ import annotations
@@ -20,15 +21,21 @@ from retrieval.base import Answerer, Retriever
 from retrieval.registry import RetrievalContext, UnknownModeError, build_answerer, build_retriever, mode_names
 
 ORACLE = "oracle"
+FLAT_MODES = ("vector", "bm25", "fused", "flat_plus")
 
 
 class UnknownSystemError(ValueError):
     """A system name the registry does not know, or a mode this configuration cannot build."""
 
 
+def _flat_fallbacks() -> list[str]:
+    """Flat modes (retrieval.flat) that the registry does not list yet; the harness always has the flat baselines."""
+    return [name for name in FLAT_MODES if name not in mode_names()]
+
+
 def available_systems() -> list[str]:
-    """Names the registry offers, plus the oracle."""
-    return [*mode_names(), ORACLE]
+    """Names the registry offers, the flat baselines it does not list, and the oracle."""
+    return [*mode_names(), *_flat_fallbacks(), ORACLE]
 
 
 class SystemBuilder:
@@ -39,6 +46,7 @@ class SystemBuilder:
         self._stack = ExitStack()
         self._graph: Graph | None = None
         self._store: ChunkStore | None = None
+        self._flat: dict[str, Retriever] | None = None
 
     def __enter__(self) -> SystemBuilder:
         return self
@@ -64,9 +72,18 @@ class SystemBuilder:
         for name in names:
             if name == ORACLE:
                 built[name] = OracleRetriever(self.store.iter_all(), questions)
+            elif name in _flat_fallbacks():
+                built[name] = self._flat_retriever(name)
             else:
                 built[name] = self._from_registry(name)
         return built
+
+    def _flat_retriever(self, name: str) -> Retriever:
+        if self._flat is None:
+            from retrieval.flat import build_flat_retrievers
+
+            self._flat = dict(build_flat_retrievers(self.store))
+        return self._flat[name]
 
     def _context(self) -> RetrievalContext:
         return RetrievalContext(self.settings, graph=lambda: self.graph, chroma=lambda: open_client(self.settings))
