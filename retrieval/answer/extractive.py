@@ -166,6 +166,8 @@ class ExtractiveAnswerer:
         outlets: list[dict[str, Any]] = list(result.details.get("outlets") or [])
         order = result.details.get("order")
         if len(outlets) >= 2 and order in ("before", "after"):
+            if not asks_about_order(question):
+                return self._abstain()  # "was there a change after ...": the dates alone do not answer it
             return self._temporal(question, result, outlets[:2], str(order))
         asked = set(asked_relations(question))
         key_facts = [f for f in result.facts if f.tier is FactTier.KEY and f.relationship != "REPORTED_BY"]
@@ -175,9 +177,9 @@ class ExtractiveAnswerer:
         return self._abstain()
 
     def _temporal(self, question: str, result: RetrievalResult, outlets: list[dict[str, Any]], order: str) -> Answer:
-        terms = content_terms(question)
         picks: list[RankedChunk] = []
         for outlet in outlets:
+            terms = content_terms(outlet.get("clause") or question)  # the part of the question about this outlet
             sources = set(outlet.get("sources") or [outlet.get("name")])
             own = [c for c in result.chunks if c.source in sources and c.published_at is not None]
             if not own:
@@ -223,6 +225,19 @@ def _citation(chunk: RankedChunk) -> Citation:
     return Citation(
         chunk_id=chunk.chunk_id, title=chunk.title, publication=chunk.source, published_at=chunk.published_at
     )
+
+
+_ORDER = re.compile(r"\b(before|after|earlier than|later than|prior to|sooner than)\b", re.IGNORECASE)
+_NOT_ORDER = re.compile(
+    r"\b(chang\w*|consisten\w*|inconsisten\w*|same|different|differ\w*|similar\w*|portray\w*|shift\w*|"
+    r"remain\w*|align\w*|agree\w*|contradict\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_order(question: str) -> bool:
+    """Whether a yes/no question asks which report came first (not whether something changed between them)."""
+    return _ORDER.search(question) is not None and _NOT_ORDER.search(question) is None
 
 
 _YES_NO = re.compile(r"^\s*(does|did|do|is|was|are|were|has|have|had|can|could|would|will|should)\b", re.IGNORECASE)

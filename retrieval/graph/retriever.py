@@ -71,7 +71,7 @@ class GraphRetriever:
         details: dict[str, object] = {
             "mentions": [m.text for m in analysis.mentions],
             "publications": [p.name for p in analysis.publications],
-            "outlets": [{"name": o.name, "sources": o.sources} for o in analysis.signals.outlets],
+            "outlets": [{"name": o.name, "sources": o.sources, "clause": o.clause} for o in analysis.signals.outlets],
             "unknown_publications": analysis.unknown_publications,
             "dates": [w.model_dump(mode="json") for w in analysis.dates],
             "order": analysis.order,

@@ -109,9 +109,11 @@ def test_date_window_keeps_only_chunks_published_that_day(retriever: GraphRetrie
     assert all(set(f.chunk_ids) <= {c.chunk_id for c in result.chunks} for f in result.facts if f.tier is FactTier.KEY)
 
 
-def test_partial_names_match_by_tier_with_coverage(retriever: GraphRetriever) -> None:
-    lumen = retriever.retrieve("What does Lumen sell?", top_k=5)
-    assert [(e.name, e.tier) for e in lumen.entities] == [("Lumen Labs", MatchTier.PREFIX)]
+def test_aliases_and_partial_names_match_by_tier_with_coverage(retriever: GraphRetriever) -> None:
+    lumen = retriever.retrieve("What does Lumen sell?", top_k=5)  # "Lumen" is an alias: exact
+    assert [(e.name, e.tier) for e in lumen.entities] == [("Lumen Labs", MatchTier.EXACT)]
+    hyperscalers = retriever.retrieve("What did Hyperscalers open?", top_k=5)
+    assert [(e.name, e.tier) for e in hyperscalers.entities] == [("Hyperscalers Group", MatchTier.PREFIX)]
     hype = retriever.retrieve("What did Hype announce?", top_k=5)
     assert hype.entities == [] and hype.chunks == []  # "Hype" is not "Hyperscalers Group"
 

@@ -115,3 +115,11 @@ def test_abstains_when_the_question_cites_an_outlet_the_graph_lacks() -> None:
     )
     assert answer.text == ABSTENTION
     assert ExtractiveAnswerer().answer("Which company supplies Kestrel Motors?", SUPPLY_CHAIN).text == "Brightcell"
+
+
+def test_order_questions_are_told_from_change_questions() -> None:
+    from retrieval.answer.extractive import asks_about_order
+
+    assert asks_about_order("Did Harbor report the Kestrel K2 recall before Northgate?")
+    assert not asks_about_order("Was there a change in the portrayal of Google after the Verge report?")
+    assert not asks_about_order("Was the TechCrunch report consistent with the later Verge report?")
