@@ -1,14 +1,16 @@
-// The whole walk graph in one read, for the PPR snapshot: one row per entity, per MENTIONS and per entity-entity
-// relationship (those with chunk_ids, i.e. extracted facts). `flag` marks a chunk's title entity: MENTIONS.title,
-// or an entity named exactly like the chunk's title (title-as-entity for encyclopedia-style corpora).
+// The whole walk graph in one read, for the PPR snapshot, grouped to keep the record count low: one row per entity,
+// one per chunk (its MENTIONS) and one per entity with outgoing facts (relationships that carry chunk_ids).
+// `flags` marks a chunk's title entity: MENTIONS.title, or an entity named exactly like the chunk's title.
 MATCH (e:Entity)
-RETURN 'E' AS kind, e.key AS a, e.name AS b, e.label AS type, coalesce(e.aliases, []) AS items, 0 AS weight,
-       false AS flag
+RETURN 'E' AS kind, e.key AS a, e.name AS b, e.label AS type, coalesce(e.aliases, []) AS items, [] AS counts,
+       [] AS flags, [] AS chunks
 UNION ALL
 MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity)
-RETURN 'M' AS kind, c.id AS a, e.key AS b, null AS type, [] AS items, coalesce(m.count, 1) AS weight,
-       (coalesce(m.title, false) OR (c.title IS NOT NULL AND toLower(c.title) = toLower(e.name))) AS flag
+WITH c, collect(e.key) AS keys, collect(coalesce(m.count, 1)) AS counts,
+     collect(coalesce(m.title, false) OR (c.title IS NOT NULL AND toLower(c.title) = toLower(e.name))) AS flags
+RETURN 'M' AS kind, c.id AS a, null AS b, null AS type, keys AS items, counts, flags, [] AS chunks
 UNION ALL
 MATCH (s:Entity)-[r]->(t:Entity)
 WHERE r.chunk_ids IS NOT NULL
-RETURN 'R' AS kind, s.key AS a, t.key AS b, type(r) AS type, r.chunk_ids AS items, 0 AS weight, false AS flag
+WITH s, collect(t.key) AS targets, collect(type(r)) AS types, collect(r.chunk_ids) AS chunks
+RETURN 'R' AS kind, s.key AS a, null AS b, null AS type, targets AS items, [] AS counts, types AS flags, chunks

@@ -30,13 +30,18 @@ def _collect(tx: ManagedTransaction) -> tuple[list[EntityRow], list[MentionRow],
     relations: list[RelationRow] = []
     result = tx.run(cast(LiteralString, cypher.query("graph/snapshot")))
     for record in result:
-        kind, a, b, typ, items, weight, flag = record.values()
+        kind, a, b, typ, items, counts, flags, chunks = record.values()
         if kind == "E":
             entities.append(EntityRow(a, b or a, typ or "", tuple(items or ())))
         elif kind == "M":
-            mentions.append(MentionRow(a, b, int(weight or 1), bool(flag)))
-        else:
-            relations.append(RelationRow(a, typ, b, tuple(items or ())))
+            mentions.extend(
+                MentionRow(a, key, int(n or 1), bool(flag)) for key, n, flag in zip(items, counts, flags, strict=True)
+            )
+        else:  # R: `flags` holds the relationship types, `chunks` their chunk_ids lists
+            relations.extend(
+                RelationRow(a, rel_type, target, tuple(ids or ()))
+                for target, rel_type, ids in zip(items, flags, chunks, strict=True)
+            )
     return entities, mentions, relations
 
 
