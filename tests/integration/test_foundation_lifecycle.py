@@ -68,6 +68,14 @@ def test_start_is_idempotent_and_serves_bolt_and_browser(dedicated: Settings) ->
     assert discovery["neo4j_version"].startswith("5.26")
 
 
+def test_db_init_applies_the_schema_and_can_run_again(dedicated: Settings) -> None:
+    assert neo4j("start")[0] == 0
+    for _ in range(2):
+        result = runner.invoke(cli, ["db", "init"])
+        assert result.exit_code == 0, result.output
+        assert "schema/01_entity_key" in result.output and "schema/05_entity_names_fulltext" in result.output
+
+
 def test_a_port_held_by_the_running_server_is_refused(dedicated: Settings, tmp_path: Path) -> None:
     assert neo4j("start")[0] == 0
     running = LocalNeo4j.from_settings(dedicated)
