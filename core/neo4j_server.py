@@ -5,6 +5,7 @@ Used by `graphwire neo4j ...`, by the test fixtures and by CI on machines withou
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import resource
@@ -77,11 +78,13 @@ def _pid_alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().split()[2] == "Z")
 
 
-def _is_launcher(pid: int) -> bool:
+def _is_launcher(pid: int, home: Path) -> bool:
+    """Is `pid` our launcher for this home (and not a reused pid from a stale pid file)?"""
     try:
-        return MAIN_CLASS.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return True  # no /proc (not Linux): trust the pid file
+    return MAIN_CLASS.encode() in args and str(home).encode() in args
 
 
 def _raise_open_files_limit() -> None:
@@ -90,6 +93,11 @@ def _raise_open_files_limit() -> None:
     target = WANTED_OPEN_FILES if hard == resource.RLIM_INFINITY else min(WANTED_OPEN_FILES, hard)
     if soft != resource.RLIM_INFINITY and soft < target:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError):  # it exited in the meantime
+        os.killpg(pid, sig)
 
 
 def _rss_mb(pid: int) -> float | None:
@@ -194,7 +202,7 @@ class LocalNeo4j:
             pid = int(self.pid_file.read_text().strip())
         except (OSError, ValueError):
             return None
-        return pid if _pid_alive(pid) and _is_launcher(pid) else None
+        return pid if _pid_alive(pid) and _is_launcher(pid, self.home) else None
 
     def ensure_password(self, password: str | None = None) -> str:
         """Use the given password, else keep the stored one, else generate one (file mode 0600)."""
@@ -269,12 +277,12 @@ class LocalNeo4j:
         self.pid_file.unlink(missing_ok=True)
         if pid is None:
             return False
-        os.killpg(pid, signal.SIGTERM)
+        _signal_group(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline and _pid_alive(pid):
             time.sleep(0.2)
         if _pid_alive(pid):
-            os.killpg(pid, signal.SIGKILL)
+            _signal_group(pid, signal.SIGKILL)
         return True
 
     def status(self) -> ServerStatus:
