@@ -1,5 +1,6 @@
 // Chunks beyond the facts: those that mention matched entities, those of documents from named publications, and
 // (when the question names bounded dates) those published inside the windows. Ranked by matched entities mentioned.
+// Ids and counters only: texts come from the retriever's chunk cache (retrieve/chunks_by_id on a miss).
 CALL () {
   UNWIND $entity_keys AS k
   MATCH (:Entity {key: k})<-[m:MENTIONS]-(c:Chunk)
@@ -21,8 +22,7 @@ WITH c, entities, mentions, day, ws,
      any(w IN ws WHERE day IS NOT NULL AND (w.start IS NULL OR day >= w.start) AND (w.end IS NULL OR day <= w.end)
          AND (w.md_start IS NULL OR (substring(day, 5) >= w.md_start AND substring(day, 5) <= w.md_end))) AS in_window
 WHERE day IS NULL OR size(ws) = 0 OR in_window
-RETURN c.id AS chunk_id, c.document_id AS document_id, c.title AS title, c.source AS source,
-       c.published_at AS published_at, c.text AS text, entities, mentions,
+RETURN c.id AS chunk_id, entities, mentions,
        coalesce(c.source IN $sources, false) AS named, coalesce(in_window, false) AS in_window
 ORDER BY entities DESC, named DESC, in_window DESC, mentions DESC, chunk_id
 LIMIT $limit

@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
 from core.graph import Graph
+from retrieval.graph.chunks import ChunkCache
 from retrieval.graph.models import CandidateChunk, QuestionAnalysis, RawFact, TemplateOutput
 from retrieval.graph.names import PUBLICATION
 from retrieval.models import EntityMatch
+
+_FLAGS = ("entities", "mentions", "named", "in_window")
 
 
 @dataclass(frozen=True)
@@ -22,20 +24,6 @@ class TemplateLimits:
     two_hop_scan: int = 400
     two_hop_per_entity: int = 12
     candidates: int = 120
-
-
-def to_date(value: Any) -> date | None:
-    """Neo4j dates, ISO strings and datetimes (as stored by ingestion) -> date."""
-    if value is None:
-        return None
-    if hasattr(value, "to_native"):
-        value = value.to_native()
-    if isinstance(value, date):
-        return value if type(value) is date else value.date()  # type: ignore[attr-defined]
-    try:
-        return date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return None
 
 
 def query_params(analysis: QuestionAnalysis, matches: list[EntityMatch]) -> dict[str, Any]:
@@ -51,6 +39,7 @@ class TemplateRunner:
     def __init__(self, graph: Graph, limits: TemplateLimits | None = None) -> None:
         self.graph = graph
         self.limits = limits or TemplateLimits()
+        self.chunks = ChunkCache(graph)
         # I/O-bound (waiting on Neo4j): one slot per concurrent request is cheap.
         self._pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="graphwire-templates")
 
@@ -94,13 +83,14 @@ class TemplateRunner:
             windows=params["windows"],
             limit=self.limits.candidates,
         )
-        return [CandidateChunk.model_validate({**row, "published_at": to_date(row["published_at"])}) for row in rows]
+        records = self.chunks.get_many([row["chunk_id"] for row in rows])
+        return [
+            CandidateChunk(**records[row["chunk_id"]].model_dump(), **{k: row[k] for k in _FLAGS})
+            for row in rows
+            if row["chunk_id"] in records
+        ]
 
     def chunks_by_id(self, ids: list[str]) -> dict[str, CandidateChunk]:
-        if not ids:
-            return {}
-        rows = self.graph.read("retrieve/chunks_by_id", ids=ids)
-        return {
-            row["chunk_id"]: CandidateChunk.model_validate({**row, "published_at": to_date(row["published_at"])})
-            for row in rows
-        }
+        """Chunks behind facts that were not among the candidates (from the cache, else one read)."""
+        records = self.chunks.get_many(ids)
+        return {chunk_id: CandidateChunk(**record.model_dump()) for chunk_id, record in records.items()}
