@@ -49,13 +49,11 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[APIRouter] = ()) -> FastAPI:
     """Build the app. `extra_v1_routers` lets tests mount routers under /v1 with the same API-key guard."""
-    from app.routers.health import package_version
-
     settings = settings or get_settings()
     configure_logging(settings.log_level, settings.log_json)
     app = FastAPI(
         title="graphwire",
-        version=package_version(),
+        version=health.package_version(),
         description=DESCRIPTION,
         lifespan=_lifespan,
         responses={"4XX": {"model": ErrorResponse}, "5XX": {"model": ErrorResponse}},
