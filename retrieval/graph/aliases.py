@@ -23,6 +23,7 @@ from retrieval.question import analyze_question
 # Lower-case words allowed inside a capitalised name ("Bank of America", "Procter & Gamble").
 _CONNECTORS = frozenset({"of", "and", "&", "de", "du", "la", "le", "van", "von", "der", "for", "the", "on", "in"})
 _MAX_SPAN_TOKENS = 6
+_NUMBER = re.compile(r"[\d.,\s%$]+")  # "12,000" or "2023" alone is a quantity, not a name
 
 LlmAliasFn = Callable[[str], Sequence[Mention]]
 
@@ -95,12 +96,12 @@ def capitalised_spans(tokens: list[Token], taken: list[tuple[int, int]]) -> list
     run: list[Token] = []
 
     def flush() -> None:
-        while run and (run[-1].text.lower() in _CONNECTORS or _is_noise(run[-1])):
+        while run and (run[-1].text.lower() in _CONNECTORS or _is_noise(run[-1]) or _NUMBER.fullmatch(run[-1].text)):
             run.pop()
-        while run and _is_noise(run[0]):
+        while run and (_is_noise(run[0]) or _NUMBER.fullmatch(run[0].text)):
             run.pop(0)
-        if run and len(normalise(" ".join(t.text for t in run))) >= 3:
-            text = " ".join(t.text for t in run)
+        text = " ".join(t.text for t in run)
+        if run and len(normalise(text)) >= 3 and not _NUMBER.fullmatch(text):
             mentions.append(Mention(text=text, origin=MentionOrigin.SPAN, start=run[0].start, end=run[-1].end))
         run.clear()
 

@@ -164,3 +164,8 @@ def test_one_word_partial_matches_skip_words_common_in_node_names() -> None:
     assert not matcher._specific(Mention(text="Times", origin=MentionOrigin.SPAN), index)  # in 4 names
     assert matcher._specific(Mention(text="Epoch Times", origin=MentionOrigin.SPAN), index)  # two words: specific
     assert matcher.match_mention(Mention(text="Times", origin=MentionOrigin.SPAN), index) == []  # no read needed
+
+
+def test_numbers_alone_are_not_entity_spans() -> None:
+    analysis = analyse_question("Did Kestral Motors recall 12,000 cars or 15000 in Norway?", _index())
+    assert [m.text for m in analysis.mentions] == ["Kestral Motors", "Norway"]
