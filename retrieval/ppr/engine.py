@@ -143,6 +143,7 @@ def push_personalized_pagerank(
     dangling: npt.NDArray[np.bool_] | None = None,
     epsilon: float = 1e-6,
     max_rounds: int = 200,
+    out_degree: FloatArray | None = None,
 ) -> tuple[FloatArray, int]:
     """Approximate PPR by synchronous forward push (Andersen, Chung, Lang 2006), vectorised.
 
@@ -156,7 +157,8 @@ def push_personalized_pagerank(
     p = restart / total
     n = transition.shape[0]
     indptr, indices, data = transition.indptr, transition.indices, transition.data
-    threshold = epsilon * np.maximum(np.diff(indptr), 1)
+    degree = out_degree if out_degree is not None else np.diff(indptr).astype(np.float64)
+    threshold = epsilon * np.maximum(degree, 1.0)
     estimate = np.zeros(n)
     residual = p.copy()
     seeds = np.flatnonzero(p)
@@ -167,8 +169,8 @@ def push_personalized_pagerank(
     for rounds in range(1, max_rounds + 1):  # noqa: B007 - the count is returned
         if candidates is None:
             active = np.flatnonzero(residual >= threshold)
-        else:
-            active = candidates[residual[candidates] >= threshold[candidates]]
+        else:  # candidates may repeat (targets of several pushes): dedupe only the few that cross the threshold
+            active = np.unique(candidates[residual[candidates] >= threshold[candidates]])
         if len(active) == 0:
             break
         mass = residual[active]
@@ -190,7 +192,7 @@ def push_personalized_pagerank(
         if leaked:
             residual[seeds] += damping * leaked * p[seeds]
             targets = np.concatenate([targets, seeds])
-        candidates = np.unique(targets) if edges * 8 < n else None
+        candidates = targets if edges * 8 < n else None
     return estimate, rounds
 
 
@@ -226,6 +228,7 @@ class PPREngine:
         self.walk = walk
         self.options = options
         self._chunk_counts = walk.snapshot.chunk_counts()
+        self._out_degree = walk.out_degree
 
     @property
     def uses_push(self) -> bool:
@@ -294,7 +297,12 @@ class PPREngine:
         opts = self.options
         if self.uses_push:
             scores, iterations = push_personalized_pagerank(
-                self.walk.transition, restart, opts.damping, self.walk.dangling, opts.push_epsilon
+                self.walk.transition,
+                restart,
+                opts.damping,
+                self.walk.dangling,
+                opts.push_epsilon,
+                out_degree=self._out_degree,
             )
         else:
             scores, iterations = personalized_pagerank(
