@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # Legal-form suffixes that never distinguish two companies in news text ("Apple Inc." is "Apple").
 CORPORATE_SUFFIXES = frozenset(
@@ -19,6 +20,7 @@ _NON_WORD = re.compile(r"[^\w\s]")
 _SPACES = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=200_000)
 def clean_surface(name: str) -> str:
     """A display-safe surface form: one line, straight apostrophes, no possessive or stray punctuation at the ends."""
     text = _SPACES.sub(" ", name.translate(_APOSTROPHES)).strip()
@@ -27,6 +29,7 @@ def clean_surface(name: str) -> str:
     return text.strip(" ,;:-\"'()[]").strip()
 
 
+@lru_cache(maxsize=200_000)  # pure, and resolution calls it for every mention
 def normalise_name(name: str, label: str | None = None) -> str:
     """Lower case, no accents or punctuation, no corporate suffix, no leading "the" for labels where it is noise."""
     text = unicodedata.normalize("NFKD", clean_surface(name))

@@ -50,7 +50,9 @@ class EntityResolver:
         self.publication_aliases = publication_aliases or {}
         self.entities: dict[str, ResolvedEntity] = {}
         self._by_norm: dict[tuple[str, str], str] = {}  # (label, norm) -> key, for names and aliases
-        self._norms_by_label: dict[str, list[str]] = defaultdict(list)
+        # (label, length) -> normalised names: a ratio above ~85 needs lengths within 15%, so fuzzy matching only
+        # looks at names of about the same length instead of every name of the label.
+        self._norms_by_length: dict[tuple[str, int], list[str]] = defaultdict(list)
         self._norm_key: dict[tuple[str, str], str] = {}  # (label, primary norm) -> key, fuzzy candidates
         self.stats = ResolutionStats()
 
@@ -107,12 +109,14 @@ class EntityResolver:
         return [_renamed(x, rename) for x in extractions]
 
     def _fuzzy(self, label: str, norm: str) -> str | None:
-        if len(norm) < MIN_FUZZY_CHARS or not self._norms_by_label[label]:
+        if len(norm) < MIN_FUZZY_CHARS:
             return None
-        match = process.extractOne(
-            norm, self._norms_by_label[label], scorer=fuzz.ratio, score_cutoff=self.fuzzy_threshold
-        )
-        if match is None or digits_of(match[0]) != digits_of(norm):
+        low, high = int(len(norm) * 0.85), int(len(norm) / 0.85) + 1
+        candidates = [n for size in range(low, high + 1) for n in self._norms_by_length.get((label, size), ())]
+        if not candidates:
+            return None
+        match = process.extractOne(norm, candidates, scorer=fuzz.ratio, score_cutoff=self.fuzzy_threshold)
+        if match is None or digits_of(match[0]) != digits_of(norm) or _signature(match[0]) != _signature(norm):
             return None
         return self._norm_key[(label, match[0])]
 
@@ -145,9 +149,15 @@ class EntityResolver:
         self._by_norm.setdefault((entity.label, entity.norm), entity.key)
         if (entity.label, entity.norm) not in self._norm_key:
             self._norm_key[(entity.label, entity.norm)] = entity.key
-            self._norms_by_label[entity.label].append(entity.norm)
+            self._norms_by_length[(entity.label, len(entity.norm))].append(entity.norm)
         for alias in entity.aliases:
             self._index_alias(entity, alias)
+
+
+def _signature(norm: str) -> tuple[str, ...]:
+    """First letter of every word. Typos rarely change it; different names often differ only there
+    ("ada b park" / "ada c park", "ember labs" / "umber labs"), so a fuzzy merge needs the same signature."""
+    return tuple(t[0] for t in norm.split())
 
 
 def _renamed(extraction: Extraction, rename: dict[tuple[str, str], str]) -> Extraction:

@@ -39,6 +39,10 @@ def test_fuzzy_within_label_only_above_threshold_and_never_across_numbers() -> N
     assert base is not None and typo is not None and typo.key == base.key
     assert resolver.stats.fuzzy == 1
     assert resolver.resolve("PlayStation 5", "Product") is not resolver.resolve("PlayStation 4", "Product")
+    assert resolver.resolve("Greta C. Natarajan", "Person") is not resolver.resolve("Greta D. Natarajan", "Person")
+    assert resolver.resolve("Boreal Ember Robotics", "Organization") is not resolver.resolve(
+        "Boreal Umber Robotics", "Organization"
+    )
     place = resolver.resolve("Jordan", "Location")
     person = resolver.resolve("Jordan", "Person")
     assert place is not None and person is not None and place.key != person.key
