@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import db_cmd, eval_cmd, ingest_cmd, llm_cmd, neo4j_cmd, query_cmd, serve_cmd
+from cli import db_cmd, demo_cmd, eval_cmd, ingest_cmd, llm_cmd, neo4j_cmd, query_cmd, serve_cmd
 
 app = typer.Typer(help="graphwire: graph-RAG for news-like corpora.", no_args_is_help=True)
 
@@ -16,6 +16,7 @@ app.command("ingest")(ingest_cmd.ingest)
 app.add_typer(llm_cmd.app, name="llm")
 app.command("eval")(eval_cmd.eval_command)
 app.command("ask")(query_cmd.ask)
+app.command("demo")(demo_cmd.demo)
 
 
 def main() -> None:
