@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,33 +33,34 @@ def query_params(analysis: QuestionAnalysis, matches: list[EntityMatch]) -> dict
 
 
 class TemplateRunner:
-    """Two reads per question, run side by side: the facts (KEY/BRIDGE/DIRECT) and the candidate chunks."""
+    """One read per question (`retrieve/facts_and_candidates`): the KEY/BRIDGE/DIRECT facts and the candidate chunks."""
 
     def __init__(self, graph: Graph, limits: TemplateLimits | None = None) -> None:
         self.graph = graph
         self.limits = limits or TemplateLimits()
         self.chunks = ChunkCache(graph)
-        # I/O-bound (waiting on Neo4j): one slot per concurrent request is cheap.
-        self._pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="graphwire-templates")
 
     def run(self, analysis: QuestionAnalysis, matches: list[EntityMatch]) -> TemplateOutput:
-        params = query_params(analysis, matches)
-        candidates = self._pool.submit(self._candidates, params, matches)
-        out = self._facts(params, matches)
-        out.candidates = candidates.result()
-        return out
-
-    def _facts(self, params: dict[str, Any], matches: list[EntityMatch]) -> TemplateOutput:
         limits = self.limits
-        rows = self.graph.read(
-            "retrieve/facts",
-            **params,
-            key_limit=limits.key if len(matches) >= 2 else 0,
-            bridge_scan=limits.bridge_scan if len(matches) >= 2 else 0,
+        pair = len(matches) >= 2
+        [row] = self.graph.read(
+            "retrieve/facts_and_candidates",
+            **query_params(analysis, matches),
+            key_limit=limits.key if pair else 0,
+            bridge_scan=limits.bridge_scan if pair else 0,
             direct_per_entity=limits.direct_per_entity,
             two_hop_scan=limits.two_hop_scan,
             two_hop_per_entity=limits.two_hop_per_entity,
+            entity_keys=[m.key for m in matches if m.label != PUBLICATION],
+            publication_keys=[m.key for m in matches if m.label == PUBLICATION],
+            limit=limits.candidates,
         )
+        out = self._facts(row["facts"])
+        out.candidates = self._candidates(row["candidates"])
+        return out
+
+    @staticmethod
+    def _facts(rows: list[dict[str, Any]]) -> TemplateOutput:
         out = TemplateOutput()
         paths: dict[str, list[RawFact]] = defaultdict(list)
         for row in rows:
@@ -74,15 +74,7 @@ class TemplateRunner:
         out.bridge = [path for path in paths.values() if len(path) == 2]  # both legs survived the date filter
         return out
 
-    def _candidates(self, params: dict[str, Any], matches: list[EntityMatch]) -> list[CandidateChunk]:
-        rows = self.graph.read(
-            "retrieve/candidate_chunks",
-            entity_keys=[m.key for m in matches if m.label != PUBLICATION],
-            publication_keys=[m.key for m in matches if m.label == PUBLICATION],
-            sources=params["sources"],
-            windows=params["windows"],
-            limit=self.limits.candidates,
-        )
+    def _candidates(self, rows: list[dict[str, Any]]) -> list[CandidateChunk]:
         records = self.chunks.get_many([row["chunk_id"] for row in rows])
         return [
             CandidateChunk(**records[row["chunk_id"]].model_dump(), **{k: row[k] for k in _FLAGS})

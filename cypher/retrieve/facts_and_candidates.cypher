@@ -1,0 +1,108 @@
+// Stage 3 in one read transaction: the facts the question's matched entities reach, and the candidate chunks.
+//
+// facts: every relationship reached, tagged by how it was reached:
+//   KEY     relationships between two matched entities;
+//   BRIDGE  paths a-[r1]-m-[r2]-b joining two matched entities through one intermediate m that is neither matched
+//           nor a Publication (two Publications are never bridged: that would be everything both outlets covered),
+//           one entry per relationship, `path` names the path;
+//   DIRECT  relationships of each matched non-Publication entity (hops 1), and of its non-Publication neighbours
+//           (hops 2). REPORTED_BY is provenance, not a fact about the entity, and is left out of DIRECT.
+// Direction is preserved (subject = start node). Supporting chunks outside the question's date windows are dropped
+// (undated chunks stay; a window with `sources` applies only to chunks of those outlets); a relationship left with
+// no chunk is not returned. `named_hits` counts supporting chunks from outlets the question names.
+//
+// candidates: chunks that mention matched entities, chunks of documents from named publications, and (when the
+// question names bounded dates) chunks published inside the windows; ranked by matched entities mentioned. Ids and
+// counters only: texts come from the retriever's chunk cache (retrieve/chunks_by_id on a miss).
+//
+// Every branch is bounded by a LIMIT.
+CALL () {
+  CALL () {
+    MATCH (a:Entity)-[r]->(b:Entity)
+    WHERE a.key IN $keys AND b.key IN $keys AND a <> b
+    RETURN r, 'KEY' AS tier, null AS via, null AS path, 1 AS hops
+    LIMIT $key_limit
+    UNION ALL
+    MATCH (a:Entity)-[r1]-(m:Entity)-[r2]-(b:Entity)
+    WHERE a.key IN $keys AND b.key IN $keys AND a.key < b.key
+      AND NOT m.key IN $keys AND NOT m:Publication AND NOT (a:Publication AND b:Publication)
+    WITH m, r1, r2
+    LIMIT $bridge_scan
+    UNWIND [r1, r2] AS r
+    RETURN r, 'BRIDGE' AS tier, m.name AS via, elementId(r1) + '|' + elementId(r2) AS path, 1 AS hops
+    UNION ALL
+    UNWIND $keys AS k
+    MATCH (a:Entity {key: k})
+    WHERE NOT a:Publication
+    CALL (a) {
+      MATCH (a)-[r]-(n:Entity)
+      WHERE type(r) <> 'REPORTED_BY' AND NOT n.key IN $keys
+      RETURN r
+      ORDER BY size(r.chunk_ids) DESC
+      LIMIT $direct_per_entity
+    }
+    RETURN r, 'DIRECT' AS tier, null AS via, null AS path, 1 AS hops
+    UNION ALL
+    UNWIND $keys AS k
+    MATCH (a:Entity {key: k})
+    WHERE NOT a:Publication
+    CALL (a) {
+      MATCH (a)-[r1]-(m:Entity)-[r]-(n:Entity)
+      WHERE type(r1) <> 'REPORTED_BY' AND type(r) <> 'REPORTED_BY' AND NOT m:Publication
+        AND n <> a AND NOT m.key IN $keys AND NOT n.key IN $keys
+      WITH DISTINCT r
+      LIMIT $two_hop_scan
+      RETURN r
+      ORDER BY size(r.chunk_ids) DESC
+      LIMIT $two_hop_per_entity
+    }
+    RETURN r, 'DIRECT' AS tier, null AS via, null AS path, 2 AS hops
+  }
+  CALL (r) {
+    UNWIND range(0, size(coalesce(r.chunk_ids, [])) - 1) AS i
+    MATCH (c:Chunk {id: r.chunk_ids[i]})
+    WITH r, i, c, left(toString(c.published_at), 10) AS day,
+         [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
+    WHERE day IS NULL OR size(ws) = 0 OR any(w IN ws WHERE (w.start IS NULL OR day >= w.start)
+          AND (w.end IS NULL OR day <= w.end)
+          AND (w.md_start IS NULL OR (substring(day, 5) >= w.md_start AND substring(day, 5) <= w.md_end)))
+    WITH collect(c.id) AS chunk_ids, collect(i) AS positions,
+         sum(CASE WHEN c.source IN $sources THEN 1 ELSE 0 END) AS named_hits
+    RETURN chunk_ids, named_hits,
+           [j IN positions WHERE j < size(coalesce(r.evidence, [])) | r.evidence[j]] AS evidence
+  }
+  WITH r, tier, via, path, hops, chunk_ids, named_hits, evidence
+  WHERE size(chunk_ids) > 0
+  RETURN collect({tier: tier, via: via, path: path, hops: hops, subject: startNode(r).name,
+         subject_key: startNode(r).key, subject_label: startNode(r).label, relationship: type(r),
+         object: endNode(r).name, object_key: endNode(r).key, object_label: endNode(r).label, chunk_ids: chunk_ids,
+         evidence: evidence, named_hits: named_hits}) AS facts
+}
+CALL () {
+  CALL () {
+    UNWIND $entity_keys AS k
+    MATCH (:Entity {key: k})<-[m:MENTIONS]-(c:Chunk)
+    RETURN c, 1 AS hit, coalesce(m.count, 1) AS mentions
+    UNION ALL
+    UNWIND $publication_keys AS k
+    MATCH (:Entity {key: k})<-[:REPORTED_BY]-(:Document)-[:HAS_CHUNK]->(c:Chunk)
+    RETURN c, 0 AS hit, 0 AS mentions
+    UNION ALL
+    UNWIND [w IN $windows WHERE w.start IS NOT NULL AND w.end IS NOT NULL] AS w
+    MATCH (d:Date) WHERE d.date >= w.start AND d.date <= w.end
+    MATCH (d)<-[:PUBLISHED_ON]-(:Document)-[:HAS_CHUNK]->(c:Chunk)
+    RETURN c, 0 AS hit, 0 AS mentions
+  }
+  WITH c, sum(hit) AS entities, sum(mentions) AS mentions
+  WITH c, entities, mentions, left(toString(c.published_at), 10) AS day,
+       [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
+  WITH c, entities, mentions, day, ws,
+       any(w IN ws WHERE day IS NOT NULL AND (w.start IS NULL OR day >= w.start) AND (w.end IS NULL OR day <= w.end)
+           AND (w.md_start IS NULL OR (substring(day, 5) >= w.md_start AND substring(day, 5) <= w.md_end))) AS in_window
+  WHERE day IS NULL OR size(ws) = 0 OR in_window
+  WITH c, entities, mentions, coalesce(c.source IN $sources, false) AS named, coalesce(in_window, false) AS in_window
+  ORDER BY entities DESC, named DESC, in_window DESC, mentions DESC, c.id
+  LIMIT $limit
+  RETURN collect({chunk_id: c.id, entities: entities, mentions: mentions, named: named, in_window: in_window}) AS candidates
+}
+RETURN facts, candidates
