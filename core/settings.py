@@ -57,6 +57,8 @@ class Settings(BaseSettings):
     embedding_base_url: str | None = None  # embeddings base URL for the openai backend (defaults to LLM_BASE_URL)
     embedding_api_key: SecretStr | None = None  # API key for the embeddings endpoint (defaults to LLM_API_KEY)
     embedding_batch_size: int = 16  # texts per ONNX run of the offline embedder
+    bm25_k1: float = 0.6  # BM25 term saturation for the flat lexical retrievers (rank-bm25 default 1.5)
+    bm25_b: float = 0.5  # BM25 length normalisation (rank-bm25 default 0.75); both tuned on MultiHop-RAG
 
     # ChromaDB: a persistent folder, or an HTTP server when chroma_host is set.
     chroma_path: Path = Path(".graphwire/chroma")  # folder of the persistent Chroma store

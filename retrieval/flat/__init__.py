@@ -27,9 +27,10 @@ __all__ = [
 ]
 
 
-def build_flat_retrievers(store: ChunkStore) -> dict[str, FlatRetriever]:
+def build_flat_retrievers(store: ChunkStore, settings: Settings | None = None) -> dict[str, FlatRetriever]:
     """Every flat retriever over one store, sharing one in-memory index; keyed by mode name."""
-    index = FlatIndex(store)
+    settings = settings or Settings()
+    index = FlatIndex(store, bm25_k1=settings.bm25_k1, bm25_b=settings.bm25_b)
     retrievers: list[FlatRetriever] = [
         DenseRetriever(store),
         BM25Retriever(index),
@@ -40,4 +41,4 @@ def build_flat_retrievers(store: ChunkStore) -> dict[str, FlatRetriever]:
 
 
 def flat_retrievers_from_settings(settings: Settings) -> dict[str, FlatRetriever]:
-    return build_flat_retrievers(ChunkStore.from_settings(settings))
+    return build_flat_retrievers(ChunkStore.from_settings(settings), settings)

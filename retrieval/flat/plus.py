@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from core.embeddings import Embedder
 from retrieval.flat.common import Guidance, StageTimer, guidance_bonus, guidance_mask, ranked_chunks
-from retrieval.flat.fusion import RRF_K, ranks_of, rrf
+from retrieval.flat.fusion import ranks_of, rrf
 from retrieval.flat.index import FlatIndex, IndexSnapshot, Scores
 from retrieval.models import RetrievalResult
 from retrieval.question import OutletGazetteer, PublicationMention, QuestionAnalysis, analyze_question
@@ -33,15 +33,15 @@ PICK_OFFSET = 1.0  # picked chunks score above every fused score (fused scores s
 class FlatPlusConfig(BaseModel):
     """Weights tuned on the first half of the MultiHop-RAG questions (bench/flat_tune.py); RRF scale is 1/(60+rank)."""
 
-    named_boost: float = 0.01
+    named_boost: float = 0.0075
     unlabelled_boost: float = 0.005
-    date_boost: float = 0.01
-    clause_weight: float = 1.0
+    date_boost: float = 0.005
+    clause_weight: float = 2.0
     pick_date_boost: float = 0.02
     max_picks: int = 4
-    claim_picks: int = 0  # extra picks, one per claim segment of the question, after the outlet picks
-    claim_weight: float = 1.0
-    rrf_k: int = RRF_K
+    claim_picks: int = 3  # extra picks, one per claim segment of the question, after the outlet picks
+    claim_weight: float = 2.0
+    rrf_k: int = 50
 
 
 @dataclass(frozen=True)
