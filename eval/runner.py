@@ -52,7 +52,8 @@ def check_resumable(out: Path, manifest: RunManifest) -> RunManifest:
                 f"{out} holds a run with {key}={before!r}, this run asks for {key}={now!r}; use another --out folder"
             )
     commits = list(dict.fromkeys([*previous.git_commits, *manifest.git_commits]))
-    return manifest.model_copy(update={"git_commits": commits})
+    systems = list(dict.fromkeys([*previous.systems, *manifest.systems]))  # earlier systems' records stay reported
+    return manifest.model_copy(update={"git_commits": commits, "systems": systems})
 
 
 def _is_finished(record: QuestionRecord | None, top_k: int, answers: bool) -> bool:
