@@ -131,3 +131,17 @@ def test_index_rebuilds_when_the_store_changes(tmp_path: Path) -> None:
     store.delete_document("gpt")
     assert "gpt:0" not in index.snapshot().positions
     assert _ids(BM25Retriever(index).retrieve("GPT-4 Turbo", top_k=1)) != ["gpt:0"]
+
+
+def test_registry_factories_share_one_store_and_index(tmp_path: Path) -> None:
+    from retrieval.flat.modes import bm25_mode, flat_plus_mode, fused_mode, vector_mode
+    from retrieval.registry import RetrievalContext
+
+    ctx = RetrievalContext(Settings(chroma_path=tmp_path, chroma_collection="flat_modes"))
+    vector, bm25, fused, plus = (factory(ctx) for factory in (vector_mode, bm25_mode, fused_mode, flat_plus_mode))
+    assert [r.name for r in (vector, bm25, fused, plus)] == ["vector", "bm25", "fused", "flat_plus"]
+    assert isinstance(vector, DenseRetriever) and isinstance(plus, FlatPlusRetriever)
+    assert isinstance(bm25, BM25Retriever) and isinstance(fused, FusedRetriever)
+    assert bm25.index is fused.index is plus.index and plus.index.store is vector.store
+    vector.store.upsert(_chunks())
+    assert _ids(plus.retrieve("GPT-4 Turbo context window", top_k=1)) == ["gpt:0"]
