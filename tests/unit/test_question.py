@@ -124,3 +124,18 @@ def test_wh_question_with_outlets_is_not_yes_no(gazetteer: OutletGazetteer) -> N
     assert "while" in analysis.comparison_cues
     assert analysis.same_source
     assert [m.name for m in analysis.outlets] == ["TechCrunch", "The Verge"]
+
+
+def test_claim_segments_and_thin_clauses(gazetteer: OutletGazetteer) -> None:
+    question = (
+        "Which company, despite facing financial stability issues according to a TechCrunch article, is expected to "
+        'promote an "app store for AI" for AI tools and is also planning to launch GPT-4 with vision, as reported by '
+        "TechCrunch?"
+    )
+    analysis = analyze_question(question, gazetteer)
+    claims = [segment.text for segment in analysis.segments if segment.is_claim]
+    assert len(claims) == 3
+    assert claims[1].startswith("is expected to promote") and "GPT-4 with vision" in claims[2]
+    # "as reported by TechCrunch?" holds no claim: the mention's clause is the claim segment around it
+    assert analysis.publications[1].clause.startswith("is also planning to launch GPT-4")
+    assert "financial stability" in analysis.publications[0].clause
