@@ -74,7 +74,7 @@ def neo4j_graph() -> Iterator[Graph]:
             Settings(neo4j_uri=server.bolt_uri, neo4j_password=SecretStr(server.password_file.read_text().strip()))
         )
     try:
-        graph.write("admin/wipe")
+        wipe(graph)
         apply_schema(graph)
         yield graph
     finally:
@@ -82,6 +82,13 @@ def neo4j_graph() -> Iterator[Graph]:
         if not os.environ.get("NEO4J_URI"):
             server.stop()
             shutil.rmtree(home, ignore_errors=True)
+
+
+def wipe(graph: Graph, limit: int = 50_000) -> None:
+    """Empty the database in bounded transactions (a 50,000-chunk graph is too big for one)."""
+    for name in ("ingest/delete_relationships_batch", "ingest/delete_nodes_batch"):
+        while graph.write(name, limit=limit)[0]["deleted"]:
+            pass
 
 
 def relationship_total(graph: Graph) -> int:
@@ -317,7 +324,7 @@ def main() -> None:
         print("shared corpus ...", flush=True)
         results["shared_corpus"] = bench_shared_corpus(graph, args.corpus, args.n_process, args.write_batch)
         print(json.dumps(results["shared_corpus"], indent=1)[:1500], flush=True)
-        graph.write("admin/wipe")
+        wipe(graph)
         if args.synthetic_chunks:
             print("synthetic corpus ...", flush=True)
             results["synthetic"] = bench_synthetic(graph, args.synthetic_chunks, args.extract_sample, args.n_process,
