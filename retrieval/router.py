@@ -113,7 +113,7 @@ def default_rules(unanswerable_mode: str = "vector") -> list[Rule]:
 
 # When a mode is not registered (e.g. hybrid before it exists), the next one available is used.
 FALLBACKS: dict[str, list[str]] = {
-    "hybrid": ["hybrid", "fused", "vector", "graph"],
+    "hybrid": ["hybrid", "flat_plus", "fused", "vector", "graph"],
     "vector": ["vector", "fused", "bm25", "graph"],
     "ppr": ["ppr", "graph"],
     "graph": ["graph"],
