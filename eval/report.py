@@ -157,6 +157,14 @@ def _header(manifest: RunManifest, summaries: Sequence[SystemSummary], command: 
         f"- {ATTRIBUTION}",
         "",
     ]
+    counts = {s.system: s.overall.questions for s in summaries}
+    if len(set(counts.values())) > 1 or any(n < len(manifest.question_ids) for n in counts.values()):
+        done = ", ".join(f"{name} {n}" for name, n in counts.items())
+        lines += [
+            f"**Partial run**: not every system finished all {len(manifest.question_ids)} questions ({done}); rows "
+            "of systems with fewer questions are not side by side with the others.",
+            "",
+        ]
     return lines
 
 
@@ -248,22 +256,53 @@ def write_charts(out: Path, summaries: Sequence[SystemSummary], records: dict[st
     return [*paths, latency]
 
 
+def common_questions(records: dict[str, list[QuestionRecord]]) -> set[str]:
+    """Questions every system finished without error (the side-by-side set of a partial run)."""
+    finished = [{r.question_id for r in recs if r.error is None} for recs in records.values()]
+    return set.intersection(*finished) if finished else set()
+
+
+def _common_section(summaries: Sequence[SystemSummary], n: int) -> list[str]:
+    rows = [(f"{s.system} | all", s.overall.retrieval, s.overall.scored) for s in summaries]
+    rows += [
+        (f"{s.system} | {SHORT_TYPE.get(t, t)}", m.retrieval, m.scored)
+        for s in summaries
+        for t, m in s.by_type.items()
+        if m.scored
+    ]
+    title = f"## Side by side on the {n} questions every system finished (partial run)"
+    return [title, "", *_retrieval_table(rows), ""]
+
+
 def build_report(out: Path, command: str | None = None, charts: bool = True) -> tuple[list[SystemSummary], Path]:
     """Read every record of the run in `out`, write summary.json, report.md and the charts; return the summaries."""
     manifest = load_manifest(out)
     if manifest is None:
         raise FileNotFoundError(f"{out} holds no run (no run.json); run `graphwire eval` first")
     records = {system: load_records(out, system, manifest.question_ids) for system in manifest.systems}
-    summaries = [summarize_system(system, recs) for system, recs in records.items() if recs]
+    records = {system: recs for system, recs in records.items() if recs}
+    summaries = [summarize_system(system, recs) for system, recs in records.items()]
+    common = common_questions(records)
+    partial = bool(records) and 0 < len(common) < max(len(recs) for recs in records.values())
+    common_summaries = (
+        [summarize_system(system, [r for r in recs if r.question_id in common]) for system, recs in records.items()]
+        if partial
+        else []
+    )
     payload = {
         "manifest": manifest.model_dump(exclude={"question_ids"}),
         "command": command,
         "systems": [s.model_dump() for s in summaries],
         "targets": {s.system: target_checks(s) for s in summaries},
+        "common_questions": len(common),
+        "systems_on_common_questions": [s.model_dump() for s in common_summaries],
     }
     write_json_atomic(out / SUMMARY_FILE, json.dumps(payload, indent=1, default=str))
     report = out / REPORT_FILE
-    write_json_atomic(report, render_markdown(manifest, summaries, command))
+    markdown = render_markdown(manifest, summaries, command)
+    if common_summaries:
+        markdown += "\n" + "\n".join(_common_section(common_summaries, len(common)))
+    write_json_atomic(report, markdown)
     if charts and summaries:
         write_charts(out, summaries, records)
     return summaries, report
