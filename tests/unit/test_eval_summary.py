@@ -95,3 +95,27 @@ def test_report_files(tmp_path: Path) -> None:
     assert "| s | all | extractive | 5 | 0.400 |" in text
     assert "CS564 lenient" in text and '"no" in "unknown"' in text
     assert (tmp_path / "charts" / "latency.png").exists()
+
+
+def test_partial_runs_get_a_side_by_side_table(tmp_path: Path) -> None:
+    manifest = RunManifest(
+        questions_path="q.json",
+        questions_sha256="0" * 64,
+        corpus_path="c.json",
+        top_k=10,
+        answers=True,
+        seed=0,
+        systems=["s", "t"],
+        question_ids=[r.question_id for r in RECORDS],
+    )
+    save_manifest(tmp_path, manifest)
+    for record in RECORDS:
+        save_record(tmp_path, record)
+    for record in RECORDS[:2]:  # system t finished only the first two questions
+        save_record(tmp_path, record.model_copy(update={"system": "t"}))
+    _, report = build_report(tmp_path, charts=False)
+    text = report.read_text(encoding="utf-8")
+    assert "**Partial run**" in text and "(s 5, t 2)" in text
+    assert "## Side by side on the 2 questions every system finished" in text
+    side_by_side = text.split("## Side by side")[1]
+    assert "| s | all | 2 |" in side_by_side and "| t | all | 2 |" in side_by_side
