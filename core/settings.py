@@ -98,6 +98,10 @@ class Settings(BaseSettings):
     ppr_passage_seeds: float = Field(default=0.2, ge=0.0, le=1.0)  # share of PPR restart mass on similar passages
     ppr_snapshot_check_s: float = 5.0  # how often PPR checks whether the graph changed (then re-exports it)
     router_unanswerable_mode: str = "vector"  # mode=auto sends questions that look unanswerable to this mode
+    # mode=hybrid: the graph's chunk ranking joins flat+ as one more fused signal ("boost") or limits it ("restrict")
+    hybrid_guidance_mode: str = "boost"
+    hybrid_guidance_weight: float = 1.0  # weight of the graph ranking beside dense and BM25 (1 each)
+    hybrid_graph_depth: int = 30  # graph-ranked chunks that guide the flat stack
 
     # Logging
     log_level: str = "INFO"  # DEBUG, INFO, WARNING or ERROR

@@ -63,6 +63,11 @@ MODES: dict[str, ModeSpec] = {
     for spec in (
         ModeSpec("graph", "five-stage deterministic graph retriever (KEY/BRIDGE/DIRECT facts)", "retrieval.registry:graph_mode", needs_graph=True),  # noqa: E501
         ModeSpec("ppr", "Personalized PageRank over entities, facts and passages (HippoRAG 2 / FastGraphRAG)", "retrieval.ppr.mode:ppr_mode", needs_graph=True),  # noqa: E501
+        ModeSpec("vector", "ChromaDB top-k over the chunks (the vector baseline)", "retrieval.flat.modes:vector_mode", needs_chroma=True),  # noqa: E501
+        ModeSpec("bm25", "BM25 over the same chunks", "retrieval.flat.modes:bm25_mode", needs_chroma=True),
+        ModeSpec("fused", "reciprocal-rank fusion of vector and BM25", "retrieval.flat.modes:fused_mode", needs_chroma=True),  # noqa: E501
+        ModeSpec("flat_plus", "fused + named outlets, dates, one pick per outlet and claim", "retrieval.flat.modes:flat_plus_mode", needs_chroma=True),  # noqa: E501
+        ModeSpec("hybrid", "graph-guided flat search: the graph's chunk ranking fused into flat+", "retrieval.hybrid:hybrid_mode", needs_graph=True, needs_chroma=True),  # noqa: E501
         ModeSpec("auto", "router: picks graph, vector, hybrid or ppr from question features and says why", "retrieval.router:auto_mode", needs_graph=True),  # noqa: E501
     )
 }  # fmt: skip
