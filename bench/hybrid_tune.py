@@ -12,8 +12,8 @@ import argparse
 import statistics
 import sys
 import time
-from functools import partial
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from tqdm import tqdm
