@@ -89,6 +89,7 @@ def evaluate(options: EvalOptions, settings: Settings) -> EvalOutcome:
             corpus_check={"verdict": check.verdict, **check.model_dump()},
             answerer=getattr(answerer, "name", None),
             git_commits=[commit] if (commit := git_commit()) else [],
+            command=options.command,
         )
         plan = RunPlan(questions, retrievers, options.out, manifest, answerer=answerer, progress=options.progress)
         new_records = run(plan)

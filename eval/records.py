@@ -33,6 +33,7 @@ class RunManifest(BaseModel):
     question_ids: list[str] = Field(default_factory=list)
     corpus_check: dict[str, Any] = Field(default_factory=dict)
     answerer: str | None = None
+    command: str | None = None  # the command line that made (or last resumed) the run
     git_commits: list[str] = Field(default_factory=list)  # the code each (resumed) run started from, in order
 
 

@@ -187,7 +187,7 @@ def _per_type_chart(summaries: Sequence[SystemSummary], metric: str, path: Path)
     types = [t for t in SHORT_TYPE if t != "null_query" and any(t in s.by_type for s in summaries)]
     groups = [*types, "all"]
     width = 0.8 / max(len(summaries), 1)
-    fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(groups), 4))
+    fig, ax = plt.subplots(figsize=(3.2 + 1.6 * len(groups), 4))
     for i, summary in enumerate(summaries):
         values = [summary.by_type[t].retrieval.get(metric, 0.0) if t in summary.by_type else 0.0 for t in types]
         values.append(summary.overall.retrieval.get(metric, 0.0))
@@ -197,7 +197,7 @@ def _per_type_chart(summaries: Sequence[SystemSummary], metric: str, path: Path)
     ax.set_ylim(0, 1)
     ax.set_ylabel(METRIC_LABELS[metric])
     ax.set_title(f"{METRIC_LABELS[metric]} per question type")
-    ax.legend(fontsize="small", ncol=2)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -208,7 +208,7 @@ def _answer_chart(summaries: Sequence[SystemSummary], path: Path) -> None:
     types = [t for t in SHORT_TYPE if any(t in s.by_type for s in summaries)]
     groups = [*types, "all"]
     width = 0.8 / max(len(summaries), 1)
-    fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(groups), 4))
+    fig, ax = plt.subplots(figsize=(3.2 + 1.6 * len(groups), 4))
     for i, summary in enumerate(summaries):
         metrics = [summary.by_type.get(t) for t in types] + [summary.overall]
         values = [m.answers.strict_accuracy if m and m.answers else 0.0 for m in metrics]
@@ -218,7 +218,7 @@ def _answer_chart(summaries: Sequence[SystemSummary], path: Path) -> None:
     ax.set_ylim(0, 1)
     answerer = next((s.overall.answers.answerer for s in summaries if s.overall.answers), "")
     ax.set_title(f"Strict answer accuracy per question type ({answerer})")
-    ax.legend(fontsize="small", ncol=2)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -279,6 +279,7 @@ def build_report(out: Path, command: str | None = None, charts: bool = True) -> 
     manifest = load_manifest(out)
     if manifest is None:
         raise FileNotFoundError(f"{out} holds no run (no run.json); run `graphwire eval` first")
+    command = command or manifest.command
     records = {system: load_records(out, system, manifest.question_ids) for system in manifest.systems}
     records = {system: recs for system, recs in records.items() if recs}
     summaries = [summarize_system(system, recs) for system, recs in records.items()]
