@@ -91,13 +91,8 @@ def _ingest(settings: Settings, graph: Graph, cache: Path, force: bool = False) 
 
 
 def _facts(graph: Graph) -> set[tuple[str, str, str, tuple[str, ...]]]:
-    keys = [r["key"] for r in graph.read("retrieve/entity_names")]
-    rows = graph.read("retrieve/key_facts", keys=keys, windows=[], sources=[], limit=100)
-    return {
-        (r["subject"], r["relationship"], r["object"], tuple(e for e in r["evidence"] if e))
-        for r in rows
-        if r["relationship"] != "REPORTED_BY"
-    }
+    rows = graph.read("admin/entity_relationships", limit=1000)
+    return {(r["subject"], r["relationship"], r["object"], tuple(e for e in r["evidence"] if e)) for r in rows}
 
 
 def test_llm_ingestion_with_repair_pruning_failures_and_cache(
