@@ -117,12 +117,15 @@ class FlatPlusRetriever:
             claims = [seg.text for seg in analysis.segments if seg.is_claim]
             claims = claims if len(claims) > 1 and self.config.claim_picks else []
             texts = [question, *clauses, *claims]
+        unique = list(dict.fromkeys(texts))  # a thin clause's fallback is often one of the claim segments
         with timer.stage("embed"):
-            vectors = self.embedder.embed(texts)
+            vectors = dict(zip(unique, self.embedder.embed(unique), strict=True))
         with timer.stage("dense"):
-            dense = [snapshot.dense_scores(vector) for vector in vectors]
+            dense_by_text = {text: snapshot.dense_scores(vector) for text, vector in vectors.items()}
+            dense = [dense_by_text[text] for text in texts]
         with timer.stage("bm25"):
-            lexical = [snapshot.bm25_scores(self.index.tokenizer(text)) for text in texts]
+            lexical_by_text = {text: snapshot.bm25_scores(self.index.tokenizer(text)) for text in unique}
+            lexical = [lexical_by_text[text] for text in texts]
         split = 1 + len(clauses)
         return PlusFeatures(
             analysis=analysis,
