@@ -95,7 +95,7 @@ class Settings(BaseSettings):
     ppr_method: str = "auto"  # PPR solver: power (exact), push (approximate, for large graphs) or auto
     # share of the PPR restart mass moved along the relationships a question asks about ("the director of X")
     ppr_relation_cues: float = Field(default=0.9, ge=0.0, le=1.0)
-    ppr_passage_seeds: float = Field(default=0.2, ge=0.0, le=1.0)  # share of PPR restart mass on similar passages
+    ppr_passage_seeds: float = Field(default=0.5, ge=0.0, le=1.0)  # share of PPR restart mass on similar passages
     ppr_snapshot_check_s: float = 5.0  # how often PPR checks whether the graph changed (then re-exports it)
     router_unanswerable_mode: str = "vector"  # mode=auto sends questions that look unanswerable to this mode
     # mode=hybrid: the graph's chunk ranking joins flat+ as one more fused signal ("boost") or limits it ("restrict")
