@@ -192,7 +192,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     scored = scored[: args.limit] if args.limit else scored
     retrievers = build_flat_retrievers(store)
     wanted = [name.strip() for name in args.systems.split(",") if name.strip()]
-    results = {name: run_system(retrievers[name], scored, args.top_k) for name in wanted}
+    results: dict[str, list[dict[str, Any]]] = {}
+    for name in wanted:
+        results[name] = run_system(retrievers[name], scored, args.top_k)
+        if args.dump:  # written after each system, so a long run that is stopped keeps what it measured
+            args.dump.write_text(json.dumps(results))
     summary = {"systems": {name: summarise(rows, half) for name, rows in results.items()}}
     meta = {
         "articles": len({c.document_id for c in chunks}),
@@ -205,8 +209,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         "half": half,
     }
     command = ".venv/bin/python " + " ".join(shlex.quote(a) for a in ["bench/flat_retrieval.py", *sys.argv[1:]])
-    if args.dump:
-        args.dump.write_text(json.dumps(results))
     text = markdown(summary, command, meta)
     if args.no_write:
         print(text)
