@@ -132,6 +132,18 @@ def test_browser_queries_run(demo_graph: tuple[Graph, IngestReport], demo_articl
     assert any(f["fact"] == "CEO_OF" and f["evidence"] for f in provenance["facts"])
 
 
+def test_every_demo_question_hop_is_in_the_graph(demo_graph: tuple[Graph, IngestReport]) -> None:
+    """data/demo/questions.json lists the facts each demo answer needs; the offline extractor must have written them."""
+    graph, _ = demo_graph
+    names = {r["key"]: r["name"] for r in graph.read("ingest/existing_entities")}
+    written = {f"{names[s]} {t} {names[o]}" for s, t, o in facts(graph)}
+    types = set(load_schema().types) - {"REPORTED_BY"}
+    questions = json.loads((DEMO.parent / "questions.json").read_text())
+    hops = [h for q in questions for h in q["hops"] if any(f" {t} " in h for t in types)]
+    assert len(hops) >= 25
+    assert [h for h in hops if h not in written] == []
+
+
 # The tests below change the graph: each starts from an empty one (the `graph` fixture).
 
 
