@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
 class HybridConfig(BaseModel):
     guidance_mode: GuidanceMode = GuidanceMode.BOOST
-    guidance_weight: float = 1.0  # weight of the graph's ranking beside dense and BM25 (each weight 1) in the fusion
-    graph_depth: int = 30  # how many graph-ranked chunks guide the flat stack
+    guidance_weight: float = 0.5  # weight of the graph's ranking beside dense and BM25 (each weight 1) in the fusion
+    graph_depth: int = 10  # how many graph-ranked chunks guide the flat stack
 
 
 class HybridRetriever:
