@@ -1,10 +1,16 @@
 """The answerer that needs no LLM: composes a short answer from the retrieved facts and chunks, or abstains.
 
-- who / which / what questions: the entity the facts point at (not one the question names), preferring facts whose
-  relationship the question asks about, paths through the asked relationship as many times as the question chains it
-  ("the supplier of the supplier"), and intermediates that join two question entities;
+- who / which / what / where questions that ask about relationships ("the CEO of the company that acquired X"): the
+  entity at the end of a chain of facts that starts at a question entity and whose relationship types cover every
+  relation the question asks about (each as often as the question chains it); several entities tied at the end of
+  the same last hop are listed ("wire fraud and money laundering"); no such chain: abstain;
+- multi-part questions ("which company ..., and who is its chief executive?"): each part in turn, a part that names
+  no question entity starting from the previous part's answer; composed as "Vantor Dynamics, run by Greta Holm";
+- wh-questions with no relation word: an entity that joins two question entities through BRIDGE facts;
+- how much / how many / when / why: abstain (the graph holds relationships, not amounts or reasons);
 - yes/no questions about two named outlets and before/after: compares the dates of each outlet's best chunk;
-- other yes/no questions: "Yes" when a KEY fact with the asked relationship joins the question's entities;
+- other yes/no questions: "Yes" when a KEY fact with the asked relationship joins the question's entities (and, when
+  the question names two or more outlets without a before/after, each outlet has a chunk supporting it);
 - everything else, too little evidence, or a question citing an outlet the graph does not have: exactly
   "Insufficient information." (never a guess).
 """
@@ -12,37 +18,15 @@
 from __future__ import annotations
 
 import re
-from collections import defaultdict, deque
-from dataclasses import dataclass
+from collections import Counter, defaultdict, deque
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from retrieval.graph.relations import asked_relations
 from retrieval.graph.text import content_terms
 from retrieval.models import ABSTENTION, Answer, Citation, Fact, FactTier, RankedChunk, RetrievalResult
 
-# Words in a question that ask about a relationship type (stems, matched at word starts).
-RELATION_WORDS: dict[str, tuple[str, ...]] = {
-    # Specific words only: generic verbs ("made", "work", "launch") appear in most news questions and would let a
-    # loosely related fact pass for an answer. REPORTED_BY is provenance, never the thing asked.
-    "SUPPLIES": ("suppl", "vendor"),
-    "CEO_OF": ("ceo", "chief executive", "boss", "runs", "who leads"),
-    "WORKS_FOR": ("employ", "board member", "board of", "boards of", "sits on the board", "hired", "staffer"),
-    "FOUNDED": ("found", "co-found", "creator"),
-    "OWNS": ("owns", "owned", "owner", "acquir", "parent compan", "subsidiar"),
-    "INVESTED_IN": ("invest", "backer", "stake in"),
-    "SUED": ("sue", "sued", "lawsuit", "suing"),
-    "CHARGED_WITH": ("charged", "indicted", "convicted"),
-    "TESTIFIED_IN": ("testif",),
-    "ROMANTIC_LINK": ("dating", "married", "wife", "husband", "girlfriend", "boyfriend", "engaged"),
-    "FAMILY_OF": ("son of", "daughter of", "brother", "sister", "father", "mother"),
-    "ATTENDED": ("attended",),
-    "LOCATED_IN": ("headquarter", "based in"),
-    "SCORED_IN": ("scored",),
-    "PRODUCED": ("manufactur", "maker of", "developer of"),
-    "RECEIVED": ("award", "prize", "trophy"),
-    "COMPETES_WITH": ("rival", "competitor"),
-    "REGULATES": ("regulator", "fined"),
-}
 # What a wh-question asks for, by the noun after "which"/"what" or by "who".
 LABEL_WORDS: dict[str, tuple[str, ...]] = {
     "Person": ("person", "individual", "executive", "ceo", "founder", "player", "who", "whom", "man", "woman"),
@@ -54,7 +38,30 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
     "Award": ("award", "prize", "trophy"),
     "Publication": ("outlet", "publication", "newspaper", "magazine"),
 }  # fmt: skip
-_WH = re.compile(r"^\s*(?:[^?]*?,\s*)?(who|whom|which|what)\b(?:\s+(\w+))?", re.IGNORECASE)
+_WH = re.compile(r"\b(who|whom|which|what|where)\b((?:\s+[\w'-]+){0,3})", re.IGNORECASE)
+# Questions whose answer is an amount, a time or a reason: no relationship in the graph states one.
+_NOT_AN_ENTITY = re.compile(r"^(?:how\b|when\b|why\b)", re.IGNORECASE)
+_INTERROGATIVE = re.compile(r"\b(?:who|whom|which|what|where|how|when|why)\b", re.IGNORECASE)
+# ", and who is its chief executive?": the second part of a two-part question.
+_PARTS = re.compile(r",?\s+and\s+(?=(?:who|whom|which|what|where)\b)", re.IGNORECASE)
+# How a follow-up answer is joined to the previous one, by the relationship between them:
+# (previous answer is the subject, previous answer is the object).
+PHRASES: dict[str, tuple[str, str]] = {
+    "CEO_OF": ("chief executive of", "run by"),
+    "WORKS_FOR": ("who works for", "where works"),
+    "FOUNDED": ("founder of", "founded by"),
+    "OWNS": ("which owns", "owned by"),
+    "INVESTED_IN": ("which backed", "backed by"),
+    "SUED": ("which sued", "sued by"),
+    "SUPPLIES": ("which supplies", "supplied by"),
+    "PRODUCED": ("maker of", "made by"),
+    "LOCATED_IN": ("based in", "home of"),
+    "TESTIFIED_IN": ("who testified in", "where testified"),
+    "CHARGED_WITH": ("charged with", "the charge against"),
+    "RECEIVED": ("which received", "received by"),
+}
+_MAX_CHAIN = 4
+_MAX_PATHS = 20_000
 _TIER_WEIGHT = {FactTier.KEY: 3.0, FactTier.BRIDGE: 2.5, FactTier.DIRECT: 1.0}
 
 
@@ -66,25 +73,18 @@ class _Candidate:
     facts: list[Fact] | None = None
 
 
-def asked_relations(question: str) -> dict[str, int]:
-    """Relationship types the question asks about, with how often (a chain: "supplies the supplier" -> 2)."""
-    low = question.lower()
-    counts: dict[str, int] = {}
-    for rel_type, stems in RELATION_WORDS.items():
-        hits = sum(len(re.findall(r"\b" + re.escape(stem), low)) for stem in stems)
-        if hits:
-            counts[rel_type] = hits
-    return counts
-
-
 def asked_label(question: str) -> str | None:
     match = _WH.search(question)
     if match is None:
         return None
-    wh, noun = match.group(1).lower(), (match.group(2) or "").lower()
-    for label, words in LABEL_WORDS.items():
-        if noun and any(noun.startswith(w) for w in words):
-            return label
+    wh, nouns = match.group(1).lower(), (match.group(2) or "").lower().split()
+    if wh == "where":
+        return "Location"
+    if wh in ("which", "what"):
+        for noun in nouns:  # "which drone maker", "which other investment firm"
+            for label, words in LABEL_WORDS.items():
+                if any(noun.startswith(w) for w in words):
+                    return label
     return "Person" if wh in ("who", "whom") else None
 
 
@@ -126,10 +126,33 @@ class ExtractiveAnswerer:
 
     # who / which / what ---------------------------------------------------------------------------------------
     def _wh(self, question: str, result: RetrievalResult) -> Answer:
+        first = _INTERROGATIVE.search(question)
+        if first is None or _NOT_AN_ENTITY.match(question[first.start() :]):
+            return self._abstain()
+        parts = [p for p in _PARTS.split(question) if p.strip()]
         matched = {e.name for e in result.entities}
-        asked = asked_relations(question)
-        label = asked_label(question)
-        candidates = self._candidates(result.facts, matched, asked, label)
+        if len(parts) == 1 and not asked_relations(question):
+            return self._joining(question, result, matched)
+        text, cited, previous = "", [], None
+        for part in parts:
+            asked, label = asked_relations(part), asked_label(part)
+            chain, follow_up = None, False
+            if previous is not None and not any(e.mention.lower() in part.lower() for e in result.entities):
+                # "who is its chief executive?": from the previous answer first
+                chain = _best_chain(result.facts, set(previous.names), asked, label, set(), matched)
+                follow_up = chain is not None
+            if chain is None:
+                chain = _best_chain(result.facts, matched, asked, label, _explained(result.facts), matched)
+            if chain is None:
+                return self._abstain()
+            text = _compose(text, previous, chain, follow_up)
+            cited.extend(chain.answer_facts)
+            previous = chain
+        return Answer(text=text, answerer=self.name, citations=self._cite(cited, result))
+
+    def _joining(self, question: str, result: RetrievalResult, matched: set[str]) -> Answer:
+        """No relation word: only an entity that joins two question entities (BRIDGE facts) can be the answer."""
+        candidates = self._candidates(result.facts, matched, {}, asked_label(question))
         if not candidates:
             return self._abstain()
         best = candidates[0]
@@ -182,6 +205,8 @@ class ExtractiveAnswerer:
         asked = set(asked_relations(question))
         key_facts = [f for f in result.facts if f.tier is FactTier.KEY and f.relationship != "REPORTED_BY"]
         supporting = [f for f in key_facts if f.relationship in asked]  # a link of some other kind proves nothing
+        if len(outlets) >= 2:  # "did A and B both report ...": each outlet needs a chunk behind the fact
+            supporting = [f for f in supporting if _reported_by_each(f, outlets, result)]
         if supporting:
             return Answer(text="Yes", answerer=self.name, citations=self._cite(supporting, result))
         return self._abstain()
@@ -229,6 +254,154 @@ class ExtractiveAnswerer:
 
     def _abstain(self) -> Answer:
         return Answer(text=ABSTENTION, answerer=self.name)
+
+
+# chains ------------------------------------------------------------------------------------------------------------
+@dataclass
+class _Chain:
+    """The answer a chain of facts reaches: its name(s), and the facts from the anchors to it."""
+
+    names: list[str]
+    facts: list[Fact] = field(default_factory=list)
+    last: Fact | None = None  # the hop into the answer (for composing a follow-up)
+    answer_facts: list[Fact] = field(default_factory=list)  # the hops into the answer(s): what an answer cites
+
+
+def _explained(facts: list[Fact]) -> set[str]:
+    """Relationship types already stated between two question entities ("Skylark Aero, the maker of the Kestrel")."""
+    return {f.relationship for f in facts if f.tier is FactTier.KEY and f.relationship != "REPORTED_BY"}
+
+
+def _paths(facts: list[Fact], starts: set[str], types: set[str]) -> list[tuple[str, str, tuple[Fact, ...]]]:
+    """Every simple path (start, end, facts) of up to _MAX_CHAIN facts of the given types, walked both ways."""
+    adjacency: dict[str, list[tuple[Fact, str]]] = defaultdict(list)
+    for fact in facts:
+        if fact.relationship in types and fact.subject != fact.object:
+            adjacency[fact.subject].append((fact, fact.object))
+            adjacency[fact.object].append((fact, fact.subject))
+    paths: list[tuple[str, str, tuple[Fact, ...]]] = []
+    stack: list[tuple[str, str, tuple[Fact, ...], frozenset[str]]] = [(s, s, (), frozenset({s})) for s in starts]
+    while stack and len(paths) < _MAX_PATHS:
+        start, node, walked, visited = stack.pop()
+        if len(walked) >= _MAX_CHAIN:
+            continue
+        for fact, neighbour in adjacency[node]:
+            if neighbour in visited:
+                continue
+            path = (*walked, fact)
+            paths.append((start, neighbour, path))
+            stack.append((start, neighbour, path, visited | {neighbour}))
+    return paths
+
+
+def _node_labels(facts: list[Fact]) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    for fact in facts:
+        labels.setdefault(fact.subject, fact.subject_label)
+        labels.setdefault(fact.object, fact.object_label)
+    return labels
+
+
+def _best_chain(
+    facts: list[Fact],
+    anchors: set[str],
+    asked: dict[str, int],
+    label: str | None,
+    explained: set[str],
+    excluded: set[str],
+) -> _Chain | None:
+    """The entity whose chains from the anchors cover every asked relationship type; ties at the end of the same last
+    hop are listed; any other tie, or no covering chain, is None."""
+    need = set(asked) - {"REPORTED_BY"}
+    if not need:
+        return None
+    labels = _node_labels(facts)
+    per_end: dict[str, dict[str, tuple[Fact, ...]]] = defaultdict(dict)  # end -> anchor -> best path
+    for start, end, path in _paths(facts, anchors, need):
+        if end in excluded or end in anchors:
+            continue
+        node_label = labels.get(end)
+        if (label and node_label != label) or (not label and node_label == "Publication"):
+            continue
+        best = per_end[end].get(start)
+        if best is None or _path_key(path, need, asked) < _path_key(best, need, asked):
+            per_end[end][start] = path
+    ranked: list[tuple[tuple[float, ...], str, list[tuple[Fact, ...]]]] = []
+    for end, by_anchor in per_end.items():
+        chosen = list(by_anchor.values())
+        covered = explained.union(*({f.relationship for f in p} for p in chosen))
+        if not need <= covered:
+            continue  # some asked relation has no supporting fact on the way to this entity
+        counts: Counter[str] = Counter()
+        for p in chosen:
+            counts |= Counter(f.relationship for f in p)
+        mismatch = sum(abs(min(asked[t], 2) - min(counts[t], 2)) for t in need if counts[t])
+        length = max(len(p) for p in chosen)
+        tiers = sum(_TIER_WEIGHT[f.tier] for p in chosen for f in p)
+        ranked.append(((-len(chosen), mismatch, length, -tiers), end, chosen))
+    if not ranked:
+        return None
+    ranked.sort(key=lambda item: (item[0], item[1]))
+    top = [item for item in ranked if item[0] == ranked[0][0]]
+    names = [end for _, end, _ in top]
+    if len(top) > 1 and not _stated_together(names, [p[-1] for _, _, chosen in top for p in chosen]):
+        return None  # a tie is an answer only when one sentence gives them all ("charged with A and B")
+    names = _in_evidence_order(names, [p[-1] for _, _, chosen in top for p in chosen])
+    first_path = top[0][2][0]
+    all_facts: list[Fact] = []
+    for fact in (f for _, _, chosen in top for p in chosen for f in p):
+        if not any(fact is kept for kept in all_facts):
+            all_facts.append(fact)
+    into = [p[-1] for _, _, chosen in top for p in chosen]
+    return _Chain(names=names, facts=all_facts, last=first_path[-1], answer_facts=into)
+
+
+def _path_key(path: tuple[Fact, ...], need: set[str], asked: dict[str, int]) -> tuple[int, int, int]:
+    types = Counter(f.relationship for f in path)
+    mismatch = sum(abs(min(asked[t], 2) - min(types[t], 2)) for t in need if types[t])
+    return (-len(need & set(types)), mismatch, len(path))
+
+
+def _stated_together(names: list[str], facts: list[Fact]) -> bool:
+    return any(all(name.lower() in sentence.lower() for name in names) for f in facts for sentence in f.evidence)
+
+
+def _in_evidence_order(names: list[str], facts: list[Fact]) -> list[str]:
+    """Names in the order the evidence sentence gives them ("wire fraud and money laundering"), else by name."""
+    text = " ".join(e for f in facts for e in f.evidence).lower()
+
+    def position(name: str) -> tuple[int, str]:
+        found = text.find(name.lower())
+        return (found if found >= 0 else len(text) + 1, name)
+
+    return sorted(dict.fromkeys(names), key=position)
+
+
+def _compose(text: str, previous: _Chain | None, chain: _Chain, follow_up: bool) -> str:
+    """The first part's answer as is; a follow-up joined by its relationship to the previous answer."""
+    name = " and ".join(chain.names)
+    if previous is None:
+        return name
+    last = chain.last
+    if follow_up and last is not None and len(chain.facts) == 1 and last.relationship in PHRASES:
+        as_subject, as_object = PHRASES[last.relationship]
+        phrase = as_subject if last.subject in previous.names else as_object
+        return f"{text}, {phrase} {name}"
+    return f"{text}; {name}"
+
+
+def _chunk_sources(result: RetrievalResult) -> dict[str, str | None]:
+    sources: dict[str, str | None] = {c.chunk_id: c.source for c in result.chunks}
+    for e in result.details.get("excerpts") or []:
+        sources.setdefault(e["chunk_id"], e.get("source"))
+    return sources
+
+
+def _reported_by_each(fact: Fact, outlets: list[dict[str, Any]], result: RetrievalResult) -> bool:
+    """Whether every named outlet has a chunk supporting the fact (chunks of unknown source prove nothing)."""
+    sources = _chunk_sources(result)
+    fact_sources = {sources.get(chunk_id) for chunk_id in fact.chunk_ids}
+    return all(fact_sources & set(o.get("sources") or [o.get("name")]) for o in outlets)
 
 
 def _citation(chunk: RankedChunk) -> Citation:

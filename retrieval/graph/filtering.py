@@ -26,6 +26,7 @@ class FactCaps:
     bridge: int = 30
     direct: int = 20
     excerpts: int = 10
+    chain: int = 15  # asked-type facts one hop past the others (for the answerer; they do not rank chunks)
     excerpt_chars: int = 800
 
     @classmethod
@@ -94,6 +95,7 @@ def select_facts(out: TemplateOutput, question: str, caps: FactCaps) -> list[Fac
     bridge_raws = [raw for path in out.bridge for raw in path]
     take([r.model_copy(update={"hops": 1}) for r in bridge_raws], FactTier.BRIDGE, caps.bridge)
     take(out.direct, FactTier.DIRECT, caps.direct)
+    take(out.chain, FactTier.DIRECT, caps.chain)
     return facts
 
 

@@ -118,6 +118,7 @@ class TemplateOutput(BaseModel):
     key: list[RawFact] = Field(default_factory=list)
     bridge: list[list[RawFact]] = Field(default_factory=list)  # each path: two facts through one intermediate
     direct: list[RawFact] = Field(default_factory=list)
+    chain: list[RawFact] = Field(default_factory=list)  # asked-type relationships one hop past the others
     candidates: list[CandidateChunk] = Field(default_factory=list)
 
 

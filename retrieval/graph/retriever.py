@@ -17,8 +17,9 @@ from retrieval.graph.filtering import FactCaps, excerpt, rank_chunks, select_fac
 from retrieval.graph.matching import EntityMatcher, MatchPolicy
 from retrieval.graph.models import CandidateChunk, QuestionAnalysis
 from retrieval.graph.names import NameIndexCache
+from retrieval.graph.relations import asked_relations
 from retrieval.graph.templates import TemplateLimits, TemplateRunner
-from retrieval.models import RetrievalResult
+from retrieval.models import Fact, RetrievalResult
 
 
 class _Timer:
@@ -84,6 +85,7 @@ class GraphRetriever:
             return RetrievalResult(mode=self.name, timings_ms=timer.timings, details=details)
         with timer.stage("templates"):
             out = self.templates.run(analysis, matches)
+            out.chain = self.templates.expand_chain(analysis, matches, out, sorted(asked_relations(question)))
         with timer.stage("filtering"):
             facts = select_facts(out, question, self.caps)
             wanted = list(dict.fromkeys(cid for fact in facts for cid in fact.chunk_ids))
@@ -91,8 +93,11 @@ class GraphRetriever:
             fact_chunks: dict[str, CandidateChunk] = {cid: known[cid] for cid in wanted if cid in known}
             fact_chunks |= self.templates.chunks_by_id([cid for cid in wanted if cid not in known])
         with timer.stage("chunks"):
-            ranked = rank_chunks(facts, fact_chunks, out.candidates, question)
-            details["excerpts"] = [
+            # chain facts serve the answerer; the chunk ranking stays the one the other facts give
+            chain_names = {(raw.subject, raw.relationship, raw.object) for raw in out.chain}
+            ranking_facts = [f for f in facts if (f.subject, f.relationship, f.object) not in chain_names]
+            ranked = rank_chunks(ranking_facts, fact_chunks, out.candidates, question)
+            excerpts: list[dict[str, object]] = [
                 {
                     "chunk_id": chunk.chunk_id,
                     "title": chunk.title,
@@ -103,6 +108,7 @@ class GraphRetriever:
                 for chunk, evidence in ranked[: self.caps.excerpts]
                 if chunk.chunk_id in fact_chunks
             ]
+            details["excerpts"] = excerpts + self._chain_excerpts(facts, chain_names, fact_chunks, excerpts)
         timer.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         return RetrievalResult(
             mode=self.name,
@@ -112,3 +118,33 @@ class GraphRetriever:
             timings_ms=timer.timings,
             details=details,
         )
+
+    def _chain_excerpts(
+        self,
+        facts: list[Fact],
+        chain_names: set[tuple[str, str, str]],
+        fact_chunks: dict[str, CandidateChunk],
+        excerpts: list[dict[str, object]],
+    ) -> list[dict[str, object]]:
+        """Excerpts of the chunks behind chain facts that the ranking did not bring in (so answers can cite them)."""
+        have = {e["chunk_id"] for e in excerpts}
+        extra: list[dict[str, object]] = []
+        for fact in facts:
+            if (fact.subject, fact.relationship, fact.object) not in chain_names:
+                continue
+            for i, chunk_id in enumerate(fact.chunk_ids):
+                chunk = fact_chunks.get(chunk_id)
+                if chunk is None or chunk_id in have:
+                    continue
+                have.add(chunk_id)
+                evidence = fact.evidence[i] if i < len(fact.evidence) else None
+                extra.append(
+                    {
+                        "chunk_id": chunk_id,
+                        "title": chunk.title,
+                        "source": chunk.source,
+                        "published_at": chunk.published_at.isoformat() if chunk.published_at else None,
+                        "text": excerpt(chunk.text, evidence, self.caps.excerpt_chars),
+                    }
+                )
+        return extra

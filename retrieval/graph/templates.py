@@ -23,6 +23,8 @@ class TemplateLimits:
     two_hop_scan: int = 400
     two_hop_per_entity: int = 12
     candidates: int = 120
+    chain_per_entity: int = 8
+    chain_total: int = 60
 
 
 def query_params(analysis: QuestionAnalysis, matches: list[EntityMatch]) -> dict[str, Any]:
@@ -58,6 +60,25 @@ class TemplateRunner:
         out = self._facts(row["facts"])
         out.candidates = self._candidates(row["candidates"])
         return out
+
+    def expand_chain(
+        self, analysis: QuestionAnalysis, matches: list[EntityMatch], out: TemplateOutput, types: list[str]
+    ) -> list[RawFact]:
+        """Relationships of the asked types around every entity the facts reached (one more hop), new ones only."""
+        reached = [fact for fact in [*out.key, *(r for path in out.bridge for r in path), *out.direct]]
+        keys = list(dict.fromkeys(k for fact in reached for k in (fact.subject_key, fact.object_key)))
+        if not types or not keys:
+            return []
+        seen = {fact.identity for fact in reached}
+        rows = self.graph.read(
+            "retrieve/relation_hops",
+            **{**query_params(analysis, matches), "keys": keys},
+            types=types,
+            per_entity=self.limits.chain_per_entity,
+            limit=self.limits.chain_total,
+        )
+        facts = [RawFact.model_validate(row) for row in rows]
+        return [fact for fact in facts if fact.identity not in seen]
 
     @staticmethod
     def _facts(rows: list[dict[str, Any]]) -> TemplateOutput:

@@ -123,3 +123,139 @@ def test_order_questions_are_told_from_change_questions() -> None:
     assert asks_about_order("Did Harbor report the Kestrel K2 recall before Northgate?")
     assert not asks_about_order("Was there a change in the portrayal of Google after the Verge report?")
     assert not asks_about_order("Was the TechCrunch report consistent with the later Verge report?")
+
+
+def _rel(
+    s: str,
+    rel: str,
+    o: str,
+    chunk: str,
+    s_label: str = "Organization",
+    o_label: str = "Organization",
+    tier: FactTier = FactTier.DIRECT,
+    evidence: str = "",
+) -> Fact:
+    return Fact(
+        tier=tier, subject=s, subject_label=s_label, relationship=rel, object=o, object_label=o_label,
+        chunk_ids=[chunk], evidence=[evidence] if evidence else [], score=1.0,
+    )  # fmt: skip
+
+
+# A small drone world: Harrier (a Product) is made by Osprey Works, which sued Talon Systems (run by Mira Kovac) and is
+# backed by Falk Partners, founded by Ivo Sand; Nordmark owns Talon Systems; Mira Kovac testified at the Harrier Inquiry.
+DRONES = [
+    _rel("Osprey Works", "PRODUCED", "Harrier", "d1", o_label="Product"),
+    _rel("Osprey Works", "SUED", "Talon Systems", "d2"),
+    _rel("Osprey Works", "COMPETES_WITH", "Talon Systems", "d2"),
+    _rel("Lea Brun", "FOUNDED", "Osprey Works", "d1", s_label="Person"),
+    _rel("Falk Partners", "INVESTED_IN", "Osprey Works", "d3"),
+    _rel("Ivo Sand", "FOUNDED", "Falk Partners", "d3", s_label="Person"),
+    _rel("Mira Kovac", "CEO_OF", "Talon Systems", "d4", s_label="Person"),
+    _rel("Nordmark", "OWNS", "Talon Systems", "d5"),
+    _rel("Nordmark", "LOCATED_IN", "Bremen", "d5", o_label="Location"),
+    _rel("Talon Systems", "LOCATED_IN", "Kiel", "d2", o_label="Location"),
+    _rel("Mira Kovac", "TESTIFIED_IN", "Harrier Inquiry", "d6", s_label="Person", o_label="Event"),
+]
+
+
+def _world(*names: tuple[str, str], facts: list[Fact] = DRONES) -> RetrievalResult:
+    chunks = [_chunk(cid) for cid in sorted({c for f in facts for c in f.chunk_ids})]
+    return RetrievalResult(
+        mode="graph", entities=[_entity(name, label) for name, label in names], facts=facts, chunks=chunks
+    )
+
+
+def test_relation_words_read_in_context() -> None:
+    assert asked_label("In which city is the company based?") == "Location"
+    assert asked_label("The founder of X founded which other investment firm?") == "Organization"
+    assert asked_label("Which drone maker did that firm back?") == "Organization"
+    assert asked_relations("Which investment firm did Ivo Sand found?") == {"FOUNDED": 1}  # a kind of firm
+    assert asked_relations("Which drone maker did that firm back?") == {"INVESTED_IN": 1}
+    assert asked_relations("Based on the report, who leads Talon Systems?") == {"CEO_OF": 1}
+
+
+def test_answer_needs_a_chain_covering_every_asked_relation() -> None:
+    answerer = ExtractiveAnswerer()
+    harrier = _world(("Harrier", "Product"))
+    # Lea Brun founded the maker, but only Ivo Sand is reached through both "founded" and "backed"
+    question = "Who founded the investment firm that backed the maker of the Harrier drone?"
+    assert answerer.answer(question, harrier).text == "Ivo Sand"
+    answer = answerer.answer("Who runs the company that was sued by the maker of the Harrier?", harrier)
+    assert (answer.text, [c.chunk_id for c in answer.citations]) == ("Mira Kovac", ["d4"])
+    # three relations, three hops: the owner's city, not the maker's rival's
+    city = answerer.answer(
+        "In which city is the company that owns the company sued by the maker of Harrier based?", harrier
+    )
+    assert city.text == "Bremen"
+
+
+def test_abstains_when_the_asked_relation_has_no_supporting_fact() -> None:
+    answerer = ExtractiveAnswerer()
+    talon = _world(("Talon Systems", "Organization"))
+    assert answerer.answer("Who is the chief executive of Talon Systems?", talon).text == "Mira Kovac"
+    nordmark = _world(("Nordmark", "Organization"))
+    # Nordmark's company has a CEO, Nordmark itself has none: no CEO_OF fact starts at Nordmark
+    assert answerer.answer("Who is the chief executive of Nordmark?", nordmark).text == ABSTENTION
+    pair = _world(("Nordmark", "Organization"), ("Talon Systems", "Organization"))
+    assert answerer.answer("How much did Nordmark pay for Talon Systems?", pair).text == ABSTENTION
+    assert answerer.answer("When did Nordmark buy Talon Systems?", pair).text == ABSTENTION
+
+
+def test_multi_part_questions_follow_the_first_answer() -> None:
+    answerer = ExtractiveAnswerer()
+    sued = answerer.answer(
+        "Which company was sued by the maker of the Harrier drone, and who is its chief executive?",
+        _world(("Harrier", "Product")),
+    )
+    assert sued.text == "Talon Systems, run by Mira Kovac"
+    assert {c.chunk_id for c in sued.citations} == {"d2", "d4"}
+    testified = answerer.answer(
+        "Who testified at the Harrier Inquiry, and which company does that person lead?",
+        _world(("Harrier Inquiry", "Event")),
+    )
+    assert testified.text == "Mira Kovac, chief executive of Talon Systems"
+    backed = answerer.answer(
+        "Who founded Falk Partners, and which company did that firm back?", _world(("Falk Partners", "Organization"))
+    )
+    assert backed.text == "Ivo Sand; Osprey Works"  # the second part starts from the firm the question names
+    # the second part has no supporting fact: the whole answer abstains
+    no_ceo = answerer.answer(
+        "Which company backed Osprey Works, and who is its chief executive?", _world(("Osprey Works", "Organization"))
+    )
+    assert no_ceo.text == ABSTENTION
+
+
+def test_ties_at_the_end_of_one_hop_are_listed_in_evidence_order_other_ties_abstain() -> None:
+    sentence = "Ari Lenz was charged with bribery and tax evasion on Friday."
+    facts = [
+        _rel(
+            "Ari Lenz", "CHARGED_WITH", "tax evasion", "e1", s_label="Person", o_label="LegalCharge", evidence=sentence
+        ),
+        _rel("Ari Lenz", "CHARGED_WITH", "bribery", "e1", s_label="Person", o_label="LegalCharge", evidence=sentence),
+        _rel("Ari Lenz", "WORKS_FOR", "Osprey Works", "e2", s_label="Person"),
+        _rel("Uma Reyes", "WORKS_FOR", "Osprey Works", "e3", s_label="Person"),
+    ]
+    answerer = ExtractiveAnswerer()
+    charges = answerer.answer("What was Ari Lenz charged with?", _world(("Ari Lenz", "Person"), facts=facts))
+    assert charges.text == "bribery and tax evasion"
+    staff = answerer.answer("Who is a staffer at Osprey Works?", _world(("Osprey Works", "Organization"), facts=facts))
+    assert staff.text == ABSTENTION  # two people, each through their own fact: not one answer
+
+
+def test_both_outlets_must_support_the_fact() -> None:
+    result = RetrievalResult(
+        mode="graph",
+        entities=[_entity("Nordmark"), _entity("Talon Systems"), _entity("Harbor", "Publication"),
+                  _entity("Northgate", "Publication")],
+        facts=[_fact(FactTier.KEY, "Nordmark", "OWNS", "Talon Systems", "h1")],
+        chunks=[_chunk("h1", "Harbor"), _chunk("n1", "Northgate")],
+        details={"yes_no": True, "outlets": [{"name": "Harbor", "sources": ["Harbor"]},
+                                             {"name": "Northgate", "sources": ["Northgate"]}]},
+    )  # fmt: skip
+    question = "Did Harbor and Northgate both report Nordmark's purchase of Talon Systems?"
+    assert ExtractiveAnswerer().answer(question, result).text == ABSTENTION
+    both = result.model_copy(
+        update={"facts": [_fact(FactTier.KEY, "Nordmark", "OWNS", "Talon Systems", "h1").model_copy(
+            update={"chunk_ids": ["h1", "n1"]})]}
+    )  # fmt: skip
+    assert ExtractiveAnswerer().answer(question, both).text == "Yes"
