@@ -39,11 +39,18 @@ _PATTERNS = {
 }
 
 
+# "founded in late 2015", "acquired on March 3": the word dates the relation, it does not ask for the other entity.
+_DATED = re.compile(
+    r"\w*\s+(?:in|on|since)\s+(?:(?:late|early|mid)\W*)?(?:\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+    re.IGNORECASE,
+)
+
+
 def asked_relations(question: str) -> dict[str, int]:
     """Relationship types the question asks about, with how often (a chain: "supplies the supplier" -> 2)."""
     counts: dict[str, int] = {}
     for rel_type, pattern in _PATTERNS.items():
-        hits = len(pattern.findall(question))
+        hits = sum(1 for m in pattern.finditer(question) if not _DATED.match(question, m.end()))
         if hits:
             counts[rel_type] = hits
     return counts

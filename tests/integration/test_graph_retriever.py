@@ -57,6 +57,17 @@ def test_supplier_of_a_supplier(retriever: GraphRetriever) -> None:
     assert answer.citations[0].publication == "Northgate Daily"
 
 
+def test_chained_relations_reach_one_hop_past_the_neighbourhood(retriever: GraphRetriever) -> None:
+    question = "In which city is the supplier of the maker of the Kestrel K2 based?"
+    result = retriever.retrieve(question, top_k=10)
+    assert [e.name for e in result.entities] == ["Kestrel K2"]
+    # three hops from the Kestrel K2: beyond the two-hop DIRECT facts, found by following the asked types
+    assert ("Brightcell Energy", "LOCATED_IN", "Oslo") in _facts(result, FactTier.DIRECT)
+    answer = ExtractiveAnswerer().answer(question, result)
+    assert answer.text == "Oslo"
+    assert [c.title for c in answer.citations] == ["Brightcell Energy signs five-year cell deal with Kestrel Motors"]
+
+
 def test_board_member_bridges_two_companies(retriever: GraphRetriever) -> None:
     question = "Who sits on the boards of both Lumen Labs and Corvid Analytics?"
     result = retriever.retrieve(question, top_k=10)

@@ -122,6 +122,20 @@ def test_direct_facts_rank_first_hop_and_named_outlets_first() -> None:
     assert [f.object for f in facts] == ["named", "plain", "far"]
 
 
+def test_chain_facts_follow_the_direct_ones_under_their_own_cap() -> None:
+    out = TemplateOutput(
+        direct=[_raw("A", "OWNS", "B", ["d1"])],
+        chain=[_raw("B", "CEO_OF", f"P{i}", [f"c{i}"], hops=3) for i in range(4)] + [_raw("A", "OWNS", "B", ["d1"])],
+    )
+    facts = select_facts(out, "who runs the owner of A", FactCaps(direct=5, chain=2))
+    assert [(f.subject, f.relationship, f.object) for f in facts] == [
+        ("A", "OWNS", "B"),
+        ("B", "CEO_OF", "P0"),
+        ("B", "CEO_OF", "P1"),
+    ]
+    assert all(f.tier is FactTier.DIRECT for f in facts)
+
+
 def _chunk(cid: str, **kw: object) -> CandidateChunk:
     return CandidateChunk.model_validate(
         {"chunk_id": cid, "document_id": cid, "title": cid, "text": f"text {cid}"} | kw
