@@ -100,7 +100,7 @@ class Settings(BaseSettings):
     router_unanswerable_mode: str = "vector"  # mode=auto sends questions that look unanswerable to this mode
     # mode=hybrid: the graph's chunk ranking joins flat+ as one more fused signal ("boost") or limits it ("restrict")
     hybrid_guidance_mode: str = "boost"
-    hybrid_guidance_weight: float = 0.5  # weight of the graph ranking beside dense and BM25 (1 each); bench/hybrid_tune.md
+    hybrid_guidance_weight: float = 0.5  # weight of the graph ranking beside dense and BM25 (1 each)
     hybrid_graph_depth: int = 10  # graph-ranked chunks that guide the flat stack
 
     # Logging

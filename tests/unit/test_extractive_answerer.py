@@ -142,7 +142,8 @@ def _rel(
 
 
 # A small drone world: Harrier (a Product) is made by Osprey Works, which sued Talon Systems (run by Mira Kovac) and is
-# backed by Falk Partners, founded by Ivo Sand; Nordmark owns Talon Systems; Mira Kovac testified at the Harrier Inquiry.
+# backed by Falk Partners, founded by Ivo Sand; Nordmark owns Talon Systems; Mira Kovac testified at the
+# Harrier Inquiry.
 DRONES = [
     _rel("Osprey Works", "PRODUCED", "Harrier", "d1", o_label="Product"),
     _rel("Osprey Works", "SUED", "Talon Systems", "d2"),
