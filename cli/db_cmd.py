@@ -6,8 +6,8 @@ import typer
 from neo4j.exceptions import AuthError, ServiceUnavailable
 from rich.console import Console
 
+from cli.common import open_graph_or_exit
 from core.bootstrap import apply_schema
-from core.graph import Graph
 from core.settings import get_settings
 
 app = typer.Typer(help="Database administration.", no_args_is_help=True)
@@ -18,11 +18,7 @@ console = Console()
 def init() -> None:
     """Create the constraints, the full-text index and the other indexes; safe to run again."""
     settings = get_settings()
-    try:
-        graph = Graph.from_settings(settings)
-    except RuntimeError as exc:
-        console.print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(1) from None
+    graph = open_graph_or_exit(settings, console)
     try:
         applied = apply_schema(graph)
     except (ServiceUnavailable, AuthError) as exc:

@@ -9,8 +9,8 @@ import typer
 from neo4j.exceptions import AuthError, ServiceUnavailable
 from rich.console import Console
 
+from cli.common import open_graph_or_exit
 from core.chroma import open_client
-from core.graph import Graph
 from core.settings import get_settings
 from retrieval.models import Answer, RetrievalResult
 from retrieval.registry import AnswererName, RetrievalContext, UnknownModeError, build_answerer, build_retriever
@@ -27,11 +27,7 @@ def ask(
 ) -> None:
     """Answer one question: matched entities, KEY/BRIDGE/DIRECT facts, citations and per-stage timings."""
     settings = get_settings()
-    try:
-        graph = Graph.from_settings(settings)
-    except RuntimeError as exc:
-        console.print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(1) from None
+    graph = open_graph_or_exit(settings, console)
     try:
         ctx = RetrievalContext(settings, graph=lambda: graph, chroma=lambda: open_client(settings))
         result = build_retriever(mode, ctx).retrieve(question, top_k=top_k)

@@ -46,13 +46,18 @@ class Fact(BaseModel):
         return f"[{self.tier.value}] {self.subject} -[{self.relationship}]-> {self.object}"
 
 
-class RankedChunk(BaseModel):
+class ChunkRecord(BaseModel):
+    """A chunk as retrieval reads it: its text and the document metadata it carries."""
+
     chunk_id: str
     document_id: str
     title: str
     source: str | None = None
     published_at: date | None = None
     text: str
+
+
+class RankedChunk(ChunkRecord):
     score: float = 0.0
 
 

@@ -11,18 +11,8 @@ from collections import OrderedDict
 from datetime import date
 from typing import Any
 
-from pydantic import BaseModel
-
 from core.graph import Graph
-
-
-class ChunkRecord(BaseModel):
-    chunk_id: str
-    document_id: str
-    title: str
-    source: str | None = None
-    published_at: date | None = None
-    text: str
+from retrieval.models import ChunkRecord
 
 
 def to_date(value: Any) -> date | None:

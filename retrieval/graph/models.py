@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from retrieval.models import EntityMatch, Fact
+from retrieval.models import ChunkRecord, EntityMatch, Fact
 from retrieval.question import QuestionAnalysis as QuestionSignals
 
 _BEFORE_CUES = frozenset({"before", "earlier", "prior to", "previous", "previously", "first"})
@@ -101,13 +101,7 @@ class RawFact(BaseModel):
         return (self.subject_key, self.relationship, self.object_key)
 
 
-class CandidateChunk(BaseModel):
-    chunk_id: str
-    document_id: str
-    title: str
-    source: str | None = None
-    published_at: date | None = None
-    text: str
+class CandidateChunk(ChunkRecord):
     entities: int = 0  # matched entities the chunk mentions
     mentions: int = 0
     named: bool = False  # from a publication the question names
