@@ -25,7 +25,7 @@ from core.settings import Settings  # noqa: E402
 from eval.datasets import load_questions  # noqa: E402
 from eval.scorers import score_retrieval  # noqa: E402
 from retrieval.flat import FlatIndex, FlatPlusConfig, FlatPlusRetriever  # noqa: E402
-from retrieval.flat.common import StageTimer  # noqa: E402
+from retrieval.timing import StageTimer  # noqa: E402
 
 GRIDS: dict[str, dict[str, list[float]]] = {
     "small": {

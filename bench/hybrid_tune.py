@@ -23,12 +23,13 @@ from core.graph import Graph
 from core.settings import get_settings
 from eval.datasets import load_questions
 from eval.scorers import RetrievalScore, score_retrieval
-from retrieval.flat.common import Guidance, GuidanceMode, StageTimer, ranked_chunks
+from retrieval.flat.common import Guidance, GuidanceMode, ranked_chunks
 from retrieval.flat.modes import flat_plus_mode
 from retrieval.flat.plus import FlatPlusRetriever
 from retrieval.hybrid import HybridConfig
 from retrieval.models import RankedChunk
 from retrieval.registry import RetrievalContext, graph_mode
+from retrieval.timing import StageTimer
 
 QUESTIONS = Path(__file__).resolve().parents[1].parent / "shared/data/multihop-rag/MultiHopRAG.partial.json"
 GRID = [

@@ -16,7 +16,7 @@ from app.deps import ChromaProviderDep, GraphProviderDep, SettingsDep
 from app.errors import ApiError
 from core.settings import Settings
 from retrieval.base import Answerer
-from retrieval.models import Answer, MatchTier, RetrievalResult
+from retrieval.models import Answer, Citation, MatchTier, RetrievalResult, Usage
 from retrieval.registry import (
     AnswererName,
     RetrievalContext,
@@ -77,19 +77,6 @@ class ChunkOut(BaseModel):
     text: str | None = None
 
 
-class CitationOut(BaseModel):
-    chunk_id: str
-    title: str
-    publication: str | None = None
-    published_at: date | None = None
-
-
-class UsageOut(BaseModel):
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-
 class RetrieveResponse(BaseModel):
     question: str
     mode: str
@@ -104,8 +91,8 @@ class QueryResponse(RetrieveResponse):
     answer: str
     answerer: str
     abstained: bool
-    citations: list[CitationOut]
-    usage: UsageOut
+    citations: list[Citation]
+    usage: Usage
 
 
 class ModesResponse(BaseModel):
@@ -253,7 +240,7 @@ async def query(body: QueryRequest, request: Request, settings: SettingsDep, poo
         answer=answer.text,
         answerer=answer.answerer,
         abstained=answer.abstained,
-        citations=[CitationOut(**c.model_dump()) for c in answer.citations],
-        usage=UsageOut(**answer.usage.model_dump()),
+        citations=answer.citations,
+        usage=answer.usage,
     )
     return payload

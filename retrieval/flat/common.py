@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from enum import StrEnum
 
 import numpy as np
@@ -49,26 +47,6 @@ def guidance_bonus(snapshot: IndexSnapshot, guidance: Guidance | None, k: int = 
             rank += 1
             bonus[position] = guidance.weight / (k + rank)
     return bonus
-
-
-class StageTimer:
-    """Collects per-stage wall times in milliseconds for RetrievalResult.timings_ms."""
-
-    def __init__(self) -> None:
-        self.timings_ms: dict[str, float] = {}
-        self._started = time.perf_counter()
-
-    @contextmanager
-    def stage(self, name: str) -> Iterator[None]:
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.timings_ms[name] = self.timings_ms.get(name, 0.0) + (time.perf_counter() - started) * 1000
-
-    def finish(self) -> dict[str, float]:
-        self.timings_ms["total"] = (time.perf_counter() - self._started) * 1000
-        return {name: round(ms, 3) for name, ms in self.timings_ms.items()}
 
 
 def ranked_chunks(snapshot: IndexSnapshot, positions: Sequence[int], scores: Scores) -> list[RankedChunk]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from core.chunk_store import ChunkStore
-from retrieval.flat.common import Guidance, GuidanceMode, StageTimer
+from retrieval.flat.common import Guidance, GuidanceMode
 from retrieval.flat.fusion import RRF_K
 from retrieval.models import RankedChunk, RetrievalResult
+from retrieval.timing import StageTimer
 
 BOOST_POOL = 50  # dense candidates re-ranked together with the guidance in boost mode
 

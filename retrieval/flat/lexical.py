@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from core.embeddings import Embedder
-from retrieval.flat.common import Guidance, StageTimer, guidance_bonus, guidance_mask, ranked_chunks
+from retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
 from retrieval.flat.fusion import RRF_K, ranks_of, rrf, top_positions
 from retrieval.flat.index import FlatIndex, Scores
 from retrieval.models import RetrievalResult
+from retrieval.timing import StageTimer
 
 
 class BM25Retriever:

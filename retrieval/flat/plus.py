@@ -20,11 +20,12 @@ import numpy.typing as npt
 from pydantic import BaseModel
 
 from core.embeddings import Embedder
-from retrieval.flat.common import Guidance, StageTimer, guidance_bonus, guidance_mask, ranked_chunks
+from retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
 from retrieval.flat.fusion import ranks_of, rrf
 from retrieval.flat.index import FlatIndex, IndexSnapshot, Scores
 from retrieval.models import RetrievalResult
 from retrieval.question import OutletGazetteer, PublicationMention, QuestionAnalysis, analyze_question
+from retrieval.timing import StageTimer
 
 Mask = npt.NDArray[np.bool_]
 PICK_OFFSET = 1.0  # picked chunks score above every fused score (fused scores stay well below 1)

@@ -6,10 +6,6 @@ matched entity or publication the result is empty and says why, so the answerer 
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from core.graph import Graph
 from core.settings import Settings
 from retrieval.graph.aliases import AliasStage, LlmAliasFn
@@ -20,19 +16,7 @@ from retrieval.graph.names import NameIndexCache
 from retrieval.graph.relations import asked_relations
 from retrieval.graph.templates import TemplateLimits, TemplateRunner
 from retrieval.models import Fact, RetrievalResult
-
-
-class _Timer:
-    def __init__(self) -> None:
-        self.timings: dict[str, float] = {}
-
-    @contextmanager
-    def stage(self, name: str) -> Iterator[None]:
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.timings[name] = round((time.perf_counter() - started) * 1000, 3)
+from retrieval.timing import StageTimer
 
 
 class GraphRetriever:
@@ -62,8 +46,7 @@ class GraphRetriever:
         return self.aliases.run(question, self.names.get())
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
-        timer = _Timer()
-        started = time.perf_counter()
+        timer = StageTimer()
         with timer.stage("aliases"):
             index = self.names.get()
             analysis = self.aliases.run(question, index)
@@ -80,9 +63,8 @@ class GraphRetriever:
             "extractors": analysis.extractors,
         }
         if not matches:
-            timer.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
             details["abstain_reason"] = "no question entity or publication matched a graph node"
-            return RetrievalResult(mode=self.name, timings_ms=timer.timings, details=details)
+            return RetrievalResult(mode=self.name, timings_ms=timer.finish(), details=details)
         with timer.stage("templates"):
             out = self.templates.run(analysis, matches)
             out.chain = self.templates.expand_chain(analysis, matches, out, sorted(asked_relations(question)))
@@ -109,13 +91,12 @@ class GraphRetriever:
                 if chunk.chunk_id in fact_chunks
             ]
             details["excerpts"] = excerpts + self._chain_excerpts(facts, chain_names, fact_chunks, excerpts)
-        timer.timings["total"] = round((time.perf_counter() - started) * 1000, 3)
         return RetrievalResult(
             mode=self.name,
             chunks=[chunk for chunk, _ in ranked[:top_k]],
             facts=facts,
             entities=matches,
-            timings_ms=timer.timings,
+            timings_ms=timer.finish(),
             details=details,
         )
 
