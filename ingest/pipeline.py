@@ -1,5 +1,8 @@
 """load -> chunk -> extract -> prune -> resolve -> enrich -> write (+ vector store), one batch of documents at a time.
 
+Two threads: the caller's extracts and resolves batch n+1 while a writer thread stores batch n, so a run takes about
+as long as the slower of the two instead of their sum (spaCy and Neo4j each keep a core busy).
+
 `ingest_articles` is what the CLI, the tests, the demo and the benchmarks call. A document is committed when its
 `content_hash` is set (last write of its batch); unchanged committed documents are skipped, changed ones have their
 chunks replaced, and documents a run could not finish (killed, failed chunks) are redone by the next run.
@@ -10,7 +13,8 @@ from __future__ import annotations
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tqdm import tqdm
@@ -19,11 +23,12 @@ from core.documents import Article, Chunk
 from core.graph import Graph
 from ingest.chunker import chunk_article
 from ingest.extractors.base import ExtractionFailure, Extractor
+from ingest.known_relations import KnownRelations
 from ingest.models import Extraction
 from ingest.prune import prune
 from ingest.report import FailureNote, IngestReport
 from ingest.resolve import EntityResolver
-from ingest.rows import build_rows
+from ingest.rows import GraphRows, build_rows
 from ingest.state import StateStore
 from ingest.writer import GraphWriter
 from schema.model import GraphSchema, load_schema
@@ -42,7 +47,7 @@ class IngestOptions:
     chunk_size: int = 1000
     chunk_overlap: int = 150
     batch_documents: int = 64  # documents extracted and written together
-    write_batch_size: int = 500  # rows per UNWIND transaction
+    write_batch_size: int = 10_000  # rows per UNWIND transaction
     fuzzy_threshold: float = 92.0
     limit: int | None = None
     force: bool = False  # redo documents whose content_hash is unchanged
@@ -69,27 +74,31 @@ def ingest_articles(
     state: StateStore | None = None,
 ) -> IngestReport:
     opts = options or IngestOptions()
-    schema = schema or load_schema()
     started = time.perf_counter()
     report = IngestReport()
     writer = GraphWriter(graph, batch_size=opts.write_batch_size)
-    if resolver is None:
-        resolver = EntityResolver(opts.fuzzy_threshold)
+    resolver = resolver or EntityResolver(opts.fuzzy_threshold)
     resolver.load(graph.read("ingest/existing_entities"))
+    known = KnownRelations()
+    known.load(graph.read("ingest/existing_relation_keys"))
     work = _plan(articles[: opts.limit] if opts.limit else articles, writer, state, opts, report)
-    total_chunks = sum(len(w.chunks) for w in work)
-    pruned: Counter[str] = Counter()
-    committed = 0
-    with tqdm(total=total_chunks, unit="chunk", disable=not opts.progress, dynamic_ncols=True) as bar:
+    run = _Run(extractor, schema or load_schema(), resolver, known, writer, chunk_store, report)
+    with (
+        tqdm(
+            total=sum(len(w.chunks) for w in work), unit="chunk", disable=not opts.progress, dynamic_ncols=True
+        ) as bar,
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphwire-writer") as write_thread,
+    ):
+        in_flight: Future[_Written] | None = None
         for batch in _batched(work, opts.batch_documents):
-            done = _ingest_batch(batch, extractor, schema, resolver, writer, chunk_store, pruned, report)
-            if state is not None and done:
-                state.mark(done)
-            committed += len(done)
-            bar.update(sum(len(w.chunks) for w in batch))
-            if opts.after_batch is not None:
-                opts.after_batch(committed)
-    report.pruned = dict(pruned)
+            prepared = run.prepare(batch)  # extraction of this batch overlaps the write of the previous one
+            if in_flight is not None:
+                run.finish(in_flight.result(), state, bar, opts)
+            in_flight = write_thread.submit(run.store, prepared)
+        if in_flight is not None:
+            run.finish(in_flight.result(), state, bar, opts)
+    report.entities_removed = writer.remove_orphan_entities(run.orphan_candidates)
+    report.pruned = dict(run.pruned)
     report.merged = resolver.stats.merged
     report.fuzzy_merged = resolver.stats.fuzzy
     _usage(extractor, report)
@@ -125,63 +134,110 @@ def _plan(
     return work
 
 
-def _ingest_batch(
-    batch: list[_Work],
-    extractor: Extractor,
-    schema: GraphSchema,
-    resolver: EntityResolver,
-    writer: GraphWriter,
-    chunk_store: ChunkSink | None,
-    pruned: Counter[str],
-    report: IngestReport,
-) -> dict[str, str]:
-    chunks = [c for w in batch for c in w.chunks]
-    t0 = time.perf_counter()
-    outcomes = extractor.extract(chunks) if chunks else []
-    report.extract_s += time.perf_counter() - t0
-    by_doc: dict[str, list[Extraction]] = defaultdict(list)
-    failed_docs: set[str] = set()
-    for chunk, outcome in zip(chunks, outcomes, strict=True):
-        if isinstance(outcome, ExtractionFailure):
-            failed_docs.add(chunk.document_id)
-            report.failures.append(FailureNote(chunk_id=chunk.id, document_id=chunk.document_id, reason=outcome.reason))
-            continue
-        by_doc[chunk.document_id].append(outcome)
-    extractions = []
-    for doc_extractions in by_doc.values():
-        for extraction in resolver.resolve_document(doc_extractions):
-            clean = prune(extraction, schema, pruned)
-            report.extracted_entities += len(clean.entities)
-            report.extracted_relations += len(clean.relations)
-            extractions.append(clean)
-    t1 = time.perf_counter()
-    rows = build_rows([w.article for w in batch], chunks, extractions, resolver)
-    writer.write(rows)
-    for w in batch:
-        if w.existed:
-            stale = writer.stale_chunk_ids(w.article.doc_id, keep={c.id for c in w.chunks})
-            rels, ents = writer.remove_chunks(stale)
-            report.chunks_removed += len(stale)
-            report.relationships_removed += rels
-            report.entities_removed += ents
-    report.write_s += time.perf_counter() - t1
-    if chunk_store is not None:
-        t2 = time.perf_counter()
-        for w in batch:
+@dataclass
+class _Prepared:
+    """A batch extracted and resolved in the main thread, ready for the writer thread."""
+
+    batch: list[_Work]
+    chunks: list[Chunk]
+    rows: GraphRows
+    failed_docs: set[str]
+
+
+@dataclass
+class _Written:
+    """What the writer thread did with one batch."""
+
+    prepared: _Prepared
+    done: dict[str, str]  # committed document id -> content hash
+    write_s: float
+    vector_s: float
+    chunks_removed: int
+    relationships_removed: int
+    orphan_candidates: list[str]
+
+
+@dataclass
+class _Run:
+    """One ingestion run. `prepare` (extract, prune, resolve, build rows) runs in the caller's thread and owns the
+    resolver; `store` (Neo4j, vector store, commit marker) runs in the writer thread and touches nothing else."""
+
+    extractor: Extractor
+    schema: GraphSchema
+    resolver: EntityResolver
+    known: KnownRelations
+    writer: GraphWriter
+    chunk_store: ChunkSink | None
+    report: IngestReport
+    pruned: Counter[str] = field(default_factory=Counter)
+    orphan_candidates: list[str] = field(default_factory=list)
+
+    def prepare(self, batch: list[_Work]) -> _Prepared:
+        chunks = [c for w in batch for c in w.chunks]
+        t0 = time.perf_counter()
+        outcomes = self.extractor.extract(chunks) if chunks else []
+        self.report.extract_s += time.perf_counter() - t0
+        by_doc: dict[str, list[Extraction]] = defaultdict(list)
+        failed_docs: set[str] = set()
+        for chunk, outcome in zip(chunks, outcomes, strict=True):
+            if isinstance(outcome, ExtractionFailure):
+                failed_docs.add(chunk.document_id)
+                note = FailureNote(chunk_id=chunk.id, document_id=chunk.document_id, reason=outcome.reason)
+                self.report.failures.append(note)
+                continue
+            by_doc[chunk.document_id].append(outcome)
+        extractions = []
+        for doc_extractions in by_doc.values():
+            for extraction in self.resolver.resolve_document(doc_extractions):
+                clean = prune(extraction, self.schema, self.pruned)
+                self.report.extracted_entities += len(clean.entities)
+                self.report.extracted_relations += len(clean.relations)
+                extractions.append(clean)
+        stored = {w.article.doc_id for w in batch if w.existed}
+        rows = build_rows([w.article for w in batch], chunks, extractions, self.resolver, self.known, stored)
+        return _Prepared(batch, chunks, rows, failed_docs)
+
+    def store(self, prepared: _Prepared) -> _Written:
+        t0 = time.perf_counter()
+        self.writer.write(prepared.rows)
+        removed_chunks, removed_rels, candidates = 0, 0, []
+        for w in prepared.batch:
             if w.existed:
-                chunk_store.delete_document(w.article.doc_id)
-        chunk_store.upsert(chunks)
-        report.vector_s += time.perf_counter() - t2
-    finished = [w for w in batch if w.article.doc_id not in failed_docs]
-    writer.mark_done(
-        [
-            {"id": w.article.doc_id, "content_hash": w.article.content_hash, "chunk_count": len(w.chunks)}
-            for w in finished
-        ]
-    )
-    report.documents_written += len(finished)
-    report.chunks_written += len(chunks)
-    return {w.article.doc_id: w.article.content_hash for w in finished}
+                stale = self.writer.stale_chunk_ids(w.article.doc_id, keep={c.id for c in w.chunks})
+                rels, keys = self.writer.remove_chunks(stale)
+                removed_chunks, removed_rels = removed_chunks + len(stale), removed_rels + rels
+                candidates.extend(keys)
+        write_s = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        if self.chunk_store is not None:
+            for w in prepared.batch:
+                if w.existed:
+                    self.chunk_store.delete_document(w.article.doc_id)
+            self.chunk_store.upsert(prepared.chunks)
+        vector_s = time.perf_counter() - t1
+        finished = [w for w in prepared.batch if w.article.doc_id not in prepared.failed_docs]
+        self.writer.mark_done(
+            [{"id": w.article.doc_id, "content_hash": w.article.content_hash, "chunk_count": len(w.chunks)}
+             for w in finished]
+        )  # fmt: skip
+        done = {w.article.doc_id: w.article.content_hash for w in finished}
+        return _Written(prepared, done, write_s, vector_s, removed_chunks, removed_rels, candidates)
+
+    def finish(self, written: _Written, state: StateStore | None, bar: tqdm[Any], opts: IngestOptions) -> None:
+        """Account for a stored batch in the caller's thread."""
+        report = self.report
+        report.write_s += written.write_s
+        report.vector_s += written.vector_s
+        report.chunks_removed += written.chunks_removed
+        report.relationships_removed += written.relationships_removed
+        self.orphan_candidates.extend(written.orphan_candidates)
+        report.documents_written += len(written.done)
+        report.chunks_written += len(written.prepared.chunks)
+        if state is not None and written.done:
+            state.mark(written.done)
+        bar.update(len(written.prepared.chunks))
+        if opts.after_batch is not None:
+            opts.after_batch(report.documents_written)
 
 
 def delete_documents(graph: Graph, refs: Sequence[str], chunk_store: ChunkSink | None = None) -> list[dict[str, Any]]:

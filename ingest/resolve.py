@@ -54,14 +54,30 @@ class EntityResolver:
         # looks at names of about the same length instead of every name of the label.
         self._norms_by_length: dict[tuple[str, int], list[str]] = defaultdict(list)
         self._norm_key: dict[tuple[str, str], str] = {}  # (label, primary norm) -> key, fuzzy candidates
+        self._stored_aliases: dict[str, int] = {}  # key -> how many of its aliases the graph already has
         self.stats = ResolutionStats()
 
     def load(self, rows: Iterable[dict[str, object]]) -> None:
         """Seed with entities already in the graph (key, label, name, norm, aliases), so runs resolve together."""
+        self._stored_aliases.clear()  # what the graph holds now, whatever an earlier run with this resolver wrote
         for row in rows:
             aliases = [str(a) for a in row.get("aliases") or []]  # type: ignore[attr-defined]
             entity = ResolvedEntity(str(row["key"]), str(row["label"]), str(row["name"]), str(row["norm"]), aliases)
             self._register(entity)
+            self._stored_aliases[entity.key] = len(aliases)
+
+    def take_unstored(self, keys: Iterable[str]) -> list[ResolvedEntity]:
+        """Those of `keys` the graph lacks or holds with fewer aliases; from now on they count as stored.
+
+        Aliases only grow, so a count is enough. Only entities that changed are written again: re-sending every
+        entity a batch mentions made entity writes the slowest part of ingestion."""
+        out = []
+        for key in dict.fromkeys(keys):
+            entity = self.entities[key]
+            if len(entity.aliases) > self._stored_aliases.get(key, 0):
+                self._stored_aliases[key] = len(entity.aliases)
+                out.append(entity)
+        return out
 
     def resolve(self, name: str, label: str) -> ResolvedEntity | None:
         """The entity this surface form belongs to (created if new); None for a name that normalises to nothing."""

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
 from core.documents import Article, Chunk
+from ingest.known_relations import KnownRelations
 from ingest.models import Extraction
 from ingest.resolve import EntityResolver, ResolvedEntity
 
@@ -16,14 +17,24 @@ Row = dict[str, Any]
 
 
 @dataclass
+class NewAndStored:
+    """Rows of documents new to the graph (written with CREATE) and of documents it already has (MERGE)."""
+
+    new: list[Row] = field(default_factory=list)
+    stored: list[Row] = field(default_factory=list)
+
+    def add(self, row: Row, is_new: bool) -> None:
+        (self.new if is_new else self.stored).append(row)
+
+
+@dataclass
 class GraphRows:
-    documents: list[Row] = field(default_factory=list)
-    chunks: list[Row] = field(default_factory=list)
+    days: list[Row] = field(default_factory=list)
     entities: list[Row] = field(default_factory=list)
-    mentions: list[Row] = field(default_factory=list)
-    relations: list[Row] = field(default_factory=list)
-    publications: list[Row] = field(default_factory=list)
-    dates: list[Row] = field(default_factory=list)
+    documents: NewAndStored = field(default_factory=NewAndStored)
+    chunks: NewAndStored = field(default_factory=NewAndStored)
+    mentions: NewAndStored = field(default_factory=NewAndStored)
+    relations: NewAndStored = field(default_factory=NewAndStored)  # new: the graph lacks the relationship
 
 
 @dataclass
@@ -44,23 +55,28 @@ def build_rows(
     chunks: Sequence[Chunk],
     extractions: Sequence[Extraction],
     resolver: EntityResolver,
+    known: KnownRelations,
+    stored_documents: Set[str] = frozenset(),
 ) -> GraphRows:
     """Rows for one batch. `extractions` holds one per successfully extracted chunk (already pruned and with
-    per-document surname resolution applied)."""
+    per-document surname resolution applied); `stored_documents` are the ids of documents the graph already had
+    when the run started (their rows MERGE, the others CREATE); `known` says which relationships the graph has."""
     rows = GraphRows()
     touched: dict[str, ResolvedEntity] = {}
-    chunk_publication: dict[str, str] = {}
+    doc_publication: dict[str, str] = {}
     for article in articles:
-        rows.documents.append(_document_row(article))
         pub = resolver.resolve(article.source, "Publication") if article.source else None
         if pub is not None:
             touched[pub.key] = pub
-            rows.publications.append({"id": article.doc_id, "publication": pub.key})
-        if article.published_at is not None:
-            rows.dates.append(_date_row(article.doc_id, article.published_at))
-    doc_publication = {r["id"]: r["publication"] for r in rows.publications}
+            doc_publication[article.doc_id] = pub.key
+        row = _document_row(article, doc_publication.get(article.doc_id))
+        rows.documents.add(row, article.doc_id not in stored_documents)
+    rows.days = [_day_row(day) for day in sorted({a.published_at for a in articles if a.published_at is not None})]
+    chunk_publication: dict[str, str] = {}
+    chunk_is_new: dict[str, bool] = {}
     for chunk in chunks:
-        rows.chunks.append(_chunk_row(chunk))
+        chunk_is_new[chunk.id] = chunk.document_id not in stored_documents
+        rows.chunks.add(_chunk_row(chunk), chunk_is_new[chunk.id])
         if chunk.document_id in doc_publication:
             chunk_publication[chunk.id] = doc_publication[chunk.document_id]
     relations: dict[tuple[str, str, str], _RelationAccumulator] = defaultdict(_RelationAccumulator)
@@ -75,28 +91,30 @@ def build_rows(
             touched[resolved.key] = resolved
             counts[resolved.key] += max(entity.mentions, 1)
         for key, count in counts.items():
-            rows.mentions.append({"chunk_id": extraction.chunk_id, "key": key, "count": count})
+            rows.mentions.add({"chunk_id": extraction.chunk_id, "key": key, "count": count},
+                              chunk_is_new[extraction.chunk_id])  # fmt: skip
         for rel in extraction.relations:
             source = resolver.resolve(rel.source, rel.source_label)
             target = resolver.resolve(rel.target, rel.target_label)
             if source is None or target is None or source.key == target.key:
                 continue
+            touched[source.key], touched[target.key] = source, target
             relations[(source.key, rel.type, target.key)].add(extraction.chunk_id, rel.evidence, extraction.extractor)
         publication = chunk_publication.get(extraction.chunk_id)
         if publication is not None:
             for key in counts:
                 if touched[key].label != "Publication":
                     relations[(key, "REPORTED_BY", publication)].add(extraction.chunk_id, None, "enrich")
-    rows.entities = [_entity_row(e) for e in touched.values()]
-    rows.relations = [
-        {"source": s, "type": t, "target": o, "chunk_ids": acc.chunk_ids, "evidence": acc.evidence,
-         "extractor": acc.extractor}
-        for (s, t, o), acc in relations.items()
-    ]  # fmt: skip
+    rows.entities = [_entity_row(e) for e in resolver.take_unstored(touched)]
+    for (s, t, o), acc in relations.items():
+        evidence = acc.evidence if any(acc.evidence) else None  # no sentence states it: no evidence list
+        row = {"source": s, "type": t, "target": o, "chunk_ids": acc.chunk_ids, "evidence": evidence,
+               "extractor": acc.extractor}  # fmt: skip
+        rows.relations.add(row, known.claim(s, t, o))
     return rows
 
 
-def _document_row(article: Article) -> Row:
+def _document_row(article: Article, publication: str | None) -> Row:
     return {
         "id": article.doc_id,
         "title": article.title,
@@ -105,6 +123,8 @@ def _document_row(article: Article) -> Row:
         "author": article.author,
         "category": article.category,
         "published_at": article.published_at.isoformat() if article.published_at else None,
+        "date": article.published_at.isoformat() if article.published_at else None,
+        "publication": publication,
     }
 
 
@@ -130,9 +150,8 @@ def _entity_row(entity: ResolvedEntity) -> Row:
     }
 
 
-def _date_row(doc_id: str, day: date) -> Row:
+def _day_row(day: date) -> Row:
     return {
-        "id": doc_id,
         "date": day.isoformat(),
         "year": day.year,
         "month": day.month,

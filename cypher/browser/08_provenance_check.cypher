@@ -1,4 +1,5 @@
-// Provenance health: typed relationships without chunk ids, with misaligned evidence, or citing chunks that are gone;
+// Provenance health: typed relationships without chunk ids, with an evidence list not parallel to them (inferred ones
+// have none), or citing chunks that are gone;
 // entities no chunk mentions (Publications some Document reports by excepted). Every count should be 0.
 CALL () {
   MATCH (:Entity)-[r]->(:Entity)
@@ -7,7 +8,7 @@ CALL () {
 }
 CALL () {
   MATCH (:Entity)-[r]->(:Entity)
-  WHERE r.chunk_ids IS NOT NULL AND size(coalesce(r.evidence, [])) <> size(r.chunk_ids)
+  WHERE r.chunk_ids IS NOT NULL AND r.evidence IS NOT NULL AND size(r.evidence) <> size(r.chunk_ids)
   RETURN count(r) AS relationships_with_misaligned_evidence
 }
 CALL () {

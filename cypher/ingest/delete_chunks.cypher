@@ -1,12 +1,8 @@
-// Delete chunks, then the entities only they mentioned (a Publication some Document reports by stays).
+// Delete chunks; returns the keys of the entities they mentioned. Those are removed by delete_orphan_entities once
+// nothing else mentions them: at the end of an ingest run, since later batches may mention them again.
 MATCH (c:Chunk)
 WHERE c.id IN $chunk_ids
 OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity)
-WITH collect(DISTINCT c) AS chunks, collect(DISTINCT e) AS entities
+WITH collect(DISTINCT c) AS chunks, collect(DISTINCT e.key) AS keys
 FOREACH (c IN chunks | DETACH DELETE c)
-WITH entities
-UNWIND entities AS e
-WITH e
-WHERE NOT EXISTS { (:Chunk)-[:MENTIONS]->(e) } AND NOT EXISTS { (:Document)-[:REPORTED_BY]->(e) }
-DETACH DELETE e
-RETURN count(e) AS removed_entities
+RETURN keys AS entity_keys

@@ -75,6 +75,10 @@ def load_nlp(gazetteer: Gazetteer) -> Any:
     import spacy
 
     nlp = spacy.load(SPACY_MODEL, exclude=["tagger", "parser", "attribute_ruler", "lemmatizer"])
+    if "tok2vec" in nlp.pipe_names and not getattr(nlp.get_pipe("tok2vec"), "listening_components", True):
+        # The small English model's NER embeds with a Tok2Vec of its own; the shared one only fed the excluded
+        # tagger and parser, and running it anyway cost a third of extraction time.
+        nlp.remove_pipe("tok2vec")
     ruler: Any = nlp.add_pipe("entity_ruler", before="ner", config={"phrase_matcher_attr": "ORTH"})
     ruler.add_patterns(gazetteer.ruler_patterns())
     nlp.add_pipe("sentencizer", first=True)

@@ -30,7 +30,8 @@ pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "demo" / "articles.jsonl"
 BATCH_DOCUMENTS = 4
-KILL_AT_WRITE = 20  # 8 writes per batch: batches 1-2 commit, batch 3 dies after its first three statements
+# Killed when batch 3 is about to write its MENTIONS: its documents and chunks are in, its commit marker is not.
+KILL_AT = ("ingest/create_mentions", 3)
 
 KILLED_RUN = textwrap.dedent(
     """
@@ -40,13 +41,13 @@ KILLED_RUN = textwrap.dedent(
     from core.settings import Settings
     from tests.integration.test_ingest_resume import ingest_demo
 
-    kill_at, state_dir = int(sys.argv[1]), Path(sys.argv[2])
+    kill_name, kill_at, state_dir = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
     calls = 0
     real_write = Graph.write
 
     def write(self, name, **params):
         global calls
-        calls += 1
+        calls += name == kill_name
         if calls == kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
         return real_write(self, name, **params)
@@ -100,7 +101,7 @@ def test_killed_run_resumes_without_duplicates_or_losses(
     script.write_text(KILLED_RUN)
     state_dir = tmp_path / "state"
     killed = subprocess.run(
-        [sys.executable, str(script), str(KILL_AT_WRITE), str(state_dir)],
+        [sys.executable, str(script), KILL_AT[0], str(KILL_AT[1]), str(state_dir)],
         env=env, cwd=REPO, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert killed.returncode == -signal.SIGKILL, killed.stderr

@@ -1,10 +1,9 @@
-// The Date layer: one node per day, PUBLISHED_ON from documents, NEXT_DAY between consecutive days that both exist.
+// The Date layer: one node per distinct publication day, NEXT_DAY between consecutive days that both exist.
+// Runs before the documents of a batch, which link to these days.
 UNWIND $rows AS row
-MATCH (d:Document {id: row.id})
 MERGE (t:Date {date: row.date})
 ON CREATE SET t.year = row.year, t.month = row.month, t.day = row.day
-MERGE (d)-[:PUBLISHED_ON]->(t)
-WITH DISTINCT t, row
+WITH t, row
 OPTIONAL MATCH (prev:Date {date: row.prev})
 OPTIONAL MATCH (next:Date {date: row.next})
 FOREACH (_ IN CASE WHEN prev IS NULL THEN [] ELSE [1] END | MERGE (prev)-[:NEXT_DAY]->(t))

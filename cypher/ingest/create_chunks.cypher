@@ -1,0 +1,5 @@
+// Chunks of documents new in this run (see create_documents): created with their HAS_CHUNK link.
+UNWIND $rows AS row
+MATCH (d:Document {id: row.document_id})
+CREATE (d)-[:HAS_CHUNK]->(:Chunk {id: row.id, document_id: row.document_id, index: row.index, text: row.text,
+                                  title: row.title, source: row.source, published_at: row.published_at})
