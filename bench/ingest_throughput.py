@@ -1,17 +1,20 @@
 """Ingestion benchmark: offline extraction throughput, Neo4j write throughput, and graph quality.
 
-Two corpora:
-- the shared MultiHop-RAG rebuild (`../shared/data/multihop-rag/corpus.facts.json`): the real pipeline end to end
-  (load, chunk, spaCy + pattern extraction, prune, resolve, write), plus graph quality (entities per label,
-  relationships per type, duplicate candidates left after resolution);
-- a synthetic news corpus of `--synthetic-chunks` one-chunk articles made from templates over fictional companies,
-  people, cities and outlets. Extraction throughput is measured with the real extractor on `--extract-sample` of its
-  chunks (all of them with `--extract-sample 0`); the write benchmark writes every chunk, with the extractions the
-  generator planted (the same rows the pipeline builds), so it measures Neo4j rather than spaCy.
+In this order, on one Neo4j (a throwaway local server started for the run, so its JVM starts cold):
+1. writes: a synthetic news corpus of `--synthetic-chunks` one-chunk articles made from templates over fictional
+   companies, people, cities and outlets, written with the extractions the generator planted (the same rows and
+   statements the pipeline uses), so it measures Neo4j rather than spaCy. Twice into an emptied database: run 1 on
+   the cold JVM, run 2 warm.
+2. the shared MultiHop-RAG rebuild (`../shared/data/multihop-rag/corpus.facts.json`) through the real pipeline with
+   its defaults (load, chunk, spaCy + pattern extraction, prune, resolve, write, extraction and writing overlapped),
+   `--repeats` times into an emptied database, plus graph quality (entities per label, relationships per type,
+   duplicate candidates left after resolution);
+3. offline extraction alone on `--extract-sample` synthetic chunks, with the relations found against those planted;
+4. `--e2e-chunks` synthetic chunks through the real pipeline end to end.
 
 Neo4j: NEO4J_URI/NEO4J_PASSWORD when set (the database is wiped!), else a throwaway local server.
 
-    .venv/bin/python bench/ingest_throughput.py --synthetic-chunks 50000 --out bench/ingest_throughput
+    .venv/bin/python bench/ingest_throughput.py --out bench/ingest_throughput
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
@@ -99,16 +102,14 @@ def relationship_total(graph: Graph) -> int:
 
 
 # ---- shared corpus: the real pipeline end to end -----------------------------------------------------------------
-def bench_shared_corpus(
-    graph: Graph, path: Path, n_process: int, write_batch: int, batch_documents: int
-) -> dict[str, Any]:
+def bench_shared_corpus(graph: Graph, path: Path, n_process: int, with_quality: bool) -> dict[str, Any]:
     loaded = load_articles(path)
     gazetteer = Gazetteer.from_sources(a.source for a in loaded.articles)
     extractor = OfflineExtractor(load_schema().labels, gazetteer, n_process=n_process)
     t0 = time.perf_counter()
     extractor.nlp  # noqa: B018  (load the model outside the timed run)
     load_s = time.perf_counter() - t0
-    options = IngestOptions(batch_documents=batch_documents, write_batch_size=write_batch, progress=False)
+    options = IngestOptions(progress=False)  # the pipeline's defaults, as `graphwire ingest` runs it
     resolver = EntityResolver(publication_aliases=gazetteer.publication_aliases())
     report = ingest_articles(loaded.articles, graph, extractor, options=options, resolver=resolver)
     rels = relationship_total(graph)
@@ -125,7 +126,7 @@ def bench_shared_corpus(
         "write_s": round(report.write_s, 2),
         "relationships_written": rels,
         "write_relationships_per_s": round(rels / report.write_s),
-        "quality": quality(graph, report),
+        "quality": quality(graph, report) if with_quality else None,
     }
 
 
@@ -252,26 +253,29 @@ def planted_extraction(chunk: Chunk, facts: list[tuple[str, str, str, str, str, 
     return Extraction(chunk_id=chunk.id, entities=list(entities.values()), relations=relations)
 
 
-def bench_synthetic(
-    graph: Graph, n_chunks: int, sample: int, n_process: int, write_batch: int, docs_per_batch: int
+class TimedWriter(GraphWriter):
+    """The pipeline's writer, timing each statement."""
+
+    def __init__(self, graph: Graph, batch_size: int) -> None:
+        super().__init__(graph, batch_size)
+        self.seconds: Counter[str] = Counter()
+        self.rows: Counter[str] = Counter()
+
+    def _batches(self, name: str, rows: Sequence[dict[str, Any]]) -> None:
+        t0 = time.perf_counter()
+        super()._batches(name, rows)
+        self.seconds[name] += time.perf_counter() - t0
+        self.rows[name] += len(rows)
+
+
+def bench_writes(
+    graph: Graph, synth: Synthetic, n_chunks: int, write_batch: int, docs_per_batch: int
 ) -> dict[str, Any]:
-    synth = Synthetic()
-    t0 = time.perf_counter()
     pairs = [synth.article(i) for i in range(n_chunks)]
     chunks = [chunk_article(a)[0] for a, _ in pairs]
-    generate_s = time.perf_counter() - t0
-    extractor = OfflineExtractor(load_schema().labels, synth.gazetteer(), batch_size=256, n_process=n_process)
-    extractor.nlp  # noqa: B018
-    measured = chunks if sample <= 0 else chunks[:sample]
-    t0 = time.perf_counter()
-    outcomes = extractor.extract(measured)
-    extract_s = time.perf_counter() - t0
-    found = sum(len(o.relations) for o in outcomes if isinstance(o, Extraction))
-    planted = sum(len(f) for _, f in pairs[: len(measured)])
     schema = load_schema()
-    writer = GraphWriter(graph, batch_size=write_batch)
-    resolver = EntityResolver()
-    known = KnownRelations()
+    writer = TimedWriter(graph, batch_size=write_batch)
+    resolver, known = EntityResolver(), KnownRelations()
     rows_s, write_s = 0.0, 0.0
     for start in range(0, len(pairs), docs_per_batch):
         batch = pairs[start : start + docs_per_batch]
@@ -294,28 +298,62 @@ def bench_synthetic(
     return {
         "chunks": len(chunks),
         "chunk_chars_mean": round(sum(len(c.text) for c in chunks) / len(chunks)),
-        "generate_and_chunk_s": round(generate_s, 2),
-        "extraction_sample_chunks": len(measured),
-        "extract_s": round(extract_s, 2),
-        "extraction_chunks_per_s": round(len(measured) / extract_s, 1),
-        "extraction_relations_found_vs_planted": [found, planted],
         "rows_s": round(rows_s, 2),
         "write_s": round(write_s, 2),
         "relationships_written": rels,
         "write_relationships_per_s": round(rels / write_s),
+        "statements": {k: {"seconds": round(v, 2), "rows": writer.rows[k]} for k, v in writer.seconds.most_common()},
         "graph_counts": report.graph_counts,
         "relationships_per_type": report.relationships_per_type,
+    }
+
+
+def bench_extraction(synth: Synthetic, sample: int, n_process: int) -> dict[str, Any]:
+    pairs = [synth.article(i) for i in range(sample)]
+    chunks = [chunk_article(a)[0] for a, _ in pairs]
+    extractor = OfflineExtractor(load_schema().labels, synth.gazetteer(), n_process=n_process)
+    extractor.nlp  # noqa: B018
+    t0 = time.perf_counter()
+    outcomes = extractor.extract(chunks)
+    extract_s = time.perf_counter() - t0
+    return {
+        "chunks": len(chunks),
+        "chunk_chars_mean": round(sum(len(c.text) for c in chunks) / len(chunks)),
+        "extract_s": round(extract_s, 2),
+        "extraction_chunks_per_s": round(len(chunks) / extract_s, 1),
+        "relations_found_vs_planted": [
+            sum(len(o.relations) for o in outcomes if isinstance(o, Extraction)),
+            sum(len(f) for _, f in pairs),
+        ],
+    }
+
+
+def bench_synthetic_end_to_end(graph: Graph, synth: Synthetic, n_chunks: int, n_process: int) -> dict[str, Any]:
+    articles = [synth.article(i)[0] for i in range(n_chunks)]
+    extractor = OfflineExtractor(load_schema().labels, synth.gazetteer(), n_process=n_process)
+    extractor.nlp  # noqa: B018
+    report = ingest_articles(articles, graph, extractor, options=IngestOptions(progress=False))
+    return {
+        "chunks": report.chunks_written,
+        "elapsed_s": round(report.elapsed_s, 2),
+        "end_to_end_chunks_per_s": round(report.chunks_written / report.elapsed_s, 1),
+        "extract_s": round(report.extract_s, 2),
+        "write_s": round(report.write_s, 2),
+        "relationships_written": relationship_total(graph),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, default=SHARED_CORPUS)
-    parser.add_argument("--synthetic-chunks", type=int, default=50_000)
-    parser.add_argument("--extract-sample", type=int, default=2_000, help="synthetic chunks to extract (0 = all)")
+    parser.add_argument("--synthetic-chunks", type=int, default=50_000, help="chunks of the write benchmark")
+    parser.add_argument("--write-runs", type=int, default=2, help="write benchmark runs (the first on a cold JVM)")
+    parser.add_argument("--repeats", type=int, default=3, help="end-to-end runs on the shared corpus")
+    parser.add_argument("--extract-sample", type=int, default=2_000, help="synthetic chunks for extraction alone")
+    parser.add_argument("--e2e-chunks", type=int, default=10_000, help="synthetic chunks through the pipeline")
     parser.add_argument("--n-process", type=int, default=1)
-    parser.add_argument("--write-batch", type=int, default=5_000, help="rows per UNWIND transaction")
-    parser.add_argument("--docs-per-batch", type=int, default=2_000)
+    parser.add_argument("--write-batch", type=int, default=Settings().ingest_batch_size, help="rows per UNWIND")
+    parser.add_argument("--docs-per-batch", type=int, default=5_000, help="documents per write batch")
     parser.add_argument("--out", type=Path, default=None, help="write <out>.json and <out>.md")
     args = parser.parse_args()
     results: dict[str, Any] = {
@@ -325,17 +363,30 @@ def main() -> None:
             "python": platform.python_version(),
             "load_average_at_start": list(os.getloadavg()),
         },  # fmt: skip
+        "write_runs": [],
+        "shared_corpus_runs": [],
     }
-    with neo4j_graph() as graph:
-        print("shared corpus ...", flush=True)
-        results["shared_corpus"] = bench_shared_corpus(graph, args.corpus, args.n_process, args.write_batch)
-        print(json.dumps(results["shared_corpus"], indent=1)[:1500], flush=True)
+    with neo4j_graph() as graph:  # each part uses a fresh Synthetic(): the same seeded articles
+        for run in range(args.write_runs):
+            print(f"writes, run {run + 1} ...", flush=True)
+            wipe(graph)
+            results["write_runs"].append(bench_writes(graph, Synthetic(), args.synthetic_chunks, args.write_batch,
+                                                      args.docs_per_batch))  # fmt: skip
+            print(json.dumps(results["write_runs"][-1], indent=1)[:1200], flush=True)
+        for run in range(args.repeats):
+            print(f"shared corpus, run {run + 1} ...", flush=True)
+            wipe(graph)
+            results["shared_corpus_runs"].append(bench_shared_corpus(graph, args.corpus, args.n_process, run == 0))
+            print({k: v for k, v in results["shared_corpus_runs"][-1].items() if k != "quality"}, flush=True)
+        print("extraction ...", flush=True)
+        results["extraction"] = bench_extraction(Synthetic(), args.extract_sample, args.n_process)
+        print(results["extraction"], flush=True)
+        print("synthetic end to end ...", flush=True)
         wipe(graph)
-        if args.synthetic_chunks:
-            print("synthetic corpus ...", flush=True)
-            results["synthetic"] = bench_synthetic(graph, args.synthetic_chunks, args.extract_sample, args.n_process,
-                                                   args.write_batch, args.docs_per_batch)  # fmt: skip
-            print(json.dumps(results["synthetic"], indent=1), flush=True)
+        results["synthetic_end_to_end"] = bench_synthetic_end_to_end(
+            graph, Synthetic(), args.e2e_chunks, args.n_process
+        )
+        print(results["synthetic_end_to_end"], flush=True)
     results["machine"]["load_average_at_end"] = list(os.getloadavg())
     if args.out:
         args.out.with_suffix(".json").write_text(json.dumps(results, indent=2) + "\n")
@@ -343,28 +394,59 @@ def main() -> None:
 
 
 def markdown(r: dict[str, Any]) -> str:
-    s, q = r["shared_corpus"], r["shared_corpus"]["quality"]
+    runs, q = r["shared_corpus_runs"], r["shared_corpus_runs"][0]["quality"]
+    first, e, x = runs[0], r["extraction"], r["synthetic_end_to_end"]
     lines = [
         "# Ingestion throughput and graph quality",
         "",
         f"Command: `{r['command']}`",
         "",
-        f"Machine: {r['machine']['cpus']} cores shared with other work; load average at start "
-        f"{r['machine']['load_average_at_start'][0]:.1f}, at end {r['machine']['load_average_at_end'][0]:.1f} "
-        "(numbers on an idle machine will be higher).",
+        f"Machine: {r['machine']['cpus']} cores; load average at start {r['machine']['load_average_at_start'][0]:.1f}, "
+        f"at end {r['machine']['load_average_at_end'][0]:.1f}. One throwaway Neo4j 5.26 (heap 1 GB, page cache "
+        "512 MB) for everything below, in this order; its JVM is cold for the first write run and the first "
+        "shared-corpus run is the first time the pipeline's statements run on it.",
         "",
-        "## Shared corpus (corpus.facts.json), offline extractor, end to end",
+        "## Neo4j writes: synthetic corpus, planted extractions",
+        "",
+        "| run | chunks | resolution + rows | Neo4j writes | relationships | relationships/s |",
+        "|---|---|---|---|---|---|",
+        *[f"| {i + 1}{' (cold JVM)' if i == 0 else ''} | {w['chunks']} | {w['rows_s']} s | {w['write_s']} s | "
+          f"{w['relationships_written']} | **{w['write_relationships_per_s']}** |"
+          for i, w in enumerate(r["write_runs"])],
+        "",
+        "Time per statement (last run):",
+        "",
+        "| statement | seconds | rows |",
+        "|---|---|---|",
+        *[f"| `{k}` | {v['seconds']} | {v['rows']} |" for k, v in r["write_runs"][-1]["statements"].items()],
+        "",
+        f"Graph: {r['write_runs'][-1]['graph_counts']}",
+        "",
+        "## Shared corpus (corpus.facts.json) through the pipeline, offline extractor",
+        "",
+        f"{first['documents']} documents, {first['chunks']} chunks of {first['chunk_chars_mean']} characters on "
+        f"average; spaCy model load {first['model_load_s']} s (not in the timings). Extraction and writing overlap, so "
+        "end to end is less than their sum.",
+        "",
+        "| run | end to end | chunks/s | extraction | extraction chunks/s | Neo4j writes (writer thread) |",
+        "|---|---|---|---|---|---|",
+        *[f"| {i + 1} | {s['elapsed_s']} s | **{s['end_to_end_chunks_per_s']}** | {s['extract_s']} s | "
+          f"{s['extraction_chunks_per_s']} | {s['write_s']} s ({s['relationships_written']} relationships) |"
+          for i, s in enumerate(runs)],
+        "",
+        "## Synthetic corpus: extraction alone, and end to end",
         "",
         "| metric | value |",
         "|---|---|",
-        f"| documents / chunks (mean chars per chunk) | {s['documents']} / {s['chunks']} ({s['chunk_chars_mean']}) |",
-        f"| spaCy model load (not in the timings) | {s['model_load_s']} s |",
-        f"| end to end (extract + resolve + write) | {s['elapsed_s']} s, {s['end_to_end_chunks_per_s']} chunks/s |",
-        f"| extraction | {s['extract_s']} s, {s['extraction_chunks_per_s']} chunks/s |",
-        f"| Neo4j writes | {s['write_s']} s, {s['relationships_written']} relationships, "
-        f"{s['write_relationships_per_s']} relationships/s |",
+        f"| offline extraction, {e['chunks']} chunks of {e['chunk_chars_mean']} characters | {e['extract_s']} s, "
+        f"**{e['extraction_chunks_per_s']} chunks/s** |",
+        f"| relations found / planted in those chunks | {e['relations_found_vs_planted'][0]} / "
+        f"{e['relations_found_vs_planted'][1]} |",
+        f"| end to end through the pipeline, {x['chunks']} chunks | {x['elapsed_s']} s, "
+        f"**{x['end_to_end_chunks_per_s']} chunks/s** (extraction {x['extract_s']} s, writes {x['write_s']} s, "
+        f"{x['relationships_written']} relationships) |",
         "",
-        "### Graph quality",
+        "## Graph quality on the shared corpus",
         "",
         f"Entities: {q['entities']}; surface forms merged by resolution: {q['surface_forms_merged_by_resolution']} "
         f"(fuzzy: {q['fuzzy_merges']}).",
@@ -386,25 +468,7 @@ def markdown(r: dict[str, Any]) -> str:
         "| label | name | candidate duplicate | ratio |",
         "|---|---|---|---|",
         *[f"| {' | '.join(e)} |" for e in q["duplicate_candidates"]["examples"]],
-    ]
-    if "synthetic" in r:
-        y = r["synthetic"]
-        lines += [
-            "",
-            "## Synthetic corpus",
-            "",
-            "| metric | value |",
-            "|---|---|",
-            f"| chunks (mean chars) | {y['chunks']} ({y['chunk_chars_mean']}) |",
-            f"| extraction (real offline extractor) on {y['extraction_sample_chunks']} chunks | {y['extract_s']} s, "
-            f"{y['extraction_chunks_per_s']} chunks/s |",
-            f"| relations found / planted in those chunks | {y['extraction_relations_found_vs_planted'][0]} / "
-            f"{y['extraction_relations_found_vs_planted'][1]} |",
-            f"| resolution + row building, all chunks | {y['rows_s']} s |",
-            f"| Neo4j writes, all chunks | {y['write_s']} s, {y['relationships_written']} relationships, "
-            f"{y['write_relationships_per_s']} relationships/s |",
-            f"| graph | {y['graph_counts']} |",
-        ]
+    ]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
