@@ -23,6 +23,8 @@ from ingest.loaders import load_articles
 from ingest.pipeline import IngestOptions, delete_documents, ingest_articles
 from ingest.report import IngestReport
 from ingest.resolve import EntityResolver
+from ingest.rows import GraphRows
+from ingest.writer import GraphWriter
 from schema.model import RESERVED_TYPES, load_schema
 
 pytestmark = pytest.mark.integration
@@ -220,3 +222,32 @@ def test_cli_skips_malformed_records_honours_limit_and_deletes(
                              capture_output=True, text=True, timeout=240)  # fmt: skip
     assert deleted.returncode == 0, deleted.stderr + deleted.stdout
     assert counts(graph)[("node", "Document")] == 1
+
+
+def test_a_failed_write_stops_the_run_and_commits_only_the_batches_before_it(
+    graph: Graph,
+    demo_articles: list[Article],
+    extractor: OfflineExtractor,
+    gazetteer: Gazetteer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Writes run in a writer thread while the next batch is extracted; its errors must still reach the caller."""
+    real_write = GraphWriter.write
+    calls = 0
+
+    def fail_second_batch(self: GraphWriter, rows: GraphRows) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise RuntimeError("disk full")
+        real_write(self, rows)
+
+    monkeypatch.setattr(GraphWriter, "write", fail_second_batch)
+    with pytest.raises(RuntimeError, match="disk full"):
+        run(graph, demo_articles, extractor, gazetteer)
+    hashes = graph.read("ingest/document_hashes", ids=[a.doc_id for a in demo_articles])
+    assert sorted(h["id"] for h in hashes if h["content_hash"]) == sorted(a.doc_id for a in demo_articles[:8])
+    monkeypatch.setattr(GraphWriter, "write", real_write)
+    resumed = run(graph, demo_articles, extractor, gazetteer)
+    assert resumed.documents_unchanged == 8 and resumed.documents_written == len(demo_articles) - 8
+    assert all(v == 0 for v in graph.read("browser/08_provenance_check")[0].values())
