@@ -36,18 +36,6 @@ class OracleRetriever:
                 break
             picked.append(best)
             missing -= covers.pop(best)
-        ranked = [self._ranked(self.chunks[i], top_k - rank) for rank, i in enumerate(picked)]
+        ranked = [RankedChunk.from_chunk(self.chunks[i], top_k - rank) for rank, i in enumerate(picked)]
         timings = {"oracle": (time.perf_counter() - started) * 1000}
         return RetrievalResult(mode=self.name, chunks=ranked, timings_ms=timings)
-
-    @staticmethod
-    def _ranked(chunk: Chunk, score: float) -> RankedChunk:
-        return RankedChunk(
-            chunk_id=chunk.id,
-            document_id=chunk.document_id,
-            title=chunk.title,
-            source=chunk.source,
-            published_at=chunk.published_at,
-            text=chunk.text,
-            score=float(score),
-        )

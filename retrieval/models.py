@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from core.documents import Chunk
+
 
 class MatchTier(StrEnum):
     EXACT = "exact"
@@ -59,6 +61,17 @@ class ChunkRecord(BaseModel):
 
 class RankedChunk(ChunkRecord):
     score: float = 0.0
+
+    @classmethod
+    def from_chunk(cls, chunk: Chunk, score: float) -> RankedChunk:
+        """A stored chunk (the vector store's, the flat index's) with its score."""
+        return cls(chunk_id=chunk.id, document_id=chunk.document_id, title=chunk.title, source=chunk.source,
+                   published_at=chunk.published_at, text=chunk.text, score=float(score))  # fmt: skip
+
+    @classmethod
+    def from_record(cls, record: ChunkRecord, score: float) -> RankedChunk:
+        """Any ChunkRecord (the graph's candidate chunks carry more) reduced to the chunk and its score."""
+        return cls(**record.model_dump(include=set(ChunkRecord.model_fields)), score=float(score))
 
 
 class RetrievalResult(BaseModel):

@@ -50,16 +50,4 @@ def guidance_bonus(snapshot: IndexSnapshot, guidance: Guidance | None, k: int = 
 
 
 def ranked_chunks(snapshot: IndexSnapshot, positions: Sequence[int], scores: Scores) -> list[RankedChunk]:
-    return [
-        RankedChunk(
-            chunk_id=chunk.id,
-            document_id=chunk.document_id,
-            title=chunk.title,
-            source=chunk.source,
-            published_at=chunk.published_at,
-            text=chunk.text,
-            score=float(scores[position]),
-        )
-        for position in positions
-        for chunk in (snapshot.chunks[position],)
-    ]
+    return [RankedChunk.from_chunk(snapshot.chunks[position], scores[position]) for position in positions]

@@ -33,18 +33,7 @@ class DenseRetriever:
         with timer.stage("fetch"):
             chunks = self.store.get([chunk_id for chunk_id, _ in hits])
         scores = dict(hits)
-        ranked = [
-            RankedChunk(
-                chunk_id=c.id,
-                document_id=c.document_id,
-                title=c.title,
-                source=c.source,
-                published_at=c.published_at,
-                text=c.text,
-                score=scores[c.id],
-            )
-            for c in chunks
-        ]
+        ranked = [RankedChunk.from_chunk(c, scores[c.id]) for c in chunks]
         return RetrievalResult(mode=self.name, chunks=ranked, timings_ms=timer.finish())
 
 

@@ -148,15 +148,7 @@ def rank_chunks(
     total = len(ordered)
     return [
         (
-            RankedChunk(
-                chunk_id=chunk.chunk_id,
-                document_id=chunk.document_id,
-                title=chunk.title,
-                source=chunk.source,
-                published_at=chunk.published_at,
-                text=chunk.text,
-                score=round((total - position) / total, 4),
-            ),
+            RankedChunk.from_record(chunk, round((total - position) / total, 4)),
             evidence,
         )
         for position, (_, chunk, evidence) in enumerate(ordered)
