@@ -16,7 +16,7 @@ from app.deps import ChromaProviderDep, GraphProviderDep, SettingsDep
 from app.errors import ApiError
 from core.settings import Settings
 from retrieval.base import Answerer
-from retrieval.models import Answer, Citation, MatchTier, RetrievalResult, Usage
+from retrieval.models import Answer, Citation, Fact, MatchTier, RankedChunk, RetrievalResult, Usage
 from retrieval.registry import (
     AnswererName,
     RetrievalContext,
@@ -66,6 +66,15 @@ class FactOut(BaseModel):
     score: float
     evidence: list[str] | None = None
 
+    @classmethod
+    def of(cls, fact: Fact, include_context: bool) -> FactOut:
+        return cls(
+            **fact.model_dump(include={"subject", "subject_label", "relationship", "object", "object_label",
+                                       "chunk_ids", "score"}),
+            tier=fact.tier.value,
+            evidence=fact.evidence if include_context else None,
+        )  # fmt: skip
+
 
 class ChunkOut(BaseModel):
     chunk_id: str
@@ -75,6 +84,14 @@ class ChunkOut(BaseModel):
     published_at: date | None = None
     score: float
     text: str | None = None
+
+    @classmethod
+    def of(cls, chunk: RankedChunk, include_context: bool) -> ChunkOut:
+        return cls(
+            **chunk.model_dump(include={"chunk_id", "document_id", "title", "published_at", "score"}),
+            publication=chunk.source,
+            text=chunk.text if include_context else None,
+        )
 
 
 class RetrieveResponse(BaseModel):
@@ -172,32 +189,8 @@ def _retrieve_response(question: str, result: RetrievalResult, include_context: 
             EntityOut(mention=e.mention, node=e.name, key=e.key, label=e.label, tier=e.tier, score=e.score)
             for e in result.entities
         ],
-        "facts": [
-            FactOut(
-                tier=f.tier.value,
-                subject=f.subject,
-                subject_label=f.subject_label,
-                relationship=f.relationship,
-                object=f.object,
-                object_label=f.object_label,
-                chunk_ids=f.chunk_ids,
-                score=f.score,
-                evidence=f.evidence if include_context else None,
-            )
-            for f in result.facts
-        ],
-        "chunks": [
-            ChunkOut(
-                chunk_id=c.chunk_id,
-                document_id=c.document_id,
-                title=c.title,
-                publication=c.source,
-                published_at=c.published_at,
-                score=c.score,
-                text=c.text if include_context else None,
-            )
-            for c in result.chunks
-        ],
+        "facts": [FactOut.of(f, include_context) for f in result.facts],
+        "chunks": [ChunkOut.of(c, include_context) for c in result.chunks],
         "timings_ms": dict(result.timings_ms),
         "details": details,
     }
