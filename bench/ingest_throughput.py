@@ -9,7 +9,8 @@ In this order, on one Neo4j (a throwaway local server started for the run, so it
    its defaults (load, chunk, spaCy + pattern extraction, prune, resolve, write, extraction and writing overlapped),
    `--repeats` times into an emptied database, plus graph quality (entities per label, relationships per type,
    duplicate candidates left after resolution);
-3. offline extraction alone on `--extract-sample` synthetic chunks, with the relations found against those planted;
+3. offline extraction alone on `--extract-sample` synthetic chunks, in one process and with `--n-process` worker
+   processes (the `graphwire ingest` default), with the relations found against those planted;
 4. `--e2e-chunks` synthetic chunks through the real pipeline end to end.
 
 Neo4j: NEO4J_URI/NEO4J_PASSWORD when set (the database is wiped!), else a throwaway local server.
@@ -41,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pydantic import SecretStr  # noqa: E402
 from rapidfuzz import fuzz, process  # noqa: E402
 
+from cli.ingest_cmd import DEFAULT_PROCESSES  # noqa: E402
 from core.bootstrap import apply_schema  # noqa: E402
 from core.documents import Article, Chunk  # noqa: E402
 from core.graph import Graph  # noqa: E402
@@ -261,11 +263,12 @@ class TimedWriter(GraphWriter):
         self.seconds: Counter[str] = Counter()
         self.rows: Counter[str] = Counter()
 
-    def _batches(self, name: str, rows: Sequence[dict[str, Any]]) -> None:
+    def _batches(self, name: str, rows: Sequence[dict[str, Any]], concurrent: bool = False) -> list[dict[str, Any]]:
         t0 = time.perf_counter()
-        super()._batches(name, rows)
+        records = super()._batches(name, rows, concurrent)
         self.seconds[name] += time.perf_counter() - t0
         self.rows[name] += len(rows)
+        return records
 
 
 def bench_writes(
@@ -309,14 +312,18 @@ def bench_writes(
 
 
 def bench_extraction(synth: Synthetic, sample: int, n_process: int) -> dict[str, Any]:
+    """Offline extraction alone, in batches of 64 chunks as the pipeline calls it; worker processes (when
+    `n_process` > 1) are started and have loaded spaCy before the clock starts."""
     pairs = [synth.article(i) for i in range(sample)]
     chunks = [chunk_article(a)[0] for a, _ in pairs]
-    extractor = OfflineExtractor(load_schema().labels, synth.gazetteer(), n_process=n_process)
-    extractor.nlp  # noqa: B018
+    extractor = OfflineExtractor(load_schema().labels, synth.gazetteer(), n_process=n_process, in_process_chunks=0)
+    extractor.extract(chunks[:128])
     t0 = time.perf_counter()
-    outcomes = extractor.extract(chunks)
+    outcomes = [o for start in range(0, len(chunks), 64) for o in extractor.extract(chunks[start : start + 64])]
     extract_s = time.perf_counter() - t0
+    extractor.close()
     return {
+        "processes": n_process,
         "chunks": len(chunks),
         "chunk_chars_mean": round(sum(len(c.text) for c in chunks) / len(chunks)),
         "extract_s": round(extract_s, 2),
@@ -333,7 +340,9 @@ def bench_synthetic_end_to_end(graph: Graph, synth: Synthetic, n_chunks: int, n_
     extractor = OfflineExtractor(load_schema().labels, synth.gazetteer(), n_process=n_process)
     extractor.nlp  # noqa: B018
     report = ingest_articles(articles, graph, extractor, options=IngestOptions(progress=False))
+    extractor.close()
     return {
+        "processes": n_process,
         "chunks": report.chunks_written,
         "elapsed_s": round(report.elapsed_s, 2),
         "end_to_end_chunks_per_s": round(report.chunks_written / report.elapsed_s, 1),
@@ -351,7 +360,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="end-to-end runs on the shared corpus")
     parser.add_argument("--extract-sample", type=int, default=2_000, help="synthetic chunks for extraction alone")
     parser.add_argument("--e2e-chunks", type=int, default=10_000, help="synthetic chunks through the pipeline")
-    parser.add_argument("--n-process", type=int, default=1)
+    parser.add_argument("--n-process", type=int, default=DEFAULT_PROCESSES, help="as `graphwire ingest --n-process`")
     parser.add_argument("--write-batch", type=int, default=Settings().ingest_batch_size, help="rows per UNWIND")
     parser.add_argument("--docs-per-batch", type=int, default=5_000, help="documents per write batch")
     parser.add_argument("--out", type=Path, default=None, help="write <out>.json and <out>.md")
@@ -378,9 +387,11 @@ def main() -> None:
             wipe(graph)
             results["shared_corpus_runs"].append(bench_shared_corpus(graph, args.corpus, args.n_process, run == 0))
             print({k: v for k, v in results["shared_corpus_runs"][-1].items() if k != "quality"}, flush=True)
-        print("extraction ...", flush=True)
-        results["extraction"] = bench_extraction(Synthetic(), args.extract_sample, args.n_process)
-        print(results["extraction"], flush=True)
+        results["extraction"] = []
+        for processes in sorted({1, args.n_process}):
+            print(f"extraction, {processes} process(es) ...", flush=True)
+            results["extraction"].append(bench_extraction(Synthetic(), args.extract_sample, processes))
+            print(results["extraction"][-1], flush=True)
         print("synthetic end to end ...", flush=True)
         wipe(graph)
         results["synthetic_end_to_end"] = bench_synthetic_end_to_end(
@@ -395,7 +406,7 @@ def main() -> None:
 
 def markdown(r: dict[str, Any]) -> str:
     runs, q = r["shared_corpus_runs"], r["shared_corpus_runs"][0]["quality"]
-    first, e, x = runs[0], r["extraction"], r["synthetic_end_to_end"]
+    first, x = runs[0], r["synthetic_end_to_end"]
     lines = [
         "# Ingestion throughput and graph quality",
         "",
@@ -438,11 +449,12 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         "| metric | value |",
         "|---|---|",
-        f"| offline extraction, {e['chunks']} chunks of {e['chunk_chars_mean']} characters | {e['extract_s']} s, "
-        f"**{e['extraction_chunks_per_s']} chunks/s** |",
-        f"| relations found / planted in those chunks | {e['relations_found_vs_planted'][0]} / "
-        f"{e['relations_found_vs_planted'][1]} |",
-        f"| end to end through the pipeline, {x['chunks']} chunks | {x['elapsed_s']} s, "
+        *[f"| offline extraction alone, {e['processes']} process(es), {e['chunks']} chunks of "
+          f"{e['chunk_chars_mean']} characters | {e['extract_s']} s, **{e['extraction_chunks_per_s']} chunks/s**; "
+          f"relations found / planted {e['relations_found_vs_planted'][0]} / {e['relations_found_vs_planted'][1]} |"
+          for e in r["extraction"]],
+        f"| end to end through the pipeline, {x['processes']} extraction process(es), {x['chunks']} chunks | "
+        f"{x['elapsed_s']} s, "
         f"**{x['end_to_end_chunks_per_s']} chunks/s** (extraction {x['extract_s']} s, writes {x['write_s']} s, "
         f"{x['relationships_written']} relationships) |",
         "",

@@ -38,6 +38,9 @@ def _quiet_driver_notifications() -> None:
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
 
 
+DEFAULT_PROCESSES = min(2, os.cpu_count() or 1)  # spaCy NER is the slowest part of offline ingestion
+
+
 def ingest(
     path: Annotated[Path | None, typer.Argument(help="corpus.json list, .jsonl, or a folder of .txt/.md files")] = None,
     extractor: Annotated[
@@ -50,7 +53,9 @@ def ingest(
     vectors: Annotated[bool, typer.Option(help="also write the chunks to the vector store")] = True,
     force: Annotated[bool, typer.Option(help="re-extract documents even when unchanged")] = False,
     batch_docs: Annotated[int, typer.Option(help="documents per extract/write batch")] = 64,
-    n_process: Annotated[int, typer.Option(help="spaCy worker processes for the offline extractor")] = 1,
+    n_process: Annotated[
+        int, typer.Option(help="offline extractor worker processes (used after the first 1,000 chunks of a run)")
+    ] = DEFAULT_PROCESSES,
     gazetteer: Annotated[
         Path | None, typer.Option(help="YAML of known entities (default: gazetteer.yaml beside PATH, if any)")
     ] = None,
@@ -129,15 +134,27 @@ def _run_ingest(
         chunk_overlap=settings.chunk_overlap,
         batch_documents=batch_docs,
         write_batch_size=settings.ingest_batch_size,
+        write_threads=settings.ingest_write_threads,
         fuzzy_threshold=settings.fuzzy_merge_threshold,
         limit=limit,
         force=force or retry_failed,
         progress=True,
     )
     resolver = EntityResolver(settings.fuzzy_merge_threshold, gazetteer.publication_aliases())
-    report = ingest_articles(
-        articles, graph, extractor, schema=schema, options=options, resolver=resolver, chunk_store=store, state=state
-    )
+    try:
+        report = ingest_articles(
+            articles,
+            graph,
+            extractor,
+            schema=schema,
+            options=options,
+            resolver=resolver,
+            chunk_store=store,
+            state=state,
+        )
+    finally:
+        if (close := getattr(extractor, "close", None)) is not None:
+            close()  # the offline extractor's worker processes
     report.load_errors = loaded.errors
     return report
 

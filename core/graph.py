@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, LiteralString, cast
 
@@ -13,6 +15,7 @@ import cypher
 from core.settings import Settings
 
 RETRYABLE = (TransientError, ServiceUnavailable, SessionExpired)
+MIN_PARALLEL_ROWS = 1000  # below this many rows per thread, one transaction is cheaper than two
 
 
 def create_driver(settings: Settings) -> Driver:
@@ -53,13 +56,26 @@ class Graph:
         )
         return [r.data() for r in records]
 
-    def write_batches(self, name: str, rows: Sequence[dict[str, Any]], batch_size: int = 500) -> int:
-        """UNWIND-style writes: the statement receives `$rows`; each batch is its own retried transaction."""
-        done = 0
-        for start in range(0, len(rows), batch_size):
-            self.write(name, rows=list(rows[start : start + batch_size]))
-            done += min(batch_size, len(rows) - start)
-        return done
+    def write_batches(
+        self, name: str, rows: Sequence[dict[str, Any]], batch_size: int = 500, threads: int = 1
+    ) -> list[dict[str, Any]]:
+        """UNWIND-style writes: the statement receives `$rows`; each batch is its own retried transaction.
+
+        With `threads` > 1 the batches run that many at a time (rows split in at least `threads` parts): Neo4j
+        executes each transaction on one core, so two concurrent transactions use a second one. Only for statements
+        whose batches cannot conflict on what they MERGE; the call returns when every batch is committed, with the
+        records the batches returned."""
+        parts = math.ceil(len(rows) / batch_size)
+        if threads > 1 and len(rows) >= threads * MIN_PARALLEL_ROWS:
+            parts = math.ceil(parts / threads) * threads  # whole rounds: no thread left idle on a last batch
+        size = math.ceil(len(rows) / parts) if parts else 0
+        batches = [list(rows[start : start + size]) for start in range(0, len(rows), size)] if size else []
+        if threads > 1 and len(batches) > 1:
+            with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="graphwire-write") as pool:
+                results = list(pool.map(lambda batch: self.write(name, rows=batch), batches))
+        else:
+            results = [self.write(name, rows=batch) for batch in batches]
+        return [record for result in results for record in result]
 
     def ping(self) -> None:
         """Raise if Neo4j cannot be reached."""

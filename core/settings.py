@@ -71,6 +71,7 @@ class Settings(BaseSettings):
     chunk_size: int = 1000  # characters per chunk
     chunk_overlap: int = 150  # characters shared by consecutive chunks
     ingest_batch_size: int = 10_000  # rows per Neo4j write transaction (one UNWIND statement)
+    ingest_write_threads: int = Field(default=2, ge=1)  # concurrent write transactions for CREATE statements
     # SQLite cache of LLM extractions (keyed by text, model, prompt and schema)
     extraction_cache_path: Path = Path(".graphwire/cache/extractions.sqlite")
     fuzzy_merge_threshold: float = 92.0  # rapidfuzz score (0-100) above which two entity names merge

@@ -48,6 +48,7 @@ class IngestOptions:
     chunk_overlap: int = 150
     batch_documents: int = 64  # documents extracted and written together
     write_batch_size: int = 10_000  # rows per UNWIND transaction
+    write_threads: int = 2  # concurrent transactions for CREATE statements
     fuzzy_threshold: float = 92.0
     limit: int | None = None
     force: bool = False  # redo documents whose content_hash is unchanged
@@ -76,7 +77,7 @@ def ingest_articles(
     opts = options or IngestOptions()
     started = time.perf_counter()
     report = IngestReport()
-    writer = GraphWriter(graph, batch_size=opts.write_batch_size)
+    writer = GraphWriter(graph, batch_size=opts.write_batch_size, threads=opts.write_threads)
     resolver = resolver or EntityResolver(opts.fuzzy_threshold)
     resolver.load(graph.read("ingest/existing_entities"))
     known = KnownRelations()

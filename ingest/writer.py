@@ -16,24 +16,25 @@ from ingest.rows import GraphRows, Row
 
 
 class GraphWriter:
-    def __init__(self, graph: Graph, batch_size: int = 10_000) -> None:
+    def __init__(self, graph: Graph, batch_size: int = 10_000, threads: int = 2) -> None:
         self.graph = graph
         self.batch_size = batch_size
+        self.threads = threads
 
     def write(self, rows: GraphRows) -> None:
         self._batches("ingest/merge_days", rows.days)
         self._batches("ingest/merge_entities", rows.entities)
-        self._batches("ingest/create_documents", rows.documents.new)
+        self._batches("ingest/create_documents", rows.documents.new, concurrent=True)
         self._batches("ingest/merge_documents", rows.documents.stored)
-        self._batches("ingest/create_chunks", rows.chunks.new)
+        self._batches("ingest/create_chunks", rows.chunks.new, concurrent=True)
         self._batches("ingest/merge_chunks", rows.chunks.stored)
-        self._batches("ingest/create_mentions", rows.mentions.new)
+        self._batches("ingest/create_mentions", rows.mentions.new, concurrent=True)
         self._batches("ingest/merge_mentions", rows.mentions.stored)
-        self._batches("ingest/create_relations", rows.relations.new)
+        self._batches("ingest/create_relations", rows.relations.new, concurrent=True)
         self._batches("ingest/merge_relations", rows.relations.stored)
 
     def mark_done(self, rows: Sequence[Row]) -> None:
-        self._batches("ingest/mark_documents_done", rows)
+        self._batches("ingest/mark_documents_done", rows, concurrent=True)
 
     def document_hashes(self, ids: Sequence[str]) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
@@ -69,6 +70,10 @@ class GraphWriter:
         self.graph.write("ingest/delete_document", document_id=document_id)
         return len(chunk_ids), rels, self.remove_orphan_entities(keys)
 
-    def _batches(self, name: str, rows: Sequence[Row]) -> None:
-        if rows:
-            self.graph.write_batches(name, rows, batch_size=self.batch_size)
+    def _batches(self, name: str, rows: Sequence[Row], concurrent: bool = False) -> list[Row]:
+        """`concurrent`: CREATE statements and the commit marker run `threads` transactions at a time (nothing two of
+        their batches could both create); MERGE statements, whose locks two batches could deadlock on, one at a time.
+        A deadlock all the same is a transient error: the driver retries that batch."""
+        if not rows:
+            return []
+        return self.graph.write_batches(name, rows, self.batch_size, self.threads if concurrent else 1)

@@ -17,6 +17,9 @@ class ExtractionFailure(Exception):
         self.chunk_id = chunk_id
         self.reason = reason
 
+    def __reduce__(self) -> tuple[type[ExtractionFailure], tuple[str, str]]:
+        return (ExtractionFailure, (self.chunk_id, self.reason))  # crosses process boundaries (extraction workers)
+
 
 class Extractor(Protocol):
     name: str  # "offline" or "llm:<model>"

@@ -6,8 +6,11 @@ sentence as evidence.
 
 from __future__ import annotations
 
+import math
+import multiprocessing
 import re
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,13 +103,19 @@ class OfflineExtractor:
         batch_size: int = 64,
         n_process: int = 1,
         patterns: Sequence[RelationPattern] = PATTERNS,
+        in_process_chunks: int = 1000,
     ) -> None:
+        """`n_process` > 1: worker processes extract once a run has done its first `in_process_chunks` chunks here
+        (a small corpus never waits for workers to load spaCy)."""
         self.allowed_labels = frozenset(allowed_labels)
         self.gazetteer = gazetteer or Gazetteer.from_sources([])
         self.batch_size = batch_size
         self.n_process = n_process
         self.patterns = patterns
         self._nlp: Any = None
+        self._pool: ProcessPoolExecutor | None = None
+        self._chunks_seen = 0
+        self.in_process_chunks = in_process_chunks
 
     @property
     def nlp(self) -> Any:
@@ -115,8 +124,11 @@ class OfflineExtractor:
         return self._nlp
 
     def extract(self, chunks: Sequence[Chunk]) -> list[Extraction | ExtractionFailure]:
+        self._chunks_seen += len(chunks)
+        if self.n_process > 1 and len(chunks) > 1 and self._chunks_seen > self.in_process_chunks:
+            return self._extract_in_workers(chunks)
         texts = (extraction_text(c) for c in chunks)
-        docs = self.nlp.pipe(texts, batch_size=self.batch_size, n_process=self.n_process)
+        docs = self.nlp.pipe(texts, batch_size=self.batch_size)
         results: list[Extraction | ExtractionFailure] = []
         for chunk, doc in zip(chunks, docs, strict=True):
             try:
@@ -124,6 +136,27 @@ class OfflineExtractor:
             except Exception as exc:  # one odd chunk must not stop a run
                 results.append(ExtractionFailure(chunk.id, f"{type(exc).__name__}: {exc}"))
         return results
+
+    def _extract_in_workers(self, chunks: Sequence[Chunk]) -> list[Extraction | ExtractionFailure]:
+        """Split the chunks over `n_process` worker processes that load spaCy once and live as long as the extractor
+        (spaCy's own `n_process` starts new processes on every call, i.e. on every batch)."""
+        if self._pool is None:
+            patterns = None if self.patterns is PATTERNS else self.patterns
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.n_process,
+                mp_context=multiprocessing.get_context("spawn"),  # the caller has threads (writer, driver): no fork
+                initializer=_start_worker,
+                initargs=(self.allowed_labels, self.gazetteer, self.batch_size, patterns),
+            )
+        size = math.ceil(len(chunks) / self.n_process)
+        parts = [list(chunks[start : start + size]) for start in range(0, len(chunks), size)]
+        return [result for part in self._pool.map(_extract_in_worker, parts) for result in part]
+
+    def close(self) -> None:
+        """Stop the worker processes, if any."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
     def extract_text(self, text: str, chunk_id: str = "text") -> Extraction:
         """Extract from plain text (tests, debugging)."""
@@ -276,3 +309,20 @@ def _plausible_name(surface: str, label: str) -> bool:
     if surface.lower() in _STOP_NAMES or not any(ch.isalpha() for ch in surface):
         return False
     return not (label == "Person" and (len(surface.split()) > 5 or any(ch.isdigit() for ch in surface)))
+
+
+_WORKER: OfflineExtractor | None = None  # the extractor of an extraction worker process
+
+
+def _start_worker(
+    labels: frozenset[str], gazetteer: Gazetteer, batch_size: int, patterns: Sequence[RelationPattern] | None
+) -> None:
+    global _WORKER
+    _WORKER = OfflineExtractor(labels, gazetteer, batch_size, n_process=1, patterns=patterns or PATTERNS)
+    _WORKER.nlp  # noqa: B018  (load the model once, before the first batch)
+
+
+def _extract_in_worker(chunks: list[Chunk]) -> list[Extraction | ExtractionFailure]:
+    if _WORKER is None:
+        raise RuntimeError("extraction worker used before it was started")
+    return _WORKER.extract(chunks)

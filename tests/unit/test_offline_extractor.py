@@ -7,6 +7,9 @@ plain NER still works without it.
 
 from __future__ import annotations
 
+import pickle
+from typing import Any
+
 import pytest
 
 from ingest.extractors.offline import OfflineExtractor
@@ -183,3 +186,25 @@ def test_another_schema_labels_come_through_the_gazetteer() -> None:
         ("migraine", "Disease"),
         ("Ada Park", "Person"),
     }
+
+
+def test_worker_processes_give_the_same_extractions_and_failures_cross_back(extractor: OfflineExtractor) -> None:
+    from core.documents import Chunk
+    from ingest.extractors.base import ExtractionFailure
+
+    texts = [text for _, text, _ in CASES[:12]]
+    chunks = [Chunk(id=f"c{i}", document_id=f"d{i}", index=1, text=t, title="") for i, t in enumerate(texts)]
+    pooled = OfflineExtractor(load_schema().labels, extractor.gazetteer, n_process=2, in_process_chunks=0)
+    try:
+        in_workers = pooled.extract(chunks)
+        assert pooled._pool is not None  # the workers did the work
+    finally:
+        pooled.close()
+    here = extractor.extract(chunks)
+
+    def facts(results: list[Any]) -> list[tuple[str, list[tuple[str, str, str]]]]:
+        return [(r.chunk_id, sorted((x.source, x.type, x.target) for x in r.relations)) for r in results]
+
+    assert facts(in_workers) == facts(here) and len(in_workers) == len(chunks)
+    failure = pickle.loads(pickle.dumps(ExtractionFailure("c9", "ValueError: odd text")))
+    assert (failure.chunk_id, failure.reason) == ("c9", "ValueError: odd text")
