@@ -51,7 +51,7 @@ def extractor(gazetteer: Gazetteer) -> OfflineExtractor:
 def run(
     graph: Graph, articles: list[Article], extractor: OfflineExtractor, gazetteer: Gazetteer, **opts: Any
 ) -> IngestReport:
-    options = IngestOptions(progress=False, batch_documents=8, **opts)
+    options = IngestOptions(progress=False, **{"batch_documents": 8, **opts})
     resolver = EntityResolver(publication_aliases=gazetteer.publication_aliases())
     return ingest_articles(articles, graph, extractor, options=options, resolver=resolver)
 
@@ -250,4 +250,29 @@ def test_a_failed_write_stops_the_run_and_commits_only_the_batches_before_it(
     monkeypatch.setattr(GraphWriter, "write", real_write)
     resumed = run(graph, demo_articles, extractor, gazetteer)
     assert resumed.documents_unchanged == 8 and resumed.documents_written == len(demo_articles) - 8
+    assert all(v == 0 for v in graph.read("browser/08_provenance_check")[0].values())
+
+
+def test_a_fact_removed_by_an_update_and_restated_by_a_later_batch_is_written_again(
+    graph: Graph, extractor: OfflineExtractor, gazetteer: Gazetteer
+) -> None:
+    """The run believes the fact exists (it did when the run started); the update removes it while the next batch is
+    being prepared; that batch's MERGE must bring it back, citing only the new chunk. The entity only the old version
+    mentioned is gone once the run ends."""
+    body = "Stahlwerk Group acquired Vantor Dynamics in 2020. Orbital Freight was not involved."
+    old = Article(title="Stahlwerk deal", source="Harbor Times", url="https://example.test/deal", body=body)
+    changed = old.model_copy(update={"body": "Stahlwerk Group did not comment on Monday."})
+    restated = Article(title="Vantor profile", source="Circuit Weekly", url="https://example.test/profile",
+                       body="Stahlwerk Group acquired Vantor Dynamics in 2020.")  # fmt: skip
+    owns = ("Organization:stahlwerk group", "OWNS", "Organization:vantor dynamics")
+    run(graph, [old], extractor, gazetteer)
+    assert owns in facts(graph)
+    assert "Organization:orbital freight" in {r["key"] for r in graph.read("ingest/existing_entities")}
+    report = run(graph, [changed, restated], extractor, gazetteer, batch_documents=1)
+    assert report.documents_updated == 1 and report.relationships_removed >= 1
+    cited = {(r["source"], r["type"], r["target"]): r["chunk_ids"] for r in graph.read("ingest/export_facts")}
+    restated_chunks = {r["id"] for r in graph.read("ingest/document_chunk_ids", document_id=restated.doc_id)}
+    assert set(cited[owns]) == restated_chunks
+    keys = {r["key"] for r in graph.read("ingest/existing_entities")}
+    assert "Organization:orbital freight" not in keys and report.entities_removed >= 1
     assert all(v == 0 for v in graph.read("browser/08_provenance_check")[0].values())
