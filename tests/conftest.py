@@ -83,6 +83,17 @@ def session_graph(neo4j_settings: Settings) -> Iterator[Graph]:
     graph.close()
 
 
+@pytest.fixture(scope="module")
+def chains_graph(session_graph: Graph) -> Iterator[Graph]:
+    """The chains corpus (tests/support/chains.py) written once for a module's read-only tests."""
+    from tests.support.chains import ingest_chains
+
+    session_graph.write("admin/wipe")
+    ingest_chains(session_graph)
+    yield session_graph
+    session_graph.write("admin/wipe")
+
+
 @pytest.fixture
 def graph(session_graph: Graph) -> Graph:
     """An empty graph for each test (constraints and indexes stay)."""

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
-from support.chains import ingest_chains
 
 from app.main import create_app
 from core.graph import Graph
@@ -20,14 +19,6 @@ from retrieval.models import ABSTENTION
 
 pytestmark = pytest.mark.integration
 SUPPLY_QUESTION = "Which company supplies the supplier of Kestrel Motors?"
-
-
-@pytest.fixture(scope="module")
-def chains_graph(session_graph: Graph) -> Iterator[Graph]:
-    session_graph.write("admin/wipe")
-    ingest_chains(session_graph)
-    yield session_graph
-    session_graph.write("admin/wipe")
 
 
 def _client(settings: Settings, tmp: Path, **overrides: Any) -> TestClient:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
-from support.chains import ingest_chains
 from support.openai_stub import OpenAIStub, text
 
 from core.graph import Graph
@@ -17,14 +15,6 @@ from retrieval.models import ABSTENTION, FactTier, MatchTier, RetrievalResult
 from retrieval.registry import RetrievalContext, build_retriever
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def chains_graph(session_graph: Graph) -> Iterator[Graph]:
-    session_graph.write("admin/wipe")
-    ingest_chains(session_graph)
-    yield session_graph
-    session_graph.write("admin/wipe")
 
 
 @pytest.fixture(scope="module")
