@@ -45,7 +45,7 @@ def _analysis(question: str, mentions: list[str], **signals: object) -> Question
             [_match("Ilse Marrow"), _match("Tomasz Wren"), _match("Brackwater", label="Place")],
             {"yes_no": True, "comparison_cues": ["both"]},
             "comparison_or_temporal",
-            "graph",
+            "hybrid",
         ),
         (
             "Was the ruling on Kestrel Motors reported before the recall?",
@@ -53,7 +53,7 @@ def _analysis(question: str, mentions: list[str], **signals: object) -> Question
             [_match("Kestrel Motors", label="Organization")],
             {"temporal_cues": ["before"]},
             "comparison_or_temporal",
-            "graph",
+            "hybrid",
         ),
         (
             "What is the boiling point of mercury on the moon?",
