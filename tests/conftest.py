@@ -86,7 +86,7 @@ def session_graph(neo4j_settings: Settings) -> Iterator[Graph]:
 @pytest.fixture(scope="module")
 def chains_graph(session_graph: Graph) -> Iterator[Graph]:
     """The chains corpus (tests/support/chains.py) written once for a module's read-only tests."""
-    from tests.support.chains import ingest_chains
+    from support.chains import ingest_chains
 
     session_graph.write("admin/wipe")
     ingest_chains(session_graph)
