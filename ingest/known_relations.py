@@ -2,9 +2,9 @@
 
 MERGE of a relationship has to look through the relationships of one end node first, and next to an entity that
 many chunks mention that is most of the cost of a write. The run knows better: it loaded what the graph held when it
-started and remembers what it wrote since. Keys are stored as hashes (a few bytes each for a million relationships);
-a collision only sends a new relationship down the MERGE path, which is always correct. Relationships deleted during
-the run stay "known" for the same reason.
+started and remembers what it wrote since. Keys are kept as hashes, not string triples (69 MB for a million
+relationships, measured); a collision only sends a new relationship down the MERGE path, which is always correct.
+Relationships deleted during the run stay "known" for the same reason.
 """
 
 from __future__ import annotations
