@@ -38,6 +38,12 @@ def client(
         yield c
 
 
+def encyclopedia_context(graph: Graph, settings: Settings) -> RetrievalContext:
+    """Retrieval over the encyclopedia corpus: its schema, and a snapshot re-checked on every query."""
+    settings = settings.model_copy(update={"schema_path": SCHEMA_PATH, "ppr_snapshot_check_s": 0.0})
+    return RetrievalContext(settings, graph=lambda: graph)
+
+
 def test_snapshot_export_matches_the_corpus(corpus_graph: tuple[Graph, EncyclopediaCorpus]) -> None:
     graph, corpus = corpus_graph
     snap = export_snapshot(graph)
@@ -67,8 +73,7 @@ def test_ppr_mode_from_the_registry_uses_relation_cues(
     corpus_graph: tuple[Graph, EncyclopediaCorpus], neo4j_settings: Settings
 ) -> None:
     graph, _ = corpus_graph
-    settings = neo4j_settings.model_copy(update={"schema_path": SCHEMA_PATH, "ppr_snapshot_check_s": 0.0})
-    retriever = build_retriever("ppr", RetrievalContext(settings, graph=lambda: graph))
+    retriever = build_retriever("ppr", encyclopedia_context(graph, neo4j_settings))
     result = retriever.retrieve("Where was the cinematographer of The Lantern Keepers born?", top_k=5)
     assert [c.chunk_id for c in result.chunks[:2]] == ["enc-the-lantern-keepers", "enc-yusuf-adebayo-krane"]
     assert next(iter(result.details["relation_cues"])) == "SHOT"  # the type the question asks about
@@ -79,8 +84,7 @@ def test_auto_mode_routes_a_compositional_question_to_ppr(
     corpus_graph: tuple[Graph, EncyclopediaCorpus], neo4j_settings: Settings
 ) -> None:
     graph, _ = corpus_graph
-    settings = neo4j_settings.model_copy(update={"schema_path": SCHEMA_PATH, "ppr_snapshot_check_s": 0.0})
-    auto = build_retriever("auto", RetrievalContext(settings, graph=lambda: graph))
+    auto = build_retriever("auto", encyclopedia_context(graph, neo4j_settings))
     result = auto.retrieve("Where was the director of Blue Cartographer born?", top_k=3)
     assert result.mode == "auto"
     assert result.details["router"]["rule"] == "relation_chain" and result.details["router"]["mode"] == "ppr"

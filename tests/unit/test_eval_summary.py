@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,21 +75,17 @@ def test_targets_are_checked_against_thresholds() -> None:
     assert value == pytest.approx(1 / 2) and not met
 
 
-def test_report_files(tmp_path: Path) -> None:
-    manifest = RunManifest(
-        questions_path="q.json",
-        questions_sha256="0" * 64,
-        corpus_path="c.json",
-        top_k=10,
-        answers=True,
-        seed=0,
-        systems=["s"],
-        question_ids=[r.question_id for r in RECORDS],
-        answerer="extractive",
-    )
-    save_manifest(tmp_path, manifest)
+def save_run(folder: Path, systems: list[str], **manifest: Any) -> None:
+    """A run folder holding RECORDS (as system "s") and a manifest for `systems`."""
+    save_manifest(folder, RunManifest(questions_path="q.json", questions_sha256="0" * 64, corpus_path="c.json",
+                                      top_k=10, answers=True, seed=0, systems=systems,
+                                      question_ids=[r.question_id for r in RECORDS], **manifest))  # fmt: skip
     for record in RECORDS:
-        save_record(tmp_path, record)
+        save_record(folder, record)
+
+
+def test_report_files(tmp_path: Path) -> None:
+    save_run(tmp_path, ["s"], answerer="extractive")
     _, report = build_report(tmp_path, command="graphwire eval --limit 5")
     text = report.read_text(encoding="utf-8")
     assert "graphwire eval --limit 5" in text
@@ -98,19 +95,7 @@ def test_report_files(tmp_path: Path) -> None:
 
 
 def test_partial_runs_get_a_side_by_side_table(tmp_path: Path) -> None:
-    manifest = RunManifest(
-        questions_path="q.json",
-        questions_sha256="0" * 64,
-        corpus_path="c.json",
-        top_k=10,
-        answers=True,
-        seed=0,
-        systems=["s", "t"],
-        question_ids=[r.question_id for r in RECORDS],
-    )
-    save_manifest(tmp_path, manifest)
-    for record in RECORDS:
-        save_record(tmp_path, record)
+    save_run(tmp_path, ["s", "t"])
     for record in RECORDS[:2]:  # system t finished only the first two questions
         save_record(tmp_path, record.model_copy(update={"system": "t"}))
     _, report = build_report(tmp_path, charts=False)
