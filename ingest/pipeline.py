@@ -79,9 +79,11 @@ def ingest_articles(
     report = IngestReport()
     writer = GraphWriter(graph, batch_size=opts.write_batch_size, threads=opts.write_threads)
     resolver = resolver or EntityResolver(opts.fuzzy_threshold)
-    resolver.load(graph.read("ingest/existing_entities"))
-    known = KnownRelations()
-    known.load(graph.read("ingest/existing_relation_keys"))
+    stored_entities = graph.read("ingest/existing_entities")
+    resolver.load(stored_entities)
+    known = KnownRelations(
+        (str(row["key"]) for row in stored_entities), lambda keys: graph.read("ingest/relation_keys_from", keys=keys)
+    )
     work = _plan(articles[: opts.limit] if opts.limit else articles, writer, state, opts, report)
     run = _Run(extractor, schema or load_schema(), resolver, known, writer, chunk_store, report)
     with (

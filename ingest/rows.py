@@ -106,6 +106,7 @@ def build_rows(
                 if touched[key].label != "Publication":
                     relations[(key, "REPORTED_BY", publication)].add(extraction.chunk_id, None, "enrich")
     rows.entities = [_entity_row(e) for e in resolver.take_unstored(touched)]
+    known.prefetch(source for source, _, _ in relations)
     for (s, t, o), acc in relations.items():
         evidence = acc.evidence if any(acc.evidence) else None  # no sentence states it: no evidence list
         row = {"source": s, "type": t, "target": o, "chunk_ids": acc.chunk_ids, "evidence": evidence,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from core.documents import Article
 from ingest.chunker import chunk_article
 from ingest.known_relations import KnownRelations
@@ -36,6 +38,11 @@ def ceo_extraction(chunk_id: str, evidence: str | None = "Ada Park leads Lumen L
             )
         ],  # fmt: skip
     )
+
+
+def test_known_relations_need_a_way_to_read_the_stored_entities() -> None:
+    with pytest.raises(ValueError, match="fetch"):
+        KnownRelations(["Person:ada park"])
 
 
 def test_new_documents_get_create_rows_and_stored_ones_merge_rows() -> None:
@@ -83,8 +90,14 @@ def test_entities_loaded_from_the_graph_are_not_rewritten_until_they_change() ->
 
 
 def test_relations_are_created_once_then_merged_and_inferred_ones_carry_no_evidence() -> None:
-    resolver, known = EntityResolver(), KnownRelations()
-    known.load([{"source": "Person:ada park", "type": "WORKS_FOR", "target": "Organization:lumen labs"}])
+    fetched: list[list[str]] = []
+
+    def fetch(keys: list[str]) -> list[dict[str, str]]:
+        fetched.append(keys)
+        return [{"source": "Person:ada park", "type": "WORKS_FOR", "target": "Organization:lumen labs"}]
+
+    resolver = EntityResolver()
+    known = KnownRelations(["Person:ada park", "Organization:vantor dynamics"], fetch)  # what the graph had
     first, second = article(1), article(2, date(2026, 3, 11))
     rows = build_rows([first], chunk_article(first), [ceo_extraction(chunk_article(first)[0].id)], resolver, known)
     created = {(r["source"], r["type"], r["target"]): r for r in rows.relations.new}
@@ -99,6 +112,7 @@ def test_relations_are_created_once_then_merged_and_inferred_ones_carry_no_evide
     assert created[("Person:ada park", "REPORTED_BY", "Publication:harbor times")]["evidence"] is None
     rows = build_rows([second], chunk_article(second), [ceo_extraction(chunk_article(second)[0].id)], resolver, known)
     assert rows.relations.new == [] and len(rows.relations.stored) == 3  # the same facts again: MERGE
-    assert not known.claim("Person:ada park", "WORKS_FOR", "Organization:lumen labs")  # loaded from the graph
+    assert not known.claim("Person:ada park", "WORKS_FOR", "Organization:lumen labs")  # read from the graph
+    assert fetched == [["Person:ada park"]]  # once, and only for the source the graph already had
     assert rows.days == [{"date": "2026-03-11", "year": 2026, "month": 3, "day": 11, "prev": "2026-03-10",
                           "next": "2026-03-12"}]  # fmt: skip
