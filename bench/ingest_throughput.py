@@ -263,12 +263,11 @@ class TimedWriter(GraphWriter):
         self.seconds: Counter[str] = Counter()
         self.rows: Counter[str] = Counter()
 
-    def _batches(self, name: str, rows: Sequence[dict[str, Any]], concurrent: bool = False) -> list[dict[str, Any]]:
+    def _batches(self, name: str, rows: Sequence[dict[str, Any]], concurrent: bool = False) -> None:
         t0 = time.perf_counter()
-        records = super()._batches(name, rows, concurrent)
+        super()._batches(name, rows, concurrent)
         self.seconds[name] += time.perf_counter() - t0
         self.rows[name] += len(rows)
-        return records
 
 
 def bench_writes(

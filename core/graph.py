@@ -56,15 +56,13 @@ class Graph:
         )
         return [r.data() for r in records]
 
-    def write_batches(
-        self, name: str, rows: Sequence[dict[str, Any]], batch_size: int = 500, threads: int = 1
-    ) -> list[dict[str, Any]]:
+    def write_batches(self, name: str, rows: Sequence[dict[str, Any]], batch_size: int = 500, threads: int = 1) -> int:
         """UNWIND-style writes: the statement receives `$rows`; each batch is its own retried transaction.
 
         With `threads` > 1 the batches run that many at a time (rows split in at least `threads` parts): Neo4j
         executes each transaction on one core, so two concurrent transactions use a second one. Only for statements
-        whose batches cannot conflict on what they MERGE; the call returns when every batch is committed, with the
-        records the batches returned."""
+        whose batches cannot conflict on what they MERGE; the call returns, with the number of rows, when every batch
+        is committed."""
         parts = math.ceil(len(rows) / batch_size)
         if threads > 1 and len(rows) >= threads * MIN_PARALLEL_ROWS:
             parts = math.ceil(parts / threads) * threads  # whole rounds: no thread left idle on a last batch
@@ -72,10 +70,11 @@ class Graph:
         batches = [list(rows[start : start + size]) for start in range(0, len(rows), size)] if size else []
         if threads > 1 and len(batches) > 1:
             with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="graphwire-write") as pool:
-                results = list(pool.map(lambda batch: self.write(name, rows=batch), batches))
+                list(pool.map(lambda batch: self.write(name, rows=batch), batches))
         else:
-            results = [self.write(name, rows=batch) for batch in batches]
-        return [record for result in results for record in result]
+            for batch in batches:
+                self.write(name, rows=batch)
+        return len(rows)
 
     def ping(self) -> None:
         """Raise if Neo4j cannot be reached."""

@@ -70,10 +70,9 @@ class GraphWriter:
         self.graph.write("ingest/delete_document", document_id=document_id)
         return len(chunk_ids), rels, self.remove_orphan_entities(keys)
 
-    def _batches(self, name: str, rows: Sequence[Row], concurrent: bool = False) -> list[Row]:
+    def _batches(self, name: str, rows: Sequence[Row], concurrent: bool = False) -> None:
         """`concurrent`: CREATE statements and the commit marker run `threads` transactions at a time (nothing two of
         their batches could both create); MERGE statements, whose locks two batches could deadlock on, one at a time.
         A deadlock all the same is a transient error: the driver retries that batch."""
-        if not rows:
-            return []
-        return self.graph.write_batches(name, rows, self.batch_size, self.threads if concurrent else 1)
+        if rows:
+            self.graph.write_batches(name, rows, self.batch_size, self.threads if concurrent else 1)
