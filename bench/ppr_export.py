@@ -25,6 +25,7 @@ from core.graph import Graph
 from core.neo4j_server import LocalNeo4j, free_port
 from core.settings import Settings
 from retrieval.ppr.export import export_snapshot, graph_fingerprint
+from tests.support.statements import TEST_CATALOGUE  # the fixture statements (tests/support/cypher/fixture/)
 
 OUT = Path(__file__).with_name("ppr_export")
 BATCH = 5000
@@ -33,7 +34,7 @@ BATCH = 5000
 @contextmanager
 def neo4j_graph() -> Iterator[Graph]:
     if os.environ.get("NEO4J_URI"):
-        graph = Graph.from_settings(Settings())
+        graph = Graph.from_settings(Settings(), TEST_CATALOGUE)
         yield graph
         graph.close()
         return
@@ -43,7 +44,7 @@ def neo4j_graph() -> Iterator[Graph]:
         server.start(timeout_s=300)
         password = SecretStr(server.password_file.read_text().strip())
         settings = Settings(neo4j_uri=server.bolt_uri, neo4j_password=password)
-        graph = Graph.from_settings(settings.model_copy(update={"request_timeout_s": 600.0}))
+        graph = Graph.from_settings(settings.model_copy(update={"request_timeout_s": 600.0}), TEST_CATALOGUE)
         yield graph
         graph.close()
     finally:
@@ -56,12 +57,12 @@ def load(graph: Graph, n_relations: int) -> dict[str, float]:
     chunks = sorted({m.chunk_id for m in mentions})
     started = time.perf_counter()
     graph.write_batches(
-        "graph/fixture_passages",
+        "fixture/passages",
         [{"document_id": c, "chunk_id": c, "title": c, "text": c, "source": None} for c in chunks],
         BATCH,
     )
     graph.write_batches(
-        "graph/fixture_entities",
+        "fixture/entities",
         [
             {"key": e.key, "name": e.name, "label": "Organization", "aliases": [e.name], "norm": e.name}
             for e in entities
@@ -69,13 +70,13 @@ def load(graph: Graph, n_relations: int) -> dict[str, float]:
         BATCH,
     )
     graph.write_batches(
-        "graph/fixture_mentions",
+        "fixture/mentions",
         [{"chunk_id": m.chunk_id, "entity_key": m.entity_key, "count": 1, "title": False} for m in mentions],
         BATCH,
     )
     # MERGE on (source, type, target): drawn duplicates collapse, as ingestion would merge them
     graph.write_batches(
-        "graph/fixture_relations",
+        "fixture/relations",
         [
             {"source_key": r.source_key, "type": r.type, "target_key": r.target_key, "chunk_ids": list(r.chunk_ids)}
             | {"evidence": []}

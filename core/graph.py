@@ -28,19 +28,29 @@ def create_driver(settings: Settings) -> Driver:
 
 
 class Graph:
-    """A thin facade over the driver: statements are named files under cypher/, never strings built here."""
+    """A thin facade over the driver: statements are named files under cypher/, never strings built here.
 
-    def __init__(self, driver: Driver, database: str = "neo4j", timeout_s: float | None = None) -> None:
+    `catalogue` says where the named files are: the product's cypher/ folder unless another is given (the tests add
+    their own statements in tests/support/cypher/)."""
+
+    def __init__(
+        self,
+        driver: Driver,
+        database: str = "neo4j",
+        timeout_s: float | None = None,
+        catalogue: cypher.Catalogue = cypher.PRODUCT,
+    ) -> None:
         self.driver = driver
         self.database = database
         self.timeout_s = timeout_s
+        self.catalogue = catalogue
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Graph:
-        return cls(create_driver(settings), settings.neo4j_database, settings.request_timeout_s)
+    def from_settings(cls, settings: Settings, catalogue: cypher.Catalogue = cypher.PRODUCT) -> Graph:
+        return cls(create_driver(settings), settings.neo4j_database, settings.request_timeout_s, catalogue)
 
     def _query(self, name: str) -> Query:
-        return Query(cast(LiteralString, cypher.query(name)), timeout=self.timeout_s)
+        return Query(cast(LiteralString, self.catalogue.query(name)), timeout=self.timeout_s)
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named statement in a read transaction and return its records as dicts."""

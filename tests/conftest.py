@@ -19,6 +19,8 @@ import pytest
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
+from support.statements import TEST_CATALOGUE  # noqa: E402
+
 from core.bootstrap import apply_schema  # noqa: E402
 from core.graph import Graph  # noqa: E402
 from core.neo4j_server import LocalNeo4j, free_port  # noqa: E402
@@ -77,7 +79,7 @@ def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setting
 
 @pytest.fixture(scope="session")
 def session_graph(neo4j_settings: Settings) -> Iterator[Graph]:
-    graph = Graph.from_settings(neo4j_settings)
+    graph = Graph.from_settings(neo4j_settings, TEST_CATALOGUE)  # product statements and tests/support/cypher/
     apply_schema(graph)
     yield graph
     graph.close()

@@ -101,8 +101,8 @@ def test_entity_lookup_and_graph_stats(client: TestClient, chains_graph: Graph) 
     assert client.get("/v1/entities", params={"q": "kestrel", "label": "Spaceship"}).status_code == 422
 
     stats = client.get("/v1/graph/stats").json()
-    organizations = chains_graph.driver.execute_query("MATCH (n:Organization) RETURN count(n) AS n").records[0]["n"]
-    supplies = chains_graph.driver.execute_query("MATCH ()-[r:SUPPLIES]->() RETURN count(r) AS n").records[0]["n"]
+    organizations = chains_graph.read("check/count_label", label="Organization")[0]["n"]
+    supplies = chains_graph.read("check/count_type", type="SUPPLIES")[0]["n"]
     assert stats["labels"]["Organization"] == organizations > 0
     assert stats["relationship_types"]["SUPPLIES"] == supplies == 2
 

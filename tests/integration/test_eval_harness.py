@@ -24,6 +24,7 @@ from retrieval.base import Retriever
 from retrieval.models import RankedChunk, RetrievalResult
 from retrieval.registry import build_answerer
 
+pytestmark = pytest.mark.integration
 PER_TYPE = 2
 
 

@@ -135,12 +135,9 @@ def test_unanswerable_questions_abstain(retriever: GraphRetriever, question: str
 def test_every_fact_is_a_relationship_in_the_graph(retriever: GraphRetriever, chains_graph: Graph) -> None:
     result = retriever.retrieve("Which company supplies the supplier of Kestrel Motors?", top_k=10)
     for fact in result.facts:
-        [row] = chains_graph.driver.execute_query(
-            "MATCH (a:Entity {name: $s})-[r]->(b:Entity {name: $o}) WHERE type(r) = $t RETURN r.chunk_ids AS ids",
-            s=fact.subject,
-            o=fact.object,
-            t=fact.relationship,
-        ).records
+        [row] = chains_graph.read(
+            "check/fact_chunk_ids", subject=fact.subject, object=fact.object, type=fact.relationship
+        )
         assert set(fact.chunk_ids) <= set(row["ids"])
 
 

@@ -7,6 +7,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support.openai_stub import OpenAIStub, StubReply, server_error, tool_call
 
 from core.documents import Article
@@ -16,6 +17,8 @@ from ingest.extraction_cache import CachedExtractor
 from ingest.extractors.llm import LLMExtractor
 from ingest.pipeline import IngestOptions, ingest_articles
 from schema.model import load_schema
+
+pytestmark = pytest.mark.integration
 
 ARTICLES = [
     Article(

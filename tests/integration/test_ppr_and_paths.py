@@ -118,8 +118,16 @@ def test_shortest_path_respects_the_bound_and_reports_direction(corpus_graph: tu
     path = shortest_path(graph, src, dst, max_hops=6)
     with pytest.raises(NoPathError):
         shortest_path(graph, src, dst, max_hops=path.length - 1)
-    backwards = [s for s in path.steps if not s.forward]
-    assert all(s.fact.subject_key == s.to_entity.key for s in backwards)
+    # a walk from src to dst, each step starting where the one before ended
+    assert [s.from_entity.key for s in path.steps] == [src.key] + [s.to_entity.key for s in path.steps[:-1]]
+    assert path.steps[-1].to_entity.key == dst.key
+    # Osei is only ever a subject and Brandt only ever a subject, so the walk leaves along a stored relationship
+    # and arrives against one: both directions occur, and `forward` must say which is which
+    assert path.steps[0].forward and not path.steps[-1].forward
+    for step in path.steps:
+        stored = (step.fact.subject_key, step.fact.object_key)
+        walked = (step.from_entity.key, step.to_entity.key)
+        assert stored == (walked if step.forward else walked[::-1]), step
 
 
 def test_no_path_for_an_isolated_component(corpus_graph: tuple[Graph, EncyclopediaCorpus]) -> None:
@@ -199,7 +207,7 @@ def test_snapshot_is_rebuilt_only_when_the_graph_changes(corpus_graph: tuple[Gra
     assert cache.snapshot() is first and cache.builds == 1
     before = graph_fingerprint(graph)
     extra = [{"key": "Place:nowhere", "name": "Nowhere", "label": "Place", "aliases": ["Nowhere"], "norm": "nowhere"}]
-    graph.write_batches("graph/fixture_entities", extra)
+    graph.write_batches("fixture/entities", extra)
     assert graph_fingerprint(graph) != before
     assert cache.snapshot() is not first and cache.builds == 2
     assert "Place:nowhere" in cache.snapshot().entity_index

@@ -121,10 +121,10 @@ def load_corpus(path: Path = CORPUS_PATH) -> EncyclopediaCorpus:
 
 
 def write_to_graph(graph: Graph, corpus: EncyclopediaCorpus | None = None) -> EncyclopediaCorpus:
-    """Write the corpus into an (emptied) graph with the fixture statements in cypher/graph/."""
+    """Write the corpus into an (emptied) graph with support/cypher/fixture/ (a graph built on TEST_CATALOGUE)."""
     corpus = corpus or load_corpus()
     graph.write_batches(
-        "graph/fixture_passages",
+        "fixture/passages",
         [
             {
                 "document_id": p.chunk_id,
@@ -137,21 +137,21 @@ def write_to_graph(graph: Graph, corpus: EncyclopediaCorpus | None = None) -> En
         ],
     )
     graph.write_batches(
-        "graph/fixture_entities",
+        "fixture/entities",
         [
             {"key": e.key, "name": e.name, "label": e.label, "aliases": list(e.aliases), "norm": normalise(e.name)}
             for e in corpus.entities
         ],
     )
     graph.write_batches(
-        "graph/fixture_mentions",
+        "fixture/mentions",
         [
             {"chunk_id": m.chunk_id, "entity_key": m.entity_key, "count": m.weight, "title": m.is_title}
             for m in corpus.mentions
         ],
     )
     graph.write_batches(
-        "graph/fixture_relations",
+        "fixture/relations",
         [
             {
                 "source_key": r.source_key,

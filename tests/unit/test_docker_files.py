@@ -1,6 +1,11 @@
-"""`docker compose config` needs the compose plugin, which these machines lack: check the structure instead."""
+"""The container files, checked for what would break the image or the stack: `docker compose config` and
+`docker build` need a Docker engine, which CI lacks, so docker-compose.yml is parsed as YAML and the Dockerfile as a
+list of instructions, and both are compared with the code they start (console scripts, CLI commands, settings, routes).
+"""
 
+import json
 import re
+import shlex
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -8,7 +13,10 @@ from typing import Any
 import pytest
 import yaml
 
+from core.settings import Settings
+
 ROOT = Path(__file__).resolve().parents[2]
+SETTINGS_VARS = {name.upper() for name in Settings.model_fields}
 
 
 @pytest.fixture(scope="module")
@@ -17,48 +25,171 @@ def compose() -> dict[str, Any]:
     return data
 
 
-def _interpolated_vars(text: str) -> set[str]:
-    return set(re.findall(r"(?<!\$)\$\{([A-Z_][A-Z0-9_]*)", text))
+@pytest.fixture(scope="module")
+def dockerfile() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) pairs, comments dropped and `\\` continuations joined."""
+    instructions: list[tuple[str, str]] = []
+    pending = ""
+    for raw in (ROOT / "Dockerfile").read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or (line.startswith("#") and not pending):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        keyword, _, args = (pending + line).partition(" ")
+        instructions.append((keyword.upper(), args.strip()))
+        pending = ""
+    return instructions
 
 
-def test_neo4j_service(compose: dict[str, Any]) -> None:
+@pytest.fixture(scope="module")
+def pyproject() -> dict[str, Any]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _args(dockerfile: list[tuple[str, str]], keyword: str) -> list[str]:
+    return [args for key, args in dockerfile if key == keyword]
+
+
+def _env(dockerfile: list[tuple[str, str]]) -> dict[str, str]:
+    """ENV KEY=VALUE pairs, later ones winning as they do in the image."""
+    env: dict[str, str] = {}
+    for args in _args(dockerfile, "ENV"):
+        env |= dict(pair.split("=", 1) for pair in shlex.split(args))
+    return env
+
+
+def _container_port(mapping: str) -> int:
+    return int(mapping.rsplit(":", 1)[1])
+
+
+# docker-compose.yml
+
+
+def test_the_stack_is_neo4j_and_the_api(compose: dict[str, Any]) -> None:
+    assert set(compose["services"]) == {"neo4j", "api"}
+    assert compose["services"]["neo4j"]["image"] == "neo4j:5.26-community"  # the version the tests run against
+    assert compose["services"]["api"]["build"] == "."
+
+
+def test_neo4j_serves_bolt_and_http_on_loopback_with_auth_from_the_environment(compose: dict[str, Any]) -> None:
     neo4j = compose["services"]["neo4j"]
-    assert neo4j["image"] == "neo4j:5.26-community"
-    assert {p.split(":", 1)[1].split(" ")[0] for p in neo4j["ports"]} == {"7687:7687", "7474:7474"}
-    assert neo4j["environment"]["NEO4J_AUTH"].startswith("neo4j/${NEO4J_PASSWORD:?")  # auth from the environment
-    health = neo4j["healthcheck"]
-    assert health["test"][0] in ("CMD", "CMD-SHELL") and "cypher-shell" in health["test"][1]
-    assert {"interval", "timeout", "retries", "start_period"} <= set(health)
+    assert sorted(neo4j["ports"]) == ["127.0.0.1:7474:7474", "127.0.0.1:7687:7687"]
+    assert re.fullmatch(r"neo4j/\$\{NEO4J_PASSWORD:\?.+\}", neo4j["environment"]["NEO4J_AUTH"])  # fails when unset
     named = {v.split(":", 1)[0] for v in neo4j["volumes"]}
-    assert "neo4j-data" in named and named <= set(compose["volumes"])  # named volumes, declared
+    assert "neo4j-data" in named and named <= set(compose["volumes"])  # data survives `down`, volumes declared
 
 
-def test_api_service_waits_for_a_healthy_neo4j(compose: dict[str, Any]) -> None:
+def test_neo4j_healthcheck_logs_in_over_bolt(compose: dict[str, Any]) -> None:
+    health = compose["services"]["neo4j"]["healthcheck"]
+    kind, command = health["test"]
+    assert kind == "CMD-SHELL"  # a shell, for the $${NEO4J_AUTH#neo4j/} expansion
+    words = shlex.split(command)
+    assert words[0] == "cypher-shell" and words[words.index("-u") + 1] == "neo4j"
+    # the password comes from the container's NEO4J_AUTH ($$ escapes compose interpolation), not a literal
+    assert words[words.index("-p") + 1] == "$${NEO4J_AUTH#neo4j/}"
+    assert {"interval", "timeout", "retries", "start_period"} <= set(health)
+    assert int(health["retries"]) >= 3
+
+
+def test_api_waits_for_a_healthy_neo4j_and_reaches_it_by_service_name(compose: dict[str, Any]) -> None:
+    api, neo4j = compose["services"]["api"], compose["services"]["neo4j"]
+    assert api["depends_on"] == {"neo4j": {"condition": "service_healthy"}}
+    assert "healthcheck" in neo4j  # service_healthy without a healthcheck would never start the API
+    uri = api["environment"]["NEO4J_URI"]
+    host, port = re.fullmatch(r"bolt://([\w-]+):(\d+)", uri).groups()  # type: ignore[union-attr]
+    assert host == "neo4j" and int(port) in {_container_port(p) for p in neo4j["ports"]}
+    assert api["environment"]["NEO4J_PASSWORD"].startswith("${NEO4J_PASSWORD:?")  # the same secret as NEO4J_AUTH
+
+
+def test_api_environment_is_graphwire_settings_and_the_port_matches(compose: dict[str, Any]) -> None:
     api = compose["services"]["api"]
-    assert api["build"] == "." and (ROOT / "Dockerfile").exists()
-    assert api["depends_on"]["neo4j"]["condition"] == "service_healthy"
+    assert set(api["environment"]) <= SETTINGS_VARS  # a misspelt name would be silently ignored
+    assert api["environment"]["API_HOST"] == "0.0.0.0"  # loopback inside a container is unreachable
+    [mapping] = api["ports"]
+    assert mapping.startswith("127.0.0.1:")
+    assert _container_port(mapping) == int(api["environment"]["API_PORT"])
     assert api["env_file"] == ".env"
-    assert api["environment"]["NEO4J_URI"] == "bolt://neo4j:7687"
-    assert api["ports"] == ["127.0.0.1:${API_PORT:-8000}:8000"]
     assert {v.split(":", 1)[0] for v in api["volumes"]} <= set(compose["volumes"])
 
 
-def test_compose_only_interpolates_real_settings(compose: dict[str, Any]) -> None:
-    from core.settings import Settings
-
-    used = _interpolated_vars((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+def test_compose_only_interpolates_real_settings() -> None:
+    used = set(re.findall(r"(?<!\$)\$\{([A-Z_][A-Z0-9_]*)", (ROOT / "docker-compose.yml").read_text(encoding="utf-8")))
     assert used, "expected ${...} interpolation"
-    assert used <= {name.upper() for name in Settings.model_fields}
+    assert used <= SETTINGS_VARS
 
 
-def test_dockerfile_installs_every_package_and_serves() -> None:
-    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
-    assert re.search(r"^FROM python:3\.11-slim$", dockerfile, re.M)
-    assert "RUN pip install ." in dockerfile
-    assert re.search(r'^CMD \["graphwire", "serve"\]$', dockerfile, re.M)
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+# Dockerfile
+
+
+def test_dockerfile_base_is_a_supported_python(dockerfile: list[tuple[str, str]], pyproject: dict[str, Any]) -> None:
+    [base] = _args(dockerfile, "FROM")
+    version = re.fullmatch(r"python:(\d+)\.(\d+)-slim", base)
+    assert version, base
+    minimum = re.fullmatch(r">=(\d+)\.(\d+)", pyproject["project"]["requires-python"])
+    assert minimum and tuple(map(int, version.groups())) >= tuple(map(int, minimum.groups()))
+
+
+def test_dockerfile_copies_every_package_before_installing(
+    dockerfile: list[tuple[str, str]], pyproject: dict[str, Any]
+) -> None:
     packages = {p.rstrip("*") for p in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]}
-    copied = set(re.findall(r"^COPY (\w+) \./\1$", dockerfile, re.M))
-    assert copied == packages, "Dockerfile COPY lines must match [tool.setuptools.packages.find] include"
-    ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
-    assert not packages & set(ignored)
+    sources: list[str] = []
+    install_at = None
+    for index, (key, args) in enumerate(dockerfile):
+        if key == "COPY":
+            sources += args.split()[:-1]
+        if key == "RUN" and re.search(r"\bpip install \.(\s|$)", args):
+            install_at = index
+            break
+    assert install_at is not None, "no `pip install .`"
+    assert packages <= set(sources), "a package is installed without its source: COPY it before `pip install .`"
+    assert {"pyproject.toml", pyproject["project"]["readme"]} <= set(sources)  # the build needs both
+    for source in sources:
+        assert (ROOT / source).exists(), f"COPY {source}: no such path"
+    ignored = set((ROOT / ".dockerignore").read_text(encoding="utf-8").split())
+    assert not set(sources) & ignored, "a copied path is excluded from the build context"
+
+
+def test_dockerfile_command_is_the_console_script_serving_the_api(
+    dockerfile: list[tuple[str, str]], pyproject: dict[str, Any]
+) -> None:
+    [cmd] = _args(dockerfile, "CMD")
+    program, *arguments = json.loads(cmd)  # exec form: signals reach the server, no shell in between
+    assert not _args(dockerfile, "ENTRYPOINT")
+    assert program in pyproject["project"]["scripts"]
+    module, _, function = pyproject["project"]["scripts"][program].partition(":")
+    assert module == "cli.main" and function == "main"
+    from typer.main import get_command
+
+    from cli.main import app
+
+    command = get_command(app)
+    assert arguments[0] in command.commands  # type: ignore[attr-defined]
+    assert arguments == ["serve"]
+
+
+def test_dockerfile_serves_on_the_exposed_port_and_checks_health(dockerfile: list[tuple[str, str]]) -> None:
+    env = _env(dockerfile)
+    graphwire_env = {name for name in env if not name.startswith(("PYTHON", "PIP_"))}
+    assert graphwire_env <= SETTINGS_VARS  # a misspelt name would be silently ignored
+    assert env["API_HOST"] == "0.0.0.0"
+    assert _args(dockerfile, "EXPOSE") == [env["API_PORT"]]
+    [health] = _args(dockerfile, "HEALTHCHECK")
+    url = re.search(r"http://127\.0\.0\.1:(\d+)(/\S*?)['\"]", health)
+    assert url and url.group(1) == env["API_PORT"]
+    from app.main import create_app
+
+    paths = create_app(Settings(_env_file=None)).openapi()["paths"]  # type: ignore[call-arg]
+    assert "get" in paths[url.group(2)]  # the probe's route exists (urlopen sends GET)
+
+
+def test_dockerfile_runs_as_a_user_with_writable_state(dockerfile: list[tuple[str, str]]) -> None:
+    users = _args(dockerfile, "USER")
+    assert users and users[-1] not in {"root", "0"}
+    env = _env(dockerfile)
+    workdir = _args(dockerfile, "WORKDIR")[-1]
+    for name in ("CHROMA_PATH", "EXTRACTION_CACHE_PATH", "NEO4J_HOME"):
+        assert env[name].startswith(workdir + "/"), name  # under the volume the user owns
+    assert any(f"chown {users[-1]} {workdir}" in args for args in _args(dockerfile, "RUN"))

@@ -10,6 +10,7 @@ from retrieval.question import QuestionAnalysis as Signals
 from retrieval.router import AutoRetriever, RouteFeatures, RoutingPolicy, default_rules, extract_features
 
 ALL_MODES = ["graph", "vector", "hybrid", "ppr", "auto"]
+RULES = {rule.name: rule for rule in default_rules("vector")}
 
 
 def _policy(modes: list[str] = ALL_MODES) -> RoutingPolicy:
@@ -91,19 +92,42 @@ def test_typical_questions_are_routed(
 ) -> None:
     decision = _policy().decide(extract_features(question, _analysis(question, mentions, **signals), matches))
     assert (decision.rule, decision.mode) == (rule, mode)
-    assert decision.reason
+    assert decision.reason == RULES[rule].reason  # the firing rule's own reason: every mode is available, no fallback
 
 
 def test_an_unknown_outlet_goes_to_the_best_abstainer() -> None:
     features = RouteFeatures(matched=2, exact=2, unknown_publications=["The Daily Planet"], comparison=True)
-    assert _policy().decide(features).rule == "unknown_outlet"
-    assert RoutingPolicy(default_rules("graph"), lambda: ALL_MODES).decide(features).mode == "graph"
+    decision = _policy().decide(features)
+    assert (decision.rule, decision.mode) == ("unknown_outlet", "vector")  # before the comparison rule
+    assert "outlet the corpus does not have" in decision.reason
+    graph_abstains = RoutingPolicy(default_rules("graph"), lambda: ALL_MODES).decide(features)
+    assert (graph_abstains.rule, graph_abstains.mode) == ("unknown_outlet", "graph")  # ROUTER_UNANSWERABLE_MODE
 
 
-def test_a_missing_mode_falls_back_and_says_so() -> None:
-    decision = _policy(["graph", "ppr", "fused"]).decide(RouteFeatures(matched=1, exact=1))
-    assert decision.rule == "default" and decision.mode == "fused"
-    assert "hybrid unavailable, using fused" in decision.reason
+@pytest.mark.parametrize(
+    ("available", "features", "mode"),
+    [
+        # hybrid -> flat_plus -> fused -> vector -> graph
+        (["graph", "ppr", "flat_plus", "fused"], RouteFeatures(matched=1, exact=1), "flat_plus"),
+        (["graph", "ppr", "fused", "vector"], RouteFeatures(matched=1, exact=1), "fused"),
+        (["graph", "ppr", "vector"], RouteFeatures(matched=1, exact=1), "vector"),
+        (["graph", "ppr"], RouteFeatures(matched=1, exact=1), "graph"),
+        # vector -> fused -> bm25 -> graph
+        (["graph", "bm25", "fused"], RouteFeatures(), "fused"),
+        (["graph", "bm25"], RouteFeatures(), "bm25"),
+        # ppr -> graph
+        (["graph", "vector", "hybrid"], RouteFeatures(matched=1, exact=1, relation_chain=True), "graph"),
+        # nothing in the chain: the first available mode by name
+        (["fused", "bm25"], RouteFeatures(matched=1, exact=1, relation_chain=True), "bm25"),
+    ],
+)
+def test_a_missing_mode_falls_back_in_order_and_says_so(
+    available: list[str], features: RouteFeatures, mode: str
+) -> None:
+    decision = _policy(available).decide(features)
+    rule = RULES[decision.rule]
+    assert decision.mode == mode
+    assert decision.reason == f"{rule.reason} ({rule.mode} unavailable, using {mode})"
 
 
 def test_unmatched_names_are_reported() -> None:

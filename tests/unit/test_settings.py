@@ -5,7 +5,7 @@ import pytest
 from pydantic import ValidationError
 
 from core.neo4j_server import LocalNeo4j, Neo4jServerError
-from core.settings import EmbeddingBackend, Settings
+from core.settings import Settings
 
 NEO4J_ENV = ("NEO4J_URI", "NEO4J_PASSWORD", "NEO4J_HOME", "NEO4J_HTTP_PORT", "API_KEY", "LLM_BASE_URL", "LLM_MODEL")
 
@@ -45,37 +45,43 @@ def test_local_password_comes_from_the_launchers_file(tmp_path: Path) -> None:
     assert make(neo4j_home=tmp_path, neo4j_password="explicit").resolved_neo4j_password() == "explicit"
 
 
-def test_environment_variables_are_upper_cased_field_names(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NEO4J_HTTP_PORT", "17474")
-    monkeypatch.setenv("EMBEDDING_BACKEND", "openai")
-    monkeypatch.setenv("LOG_JSON", "true")
-    monkeypatch.setenv("API_KEY", "k" * 20)
-    settings = make()
-    assert settings.neo4j_http_port == 17474
-    assert settings.embedding_backend is EmbeddingBackend.OPENAI
-    assert settings.log_json is True
-    assert settings.api_key is not None and "k" * 20 not in repr(settings)  # secrets stay out of reprs and logs
+def test_the_remote_check_names_the_host_and_reads_it_from_the_uri() -> None:
+    with pytest.raises(ValidationError, match="'db.example.com'"):
+        make(neo4j_uri="bolt://neo4j:secret@db.example.com:7687")  # credentials in the URI are not a password
+    with pytest.raises(ValidationError, match="NEO4J_PASSWORD"):
+        make(neo4j_uri="bolt://localhost.example.com")  # a host that only starts like a local one
+    assert make(neo4j_uri="bolt://LOCALHOST:7687").neo4j_password is None  # host names are case-insensitive
 
 
-def test_dotenv_file_is_read_and_environment_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    env_file = tmp_path / ".env"
-    env_file.write_text("NEO4J_HEAP=2g\nNEO4J_PAGECACHE=1g\n")
-    monkeypatch.setenv("NEO4J_PAGECACHE", "256m")
-    settings = Settings(_env_file=env_file)  # type: ignore[call-arg]
-    assert (settings.neo4j_heap, settings.neo4j_pagecache) == ("2g", "256m")
+@pytest.mark.parametrize("field", ["neo4j_password", "llm_api_key", "embedding_api_key", "api_key"])
+def test_secrets_stay_out_of_reprs(field: str) -> None:
+    settings = make(**{field: "k" * 20})
+    assert "k" * 20 not in repr(settings) and "k" * 20 not in str(settings.model_dump())
 
 
 def test_llm_is_configured_only_with_base_url_and_model() -> None:
     assert not make().llm_configured
     assert not make(llm_base_url="http://localhost:11434/v1").llm_configured
+    assert not make(llm_model="llama3.1:8b").llm_configured
+    assert not make(llm_base_url="", llm_model="llama3.1:8b").llm_configured  # an empty LLM_BASE_URL= line
     assert make(llm_base_url="http://localhost:11434/v1", llm_model="llama3.1:8b").llm_configured
 
 
-def test_invalid_values_are_rejected() -> None:
-    with pytest.raises(ValidationError, match="ppr_damping"):
-        make(ppr_damping=1.5)
-    with pytest.raises(ValidationError, match="neo4j_http_port"):
-        make(neo4j_http_port="not-a-port")
+@pytest.mark.parametrize(
+    ("field", "rejected", "accepted"),
+    [
+        ("ppr_damping", [0.0, 1.0, 1.5], [0.01, 0.5, 0.99]),  # a probability strictly between 0 and 1
+        ("ppr_relation_cues", [-0.1, 1.01], [0.0, 1.0]),  # shares of the restart mass
+        ("ppr_passage_seeds", [-0.1, 1.01], [0.0, 1.0]),
+        ("ingest_write_threads", [0, -1], [1, 4]),  # at least one writer
+    ],
+)
+def test_graphwire_bounds_are_enforced(field: str, rejected: list[float], accepted: list[float]) -> None:
+    for value in rejected:
+        with pytest.raises(ValidationError, match=field):
+            make(**{field: value})
+    for value in accepted:
+        assert getattr(make(**{field: value}), field) == value
 
 
 def test_local_server_takes_ports_and_memory_from_settings(tmp_path: Path) -> None:
