@@ -113,7 +113,7 @@ def _run_ingest(
     loaded = load_articles(path)
     for error in loaded.errors:
         console.print(f"[yellow]skipped[/] {error.location} {error.title or ''}: {error.reason}")
-    gazetteer = Gazetteer.from_sources(a.source for a in loaded.articles)
+    gazetteer = Gazetteer.from_sources((a.source for a in loaded.articles), schema=schema)
     gazetteer_file = gazetteer_path or default_gazetteer(path)
     if gazetteer_file is not None:
         gazetteer = gazetteer.with_file(gazetteer_file)
@@ -172,7 +172,7 @@ def build_extractor(
     if not use_llm:
         from ingest.extractors.offline import OfflineExtractor
 
-        return OfflineExtractor(schema.labels, gazetteer, n_process=n_process)
+        return OfflineExtractor(schema.labels, gazetteer, n_process=n_process, schema=schema)
     if not settings.llm_configured:
         raise typer.BadParameter("--extractor llm needs LLM_BASE_URL and LLM_MODEL")
     from ingest.extraction_cache import CachedExtractor
@@ -227,6 +227,7 @@ def print_summary(report: IngestReport) -> None:
         ("extraction failures", len(report.failures)),
         ("elapsed", f"{report.elapsed_s:.1f} s ({report.chunks_per_s:.0f} chunks/s)"),
         ("  extract / write / vectors", f"{report.extract_s:.1f} / {report.write_s:.1f} / {report.vector_s:.1f} s"),
+        ("mentions linked by name", f"{report.mentions_linked} ({report.link_s:.1f} s)"),
     ]
     if report.llm_calls is not None:
         rows.append(("LLM calls / tokens", f"{report.llm_calls} / {report.llm_tokens}"))

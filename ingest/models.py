@@ -10,6 +10,8 @@ class ExtractedEntity(BaseModel):
     label: str
     aliases: list[str] = Field(default_factory=list)
     mentions: int = 1
+    title: bool = False  # the entity its document is about (ingest/entity_layer.py)
+    sentences: list[int] = Field(default_factory=list)  # indices of the chunk's sentences that mention it
 
 
 class ExtractedRelation(BaseModel):

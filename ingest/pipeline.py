@@ -24,6 +24,7 @@ from core.graph import Graph
 from ingest.chunker import chunk_article
 from ingest.extractors.base import ExtractionFailure, Extractor
 from ingest.known_relations import KnownRelations
+from ingest.linking import DictionaryLinker
 from ingest.models import Extraction
 from ingest.prune import prune
 from ingest.report import FailureNote, IngestReport
@@ -54,6 +55,7 @@ class IngestOptions:
     force: bool = False  # redo documents whose content_hash is unchanged
     progress: bool = True
     after_batch: Callable[[int], None] | None = None  # called with the number of documents committed so far
+    link_names: bool = True  # the dictionary pass (ingest/linking.py) over chunks not linked yet
 
 
 @dataclass
@@ -100,6 +102,11 @@ def ingest_articles(
             in_flight = write_thread.submit(run.store, prepared)
         if in_flight is not None:
             run.finish(in_flight.result(), state, bar, opts)
+    if opts.link_names:
+        t_link = time.perf_counter()
+        linked = DictionaryLinker(graph, batch_size=opts.write_batch_size).run()
+        report.mentions_linked = linked.mentions_linked
+        report.link_s = time.perf_counter() - t_link
     report.entities_removed = writer.remove_orphan_entities(run.orphan_candidates)
     report.pruned = dict(run.pruned)
     report.merged = resolver.stats.merged

@@ -34,6 +34,8 @@ class IngestReport(BaseModel):
     extract_s: float = 0.0
     write_s: float = 0.0
     vector_s: float = 0.0
+    mentions_linked: int = 0  # MENTIONS the dictionary linker added (ingest/linking.py)
+    link_s: float = 0.0
     llm_calls: int | None = None
     llm_tokens: int | None = None
     graph_counts: dict[str, int] = Field(default_factory=dict)

@@ -50,6 +50,24 @@ class _RelationAccumulator:
         self.extractor = extractor
 
 
+@dataclass
+class _MentionAccumulator:
+    """One chunk's mentions of one entity: how often, whether it is the document's title entity, in which sentences."""
+
+    count: int = 0
+    title: bool = False
+    sentences: set[int] = field(default_factory=set)
+
+    def add(self, mentions: int, title: bool, sentences: Sequence[int]) -> None:
+        self.count += max(mentions, 1)
+        self.title = self.title or title
+        self.sentences.update(sentences)
+
+    def row(self, chunk_id: str, key: str) -> Row:
+        return {"chunk_id": chunk_id, "key": key, "count": self.count, "title": self.title,
+                "sentences": sorted(self.sentences)}  # fmt: skip
+
+
 def build_rows(
     articles: Sequence[Article],
     chunks: Sequence[Chunk],
@@ -81,7 +99,7 @@ def build_rows(
             chunk_publication[chunk.id] = doc_publication[chunk.document_id]
     relations: dict[tuple[str, str, str], _RelationAccumulator] = defaultdict(_RelationAccumulator)
     for extraction in extractions:
-        counts: dict[str, int] = defaultdict(int)
+        counts: dict[str, _MentionAccumulator] = defaultdict(_MentionAccumulator)
         for entity in extraction.entities:
             resolved = resolver.resolve(entity.name, entity.label)
             if resolved is None:
@@ -89,10 +107,9 @@ def build_rows(
             for alias in entity.aliases:
                 resolver.add_alias(resolved, alias)
             touched[resolved.key] = resolved
-            counts[resolved.key] += max(entity.mentions, 1)
-        for key, count in counts.items():
-            rows.mentions.add({"chunk_id": extraction.chunk_id, "key": key, "count": count},
-                              chunk_is_new[extraction.chunk_id])  # fmt: skip
+            counts[resolved.key].add(entity.mentions, entity.title, entity.sentences)
+        for key, mention in counts.items():
+            rows.mentions.add(mention.row(extraction.chunk_id, key), chunk_is_new[extraction.chunk_id])
         for rel in extraction.relations:
             source = resolver.resolve(rel.source, rel.source_label)
             target = resolver.resolve(rel.target, rel.target_label)

@@ -1,14 +1,16 @@
 // The whole walk graph in one read, for the PPR snapshot, grouped to keep the record count low: one row per entity,
 // one per chunk (its MENTIONS) and one per entity with outgoing facts (relationships that carry chunk_ids).
-// `flags` marks a chunk's title entity: MENTIONS.title, or an entity named exactly like the chunk's title.
+// `flags` marks a chunk's title entity: MENTIONS.title, or an entity named exactly like the chunk's title; for
+// MENTIONS rows `chunks` holds each mention's sentence indices (entities sharing a sentence co-occur).
 MATCH (e:Entity)
 RETURN 'E' AS kind, e.key AS a, e.name AS b, e.label AS type, coalesce(e.aliases, []) AS items, [] AS counts,
        [] AS flags, [] AS chunks
 UNION ALL
 MATCH (c:Chunk)-[m:MENTIONS]->(e:Entity)
 WITH c, collect(e.key) AS keys, collect(coalesce(m.count, 1)) AS counts,
-     collect(coalesce(m.title, false) OR (c.title IS NOT NULL AND toLower(c.title) = toLower(e.name))) AS flags
-RETURN 'M' AS kind, c.id AS a, null AS b, null AS type, keys AS items, counts, flags, [] AS chunks
+     collect(coalesce(m.title, false) OR (c.title IS NOT NULL AND toLower(c.title) = toLower(e.name))) AS flags,
+     collect(coalesce(m.sentences, [])) AS sentences
+RETURN 'M' AS kind, c.id AS a, null AS b, null AS type, keys AS items, counts, flags, sentences AS chunks
 UNION ALL
 MATCH (s:Entity)-[r]->(t:Entity)
 WHERE r.chunk_ids IS NOT NULL

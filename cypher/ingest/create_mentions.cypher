@@ -1,5 +1,6 @@
-// MENTIONS from chunks created in this run (see create_chunks): a new chunk has none yet.
+// MENTIONS from chunks created in this run (see create_chunks): a new chunk has none yet. `title`: the entity is
+// what the chunk's document is about; `sentences`: which of the chunk's sentences name it (the structural layer).
 UNWIND $rows AS row
 MATCH (c:Chunk {id: row.chunk_id})
 MATCH (e:Entity {key: row.key})
-CREATE (c)-[:MENTIONS {count: row.count}]->(e)
+CREATE (c)-[:MENTIONS {count: row.count, title: row.title, sentences: row.sentences}]->(e)

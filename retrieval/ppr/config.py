@@ -36,6 +36,7 @@ class GraphOptions(BaseModel):
     title_weight: float = Field(default=2.0, ge=0.0)  # extra weight on the edge between a passage and its title entity
     synonym_threshold: float | None = Field(default=None, ge=0.0, le=100.0)  # rapidfuzz ratio; None = no synonym edges
     synonym_weight: float = Field(default=1.0, ge=0.0)
+    cooccurrence_weight: float = Field(default=0.0, ge=0.0)  # entity-entity edges per shared sentence; 0 = none
     type_weights: dict[str, float] = Field(default_factory=lambda: {"REPORTED_BY": 0.1})
 
 

@@ -15,10 +15,10 @@ from rapidfuzz import fuzz, process
 from retrieval.models import EntityMatch, MatchTier
 from retrieval.ppr.snapshot import GraphSnapshot
 from retrieval.ppr.synonyms import normalise
+from schema.lexicon import generic_words
 
 MAX_SPAN_TOKENS = 6
 _POSSESSIVE = re.compile(r"['’]s$")
-STOP_SPANS = frozenset({"the", "a", "an", "of", "in", "and", "who", "what", "where", "which", "when", "film", "is"})
 
 
 class EntityMatcher(Protocol):
@@ -33,12 +33,13 @@ class DictionaryMatcher:
         self.fuzzy_cutoff = fuzzy_cutoff
         titled = set(snapshot.titles.indices.tolist()) if titles_only else None
         self._lookup: dict[str, list[int]] = defaultdict(list)
+        generic = generic_words()  # never a name on its own (schema/lexicon/generic_words.txt)
         for idx, (name, aliases) in enumerate(zip(snapshot.entity_names, snapshot.entity_aliases, strict=True)):
             if titled is not None and idx not in titled:
                 continue
             for surface in {name, *aliases}:
                 norm = normalise(surface)
-                if norm and norm not in STOP_SPANS and idx not in self._lookup[norm]:
+                if norm and norm not in generic and idx not in self._lookup[norm]:
                     self._lookup[norm].append(idx)
         self._surfaces = list(self._lookup)
 

@@ -72,8 +72,17 @@ def _mention_edges(snap: GraphSnapshot, opts: GraphOptions) -> tuple[FloatArray,
     )
 
 
+def _cooccurrence_edges(snap: GraphSnapshot, opts: GraphOptions) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Entity-entity edges between names that share a sentence (already symmetric), weighted by how many."""
+    if snap.cooccurrence is None or opts.cooccurrence_weight <= 0:
+        empty = np.zeros(0)
+        return empty, empty, empty
+    coo = snap.cooccurrence.tocoo()
+    return coo.row.astype(np.float64), coo.col.astype(np.float64), opts.cooccurrence_weight * coo.data
+
+
 def build_walk_graph(snap: GraphSnapshot, opts: GraphOptions) -> WalkGraph:
-    parts = [_relation_edges(snap, opts), _mention_edges(snap, opts)]
+    parts = [_relation_edges(snap, opts), _mention_edges(snap, opts), _cooccurrence_edges(snap, opts)]
     n_syn = 0
     if opts.synonym_threshold is not None and opts.synonym_weight > 0:
         pairs = np.asarray(synonym_pairs(snap.entity_names, opts.synonym_threshold), dtype=np.float64).reshape(-1, 2)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, LiteralString, cast
 
@@ -12,6 +10,8 @@ from neo4j import ManagedTransaction
 
 import cypher
 from core.graph import Graph
+from core.refresh import Refreshing
+from retrieval.graph_version import GraphVersion, fingerprint_of, read_counts
 from retrieval.ppr.config import GraphOptions
 from retrieval.ppr.engine import WalkGraph, build_walk_graph
 from retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, RelationRow, build_snapshot
@@ -19,9 +19,7 @@ from retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, Relatio
 
 def graph_fingerprint(graph: Graph) -> str:
     """Changes when entities, chunks, MENTIONS or relationships are added or removed (count-store lookups)."""
-    rows = graph.read("graph/fingerprint")
-    blob = repr(sorted(rows[0].items())) if rows else ""
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+    return fingerprint_of(read_counts(graph))
 
 
 def _collect(tx: ManagedTransaction) -> tuple[list[EntityRow], list[MentionRow], list[RelationRow]]:
@@ -35,7 +33,8 @@ def _collect(tx: ManagedTransaction) -> tuple[list[EntityRow], list[MentionRow],
             entities.append(EntityRow(a, b or a, typ or "", tuple(items or ())))
         elif kind == "M":
             mentions.extend(
-                MentionRow(a, key, int(n or 1), bool(flag)) for key, n, flag in zip(items, counts, flags, strict=True)
+                MentionRow(a, key, int(n or 1), bool(flag), tuple(sentences or ()))
+                for key, n, flag, sentences in zip(items, counts, flags, chunks, strict=True)
             )
         else:  # R: `flags` holds the relationship types, `chunks` their chunk_ids lists
             relations.extend(
@@ -56,7 +55,8 @@ def export_snapshot(graph: Graph) -> GraphSnapshot:
 class SnapshotCache:
     """The current snapshot and its walk graphs (one per GraphOptions), rebuilt only when the fingerprint changes.
 
-    The fingerprint is checked at most every `check_interval_s` seconds (0 = on every call).
+    The fingerprint comes from `version` (the process's one `GraphVersion`, shared with the name index) or, standalone,
+    from a `GraphVersion` of its own that re-reads it at most every `check_interval_s` seconds (0 = on every call).
     """
 
     def __init__(
@@ -64,30 +64,28 @@ class SnapshotCache:
         graph: Graph,
         check_interval_s: float = 5.0,
         exporter: Callable[[Graph], GraphSnapshot] = export_snapshot,
+        version: GraphVersion | None = None,
     ) -> None:
         self.graph = graph
-        self.check_interval_s = check_interval_s
+        self.version = version or GraphVersion(graph, check_every_s=check_interval_s)
         self._exporter = exporter
-        self._snapshot: GraphSnapshot | None = None
+        self._cache: Refreshing[str, GraphSnapshot] = Refreshing(self.version.fingerprint, self._export, 0.0)
         self._walks: dict[str, WalkGraph] = {}
-        self._checked_at = 0.0
         self._lock = threading.Lock()
-        self.builds = 0
-        self.last_build_ms = 0.0
+
+    @property
+    def builds(self) -> int:
+        return self._cache.builds
+
+    @property
+    def last_build_ms(self) -> float:
+        return self._cache.last_build_ms
+
+    def _export(self, _fingerprint: str) -> GraphSnapshot:
+        return self._exporter(self.graph)
 
     def snapshot(self) -> GraphSnapshot:
-        with self._lock:
-            now = time.monotonic()
-            if self._snapshot is not None and now - self._checked_at < self.check_interval_s:
-                return self._snapshot
-            self._checked_at = now
-            if self._snapshot is None or graph_fingerprint(self.graph) != self._snapshot.fingerprint:
-                started = time.perf_counter()
-                self._snapshot = self._exporter(self.graph)
-                self._walks = {}
-                self.builds += 1
-                self.last_build_ms = (time.perf_counter() - started) * 1000
-            return self._snapshot
+        return self._cache.get()
 
     def walk(self, options: GraphOptions) -> WalkGraph:
         snap = self.snapshot()
@@ -95,11 +93,13 @@ class SnapshotCache:
         with self._lock:
             walk = self._walks.get(key)
             if walk is None or walk.snapshot is not snap:
+                if walk is not None:  # the graph changed: every walk graph belongs to the old snapshot
+                    self._walks.clear()
                 walk = self._walks[key] = build_walk_graph(snap, options)
             return walk
 
     def stats(self) -> dict[str, Any]:
-        snap = self._snapshot
+        snap = self._cache.current
         return {
             "builds": self.builds,
             "last_build_ms": round(self.last_build_ms, 1),

@@ -27,6 +27,7 @@ class MentionRow(NamedTuple):
     entity_key: str
     weight: int = 1  # the MENTIONS `count`
     is_title: bool = False  # the entity is the title of the chunk's document (encyclopedia-style corpora)
+    sentences: tuple[int, ...] = ()  # which of the chunk's sentences name the entity
 
 
 class RelationRow(NamedTuple):
@@ -49,6 +50,7 @@ class GraphSnapshot:
     rel_target: npt.NDArray[np.int64]  # R, entity index
     rel_types: list[str]
     rel_chunks: sparse.csr_matrix  # R x C, 1 where the chunk supports the relationship
+    cooccurrence: sparse.csr_matrix | None = None  # E x E, symmetric: sentences naming both entities
     fingerprint: str = ""
     entity_index: dict[str, int] = field(default_factory=dict)
     chunk_index: dict[str, int] = field(default_factory=dict)
@@ -76,6 +78,8 @@ class GraphSnapshot:
     def memory_bytes(self) -> int:
         arrays = [self.rel_source, self.rel_target]
         mats = [self.mentions, self.titles, self.rel_chunks]
+        if self.cooccurrence is not None:
+            mats.append(self.cooccurrence)
         total = sum(a.nbytes for a in arrays)
         total += sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes for m in mats)
         return int(total)
@@ -115,11 +119,17 @@ def build_snapshot(
     m_vals: list[float] = []
     t_rows: list[int] = []
     t_cols: list[int] = []
+    s_rows: list[int] = []  # (chunk, sentence) slot -> entity, for co-occurrence
+    s_cols: list[int] = []
+    slots: dict[tuple[int, int], int] = {}
     for m in mentions:
         ent = entity_index.get(m.entity_key)
         if ent is None:
             continue
         c = chunk_id_of(m.chunk_id)
+        for sentence in m.sentences:
+            s_rows.append(slots.setdefault((c, sentence), len(slots)))
+            s_cols.append(ent)
         m_rows.append(c)
         m_cols.append(ent)
         m_vals.append(float(max(m.weight, 1)))
@@ -155,6 +165,7 @@ def build_snapshot(
     rel_chunks = sparse.csr_matrix((np.ones(len(rc_rows)), (rc_rows, rc_cols)), shape=(n_r, n_c), dtype=np.float64)
     rel_chunks.data[:] = 1.0  # duplicates summed above; a chunk supports a relationship once
     return GraphSnapshot(
+        cooccurrence=_cooccurrence(s_rows, s_cols, len(slots), n_e),
         entity_keys=keys,
         entity_names=names,
         entity_labels=labels,
@@ -170,3 +181,15 @@ def build_snapshot(
         entity_index=entity_index,
         chunk_index=chunk_index,
     )
+
+
+def _cooccurrence(slot_rows: list[int], entity_cols: list[int], n_slots: int, n_entities: int) -> sparse.csr_matrix:
+    """E x E: how many sentences name both entities (the diagonal dropped)."""
+    incidence = sparse.csr_matrix(
+        (np.ones(len(slot_rows)), (slot_rows, entity_cols)), shape=(n_slots, n_entities), dtype=np.float64
+    )
+    incidence.data[:] = 1.0
+    pairs = sparse.csr_matrix(incidence.T @ incidence)
+    pairs.setdiag(0.0)
+    pairs.eliminate_zeros()
+    return pairs

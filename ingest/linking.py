@@ -1,0 +1,130 @@
+"""Link the corpus's own names wherever they occur: the dictionary pass of the entity layer.
+
+A tagger misses names (film titles, lower-profile people) and tags a name in one chunk but not in the next. Once a run
+has written its entities, every chunk not yet linked is scanned for the names and aliases of all entities the graph
+holds, longest match first, and gains a MENTIONS edge (`linked: true`, with the sentences that name it) for each one
+the tagger did not give it. Generic words are never linked on their own: those in `schema/lexicon/generic_words.txt`,
+and one-word names the scanned text itself writes in lower case at least twice as often as capitalised ("Death",
+"Series"). A chunk is marked `linked` once its rows are written, so a run killed here is finished by the next one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from core.documents import Chunk
+from core.graph import Graph
+from ingest.extractors.offline import extraction_text
+from ingest.normalize import normalise_name
+from ingest.rows import Row
+from ingest.sentences import sentence_of, sentence_starts
+from schema.lexicon import generic_words
+
+MAX_SPAN_WORDS = 8
+MIN_NAME_CHARS = 3
+LOWERCASE_DOMINANCE = 2.0  # a one-word name written in lower case this many times as often as capitalised is a word
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+@dataclass
+class Dictionary:
+    """Normalised surface (words joined by a space) -> entity keys."""
+
+    keys: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+    @classmethod
+    def of(cls, entities: Iterable[Row]) -> Dictionary:
+        out = cls()
+        for row in entities:
+            for surface in {row["name"], *(row.get("aliases") or [])}:
+                norm = normalise_name(str(surface))
+                if len(norm) >= MIN_NAME_CHARS and not norm.isdigit() and row["key"] not in out.keys[norm]:
+                    out.keys[norm].append(str(row["key"]))
+        return out
+
+    def without_generic(self, words: Counter[str], capitalised: Counter[str]) -> Dictionary:
+        generic = generic_words()
+        out = Dictionary()
+        for norm, keys in self.keys.items():
+            if " " not in norm and (norm in generic or words[norm] >= LOWERCASE_DOMINANCE * max(capitalised[norm], 1)):
+                continue
+            out.keys[norm] = keys
+        return out
+
+
+@dataclass
+class LinkReport:
+    chunks_scanned: int = 0
+    mentions_linked: int = 0
+
+
+def _tokens(text: str) -> list[tuple[str, int, bool]]:
+    """(normalised word, offset, capitalised) for every word of the text."""
+    out = []
+    for match in _WORD.finditer(text):
+        norm = normalise_name(match.group())
+        if norm:
+            out.append((norm, match.start(), match.group()[:1].isupper()))
+    return out
+
+
+def find_names(text: str, dictionary: Dictionary) -> dict[str, set[int]]:
+    """Entity key -> sentence indices, for the dictionary's names in `text`, longest match first, no overlaps."""
+    tokens = _tokens(text)
+    starts = sentence_starts(text)
+    found: dict[str, set[int]] = defaultdict(set)
+    i = 0
+    while i < len(tokens):
+        for size in range(min(MAX_SPAN_WORDS, len(tokens) - i), 0, -1):
+            span = " ".join(t[0] for t in tokens[i : i + size])
+            keys = dictionary.keys.get(span)
+            if keys:
+                sentence = sentence_of(starts, tokens[i][1])
+                for key in keys:
+                    found[key].add(sentence)
+                i += size
+                break
+        else:
+            i += 1
+    return found
+
+
+def _chunk_of(row: Row) -> Chunk:
+    return Chunk(id=row["id"], document_id="", index=int(row["index"] or 0), text=row["text"] or "",
+                 title=row["title"] or "")  # fmt: skip
+
+
+class DictionaryLinker:
+    def __init__(self, graph: Graph, batch_size: int = 10_000) -> None:
+        self.graph = graph
+        self.batch_size = batch_size
+
+    def run(self) -> LinkReport:
+        rows = self.graph.read("ingest/unlinked_chunks")
+        report = LinkReport(chunks_scanned=len(rows))
+        if not rows:
+            return report
+        texts = [(row["id"], extraction_text(_chunk_of(row))) for row in rows]
+        lower, upper = Counter[str](), Counter[str]()
+        for _, text in texts:
+            for norm, _, capitalised in _tokens(text):
+                (upper if capitalised else lower)[norm] += 1
+        dictionary = Dictionary.of(self.graph.read("ingest/existing_entities")).without_generic(lower, upper)
+        links: list[Row] = []
+        for chunk_id, text in texts:
+            for key, sentences in find_names(text, dictionary).items():
+                links.append(
+                    {"chunk_id": chunk_id, "key": key, "count": len(sentences), "sentences": sorted(sentences)}
+                )
+        self._write(links, [chunk_id for chunk_id, _ in texts])
+        report.mentions_linked = len(links)
+        return report
+
+    def _write(self, links: Sequence[Row], chunk_ids: Sequence[str]) -> None:
+        if links:
+            self.graph.write_batches("ingest/link_mentions", list(links), self.batch_size, 1)
+        marks = [{"id": chunk_id} for chunk_id in chunk_ids]
+        self.graph.write_batches("ingest/mark_chunks_linked", marks, self.batch_size, 1)
