@@ -83,13 +83,14 @@ class Settings(BaseSettings):
     api_port: int = 8000  # port `graphwire serve` listens on
     max_question_chars: int = 1000  # longest question the API accepts
     max_top_k: int = 50  # largest top_k the API accepts
-    request_timeout_s: float = 30.0  # timeout per Cypher statement
+    # timeout of each Cypher statement run through Graph; in the API also the deadline of /v1/query and /v1/retrieve
+    request_timeout_s: float = 30.0
 
     # Retrieval caps
     key_fact_cap: int = 10  # key facts passed to the answerer
     bridge_fact_cap: int = 30  # bridge (multi-hop) facts passed to the answerer
     direct_fact_cap: int = 20  # direct facts passed to the answerer
-    excerpt_cap: int = 10  # chunk excerpts passed to the answerer
+    excerpt_cap: int = 10  # ranked excerpts passed to the answerer (chain-fact excerpts are added beyond it)
     excerpt_chars: int = 800  # characters per excerpt
     # personalized PageRank damping (restart probability = 1 - damping)
     ppr_damping: float = Field(default=0.5, gt=0.0, lt=1.0)
