@@ -2,7 +2,9 @@
 
 - Publications named in a question, from a gazetteer of the corpus's `source` values plus short outlet forms
   ("CNBC" for "Cnbc | World Business News Leader", "The Independent" for its three sections). Short or common-word
-  names match case-sensitively on word boundaries so "on the verge of" or "the age of" never name an outlet.
+  names match case-sensitively on word boundaries so "on the verge of" or "the age of" never name an outlet. The
+  outlets a question may name beyond the corpus, the short forms and the common-phrase guards are schema data (the
+  news schema's gazetteer file: `question_outlets`, `question_aliases`, `not_outlet_after`).
 - Dates and time expressions ("published on October 9, 2023", "before November 5", "in December 2023") with the
   relation the question puts on them (on / before / after), and the publication each one belongs to.
 - Temporal and comparison cues ("subsequent", "same day", "while", "in contrast", yes/no form).
@@ -20,37 +22,8 @@ from functools import cached_property
 
 from pydantic import BaseModel, Field
 
-# Outlets a news question may name that are not necessarily in the corpus. A question naming one of these that the
-# corpus lacks is a strong sign that it cannot be answered from it (MultiHop-RAG's null questions do exactly that).
-KNOWN_OUTLETS: tuple[str, ...] = (
-    "Reuters", "Bloomberg", "Associated Press", "The Washington Post", "The Wall Street Journal", "Financial Times",
-    "The Economist", "CNN", "BBC News", "Al Jazeera", "NPR", "Politico", "Axios", "Forbes", "Business Insider",
-    "The Atlantic", "The New Yorker", "USA Today", "Los Angeles Times", "The Times of India", "The Hindu",
-    "Hindustan Times", "The Telegraph", "The Times", "Daily Mail", "Sky News", "ESPN", "Yahoo Finance",
-    "MarketWatch", "Ars Technica", "ZDNet", "VentureBeat", "Gizmodo", "IGN", "Kotaku", "Variety", "Billboard",
-    "Rolling Stone", "The Hollywood Reporter", "Scientific American", "New Scientist",
-    "Science News For Students", "Sky Sports", "Yahoo News", "Mashable", "Wired", "Engadget", "TechCrunch",
-    "The Verge", "Fortune", "CNBC", "The Guardian", "The New York Times", "FOX News",
-)  # fmt: skip
-
-# Short forms a question uses for a corpus source, keyed by the lower-cased head of the source's name.
-OUTLET_ALIASES: dict[str, tuple[str, ...]] = {
-    "cnbc": ("CNBC",),
-    "fox news": ("Fox News", "FOX News"),
-    "the independent": ("The Independent",),
-    "the new york times": ("New York Times", "NYT"),
-    "the sydney morning herald": ("Sydney Morning Herald", "SMH"),
-    "cbssports.com": ("CBS Sports", "CBSSports"),
-    "scitechdaily": ("SciTechDaily", "SciTech Daily"),
-    "globes english": ("Globes",),
-    "the roar": ("The Roar",),
-    "bbc news": ("BBC",),
-    "live science": ("Live Science", "LiveScience"),
-    "business today": ("Business Today",),
-}
-
-# A surface form followed by this is a common phrase, not the outlet ("The Age of AI", "Fortune 500").
-NOT_OUTLET_AFTER: dict[str, str] = {"The Age": r"\s+of\b", "Fortune": r"\s*\d", "The Times": r"\s+of\b"}
+from core.schema import configured_schema
+from schema.model import GraphSchema
 
 _SECTION_SEPARATOR = re.compile(r"\s+\|\s+|\s+-\s+|:\s+")
 _WORD = r"[A-Za-z0-9]"
@@ -83,9 +56,22 @@ class _Surface:
 
 
 class OutletGazetteer:
-    """Finds publications in questions. Build it from the corpus's distinct `source` values."""
+    """Finds publications in questions. Build it from the corpus's distinct `source` values.
 
-    def __init__(self, sources: Iterable[str], known_outlets: Iterable[str] = KNOWN_OUTLETS) -> None:
+    `known_outlets`: outlets a question may name that the corpus need not have (a question naming one the corpus
+    lacks is a strong sign it cannot be answered from it); default: the schema's `question_outlets`. `schema`: where
+    those, the short forms and the common-phrase guards come from (default: the configured schema)."""
+
+    def __init__(
+        self,
+        sources: Iterable[str],
+        known_outlets: Iterable[str] | None = None,
+        schema: GraphSchema | None = None,
+    ) -> None:
+        data = (schema or configured_schema()).gazetteer_data
+        known_outlets = data.question_outlets if known_outlets is None else known_outlets
+        self._aliases = data.question_aliases
+        self._not_after = data.not_outlet_after
         self.sources = sorted({s.strip() for s in sources if s and s.strip()})
         surfaces: dict[str, _Surface] = {}
         for surface in self._corpus_surfaces():
@@ -104,7 +90,7 @@ class OutletGazetteer:
         for head_key, members in by_head.items():
             head = outlet_head(members[0])
             group = tuple(members)
-            forms = {head, *OUTLET_ALIASES.get(head_key, ())}
+            forms = {head, *self._aliases.get(head_key, ())}
             for form in sorted(forms):
                 yield _Surface(form, _case_sensitive(form), head, group)
 
@@ -124,7 +110,7 @@ class OutletGazetteer:
         for match in self._pattern.finditer(text):
             group = match.lastgroup or ""
             surface = self._surfaces[int(group[1:])]
-            if _is_common_phrase(surface.text, text, match.end()):
+            if self._is_common_phrase(surface.text, text, match.end()):
                 continue
             mentions.append(
                 PublicationMention(
@@ -137,15 +123,15 @@ class OutletGazetteer:
             )
         return _with_clauses(text, mentions)
 
+    def _is_common_phrase(self, surface: str, text: str, end: int) -> bool:
+        """A surface form followed by its guard is a common phrase, not the outlet ("The Age of AI", "Fortune 500")."""
+        guard = self._not_after.get(surface)
+        return guard is not None and re.match(guard, text[end:]) is not None
+
 
 def _case_sensitive(form: str) -> bool:
     """Only long multi-word names (three words or more) are safe to match ignoring case."""
     return len(form.split()) < 3
-
-
-def _is_common_phrase(surface: str, text: str, end: int) -> bool:
-    guard = NOT_OUTLET_AFTER.get(surface)
-    return guard is not None and re.match(guard, text[end:]) is not None
 
 
 _SEGMENT_BREAK = re.compile(

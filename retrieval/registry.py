@@ -129,9 +129,10 @@ def build_answerer(name: str | AnswererName, settings: Settings) -> Answerer:
     if choice is AnswererName.AUTO:
         choice = AnswererName.LLM if settings.llm_configured else AnswererName.EXTRACTIVE
     if choice is AnswererName.EXTRACTIVE:
+        from core.schema import configured_schema
         from retrieval.answer.extractive import ExtractiveAnswerer
 
-        return ExtractiveAnswerer()
+        return ExtractiveAnswerer(schema=configured_schema(settings))
     if not settings.llm_configured:
         raise UnknownModeError("answerer 'llm' needs LLM_BASE_URL and LLM_MODEL; use 'extractive' or 'auto'")
     from retrieval.answer.llm import LLMAnswerer

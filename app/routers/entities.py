@@ -8,10 +8,10 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from app.deps import GraphDep
+from app.deps import GraphDep, SettingsDep
 from app.errors import ApiError
+from core.schema import configured_schema
 from retrieval.graph.lookup import EntityHit, GraphStats, graph_stats, lookup_entities
-from schema.model import load_schema
 
 router = APIRouter(tags=["graph"])
 
@@ -24,15 +24,19 @@ class EntitiesResponse(BaseModel):
 @router.get("/entities", response_model=EntitiesResponse)
 async def entities(
     graph: GraphDep,
+    settings: SettingsDep,
     q: Annotated[str, Query(min_length=1, max_length=200, description="A name, alias or part of one.")],
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
-    label: Annotated[str | None, Query(description="Only this node label (e.g. Person).")] = None,
+    label: Annotated[
+        str | None, Query(description="Only this node label of the configured schema (e.g. Person).")
+    ] = None,
 ) -> EntitiesResponse:
     """Entities whose name or alias matches `q` (exact, prefix, substring, then fuzzy), best first."""
     if not q.strip():
         raise ApiError(422, "validation_error", "q must not be blank")
-    if label is not None and label not in load_schema().labels:
-        raise ApiError(422, "validation_error", f"unknown label {label!r}", {"labels": load_schema().labels})
+    labels = configured_schema(settings).labels  # the schema SCHEMA_PATH names, not always the news one
+    if label is not None and label not in labels:
+        raise ApiError(422, "validation_error", f"unknown label {label!r}", {"labels": labels})
     hits = await run_in_threadpool(lookup_entities, graph, q, limit, label)
     return EntitiesResponse(query=q, entities=hits)
 

@@ -23,43 +23,18 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from core.schema import configured_schema
 from retrieval.graph.relations import asked_relations
 from retrieval.graph.text import content_terms
 from retrieval.models import ABSTENTION, Answer, Citation, Fact, FactTier, RankedChunk, RetrievalResult
+from schema.model import GraphSchema
 
-# What a wh-question asks for, by the noun after "which"/"what" or by "who".
-LABEL_WORDS: dict[str, tuple[str, ...]] = {
-    "Person": ("person", "individual", "executive", "ceo", "founder", "player", "who", "whom", "man", "woman"),
-    "Organization": ("company", "companies", "firm", "organization", "organisation", "startup", "start-up",
-                     "business", "supplier", "team", "maker", "manufacturer", "carmaker", "miner", "bank", "group"),
-    "Product": ("product", "device", "model", "app", "service", "platform", "car", "sedan", "phone"),
-    "Location": ("city", "country", "where", "place", "region"),
-    "Event": ("event", "trial", "match", "tournament", "conference"),
-    "Award": ("award", "prize", "trophy"),
-    "Publication": ("outlet", "publication", "newspaper", "magazine"),
-}  # fmt: skip
 _WH = re.compile(r"\b(who|whom|which|what|where)\b((?:\s+[\w'-]+){0,3})", re.IGNORECASE)
 # Questions whose answer is an amount, a time or a reason: no relationship in the graph states one.
 _NOT_AN_ENTITY = re.compile(r"^(?:how\b|when\b|why\b)", re.IGNORECASE)
 _INTERROGATIVE = re.compile(r"\b(?:who|whom|which|what|where|how|when|why)\b", re.IGNORECASE)
 # ", and who is its chief executive?": the second part of a two-part question.
 _PARTS = re.compile(r",?\s+and\s+(?=(?:who|whom|which|what|where)\b)", re.IGNORECASE)
-# How a follow-up answer is joined to the previous one, by the relationship between them:
-# (previous answer is the subject, previous answer is the object).
-PHRASES: dict[str, tuple[str, str]] = {
-    "CEO_OF": ("chief executive of", "run by"),
-    "WORKS_FOR": ("who works for", "where works"),
-    "FOUNDED": ("founder of", "founded by"),
-    "OWNS": ("which owns", "owned by"),
-    "INVESTED_IN": ("which backed", "backed by"),
-    "SUED": ("which sued", "sued by"),
-    "SUPPLIES": ("which supplies", "supplied by"),
-    "PRODUCED": ("maker of", "made by"),
-    "LOCATED_IN": ("based in", "home of"),
-    "TESTIFIED_IN": ("who testified in", "where testified"),
-    "CHARGED_WITH": ("charged with", "the charge against"),
-    "RECEIVED": ("which received", "received by"),
-}
 _MAX_CHAIN = 4
 _MAX_PATHS = 20_000
 _TIER_WEIGHT = {FactTier.KEY: 3.0, FactTier.BRIDGE: 2.5, FactTier.DIRECT: 1.0}
@@ -73,19 +48,21 @@ class _Candidate:
     facts: list[Fact] | None = None
 
 
-def asked_label(question: str) -> str | None:
+def asked_label(question: str, schema: GraphSchema | None = None) -> str | None:
+    """The node label a wh-question asks for: by the noun after "which"/"what" ("which drone maker"), or by the
+    wh-word itself ("who", "where"), from the labels' `question_words` in the schema (default: the configured one)."""
     match = _WH.search(question)
     if match is None:
         return None
+    label_words = (schema or configured_schema()).label_words
     wh, nouns = match.group(1).lower(), (match.group(2) or "").lower().split()
-    if wh == "where":
-        return "Location"
     if wh in ("which", "what"):
         for noun in nouns:  # "which drone maker", "which other investment firm"
-            for label, words in LABEL_WORDS.items():
+            for label, words in label_words.items():
                 if any(noun.startswith(w) for w in words):
                     return label
-    return "Person" if wh in ("who", "whom") else None
+        return None
+    return next((label for label, words in label_words.items() if wh in words), None)  # who, whom, where
 
 
 def _distances(facts: list[Fact], starts: set[str], types: set[str]) -> dict[str, int]:
@@ -109,8 +86,10 @@ def _distances(facts: list[Fact], starts: set[str], types: set[str]) -> dict[str
 class ExtractiveAnswerer:
     name = "extractive"
 
-    def __init__(self, max_citations: int = 3) -> None:
+    def __init__(self, max_citations: int = 3, schema: GraphSchema | None = None) -> None:
+        """`schema`: whose question words, cue words and answer phrases to use (default: the configured one)."""
         self.max_citations = max_citations
+        self.schema = schema or configured_schema()
 
     def answer(self, question: str, result: RetrievalResult) -> Answer:
         if not result.entities or result.details.get("abstain_reason"):
@@ -131,11 +110,11 @@ class ExtractiveAnswerer:
             return self._abstain()
         parts = [p for p in _PARTS.split(question) if p.strip()]
         matched = {e.name for e in result.entities}
-        if len(parts) == 1 and not asked_relations(question):
+        if len(parts) == 1 and not asked_relations(question, self.schema):
             return self._joining(question, result, matched)
         text, cited, previous = "", [], None
         for part in parts:
-            asked, label = asked_relations(part), asked_label(part)
+            asked, label = asked_relations(part, self.schema), asked_label(part, self.schema)
             chain, follow_up = None, False
             if previous is not None and not any(e.mention.lower() in part.lower() for e in result.entities):
                 # "who is its chief executive?": from the previous answer first
@@ -145,14 +124,14 @@ class ExtractiveAnswerer:
                 chain = _best_chain(result.facts, matched, asked, label, _explained(result.facts), matched)
             if chain is None:
                 return self._abstain()
-            text = _compose(text, previous, chain, follow_up)
+            text = _compose(text, previous, chain, follow_up, self.schema.answer_phrases)
             cited.extend(chain.answer_facts)
             previous = chain
         return Answer(text=text, answerer=self.name, citations=self._cite(cited, result))
 
     def _joining(self, question: str, result: RetrievalResult, matched: set[str]) -> Answer:
         """No relation word: only an entity that joins two question entities (BRIDGE facts) can be the answer."""
-        candidates = self._candidates(result.facts, matched, {}, asked_label(question))
+        candidates = self._candidates(result.facts, matched, {}, asked_label(question, self.schema))
         if not candidates:
             return self._abstain()
         best = candidates[0]
@@ -202,7 +181,7 @@ class ExtractiveAnswerer:
             if not asks_about_order(question):
                 return self._abstain()  # "was there a change after ...": the dates alone do not answer it
             return self._temporal(question, result, outlets[:2], str(order))
-        asked = set(asked_relations(question))
+        asked = set(asked_relations(question, self.schema))
         key_facts = [f for f in result.facts if f.tier is FactTier.KEY and f.relationship != "REPORTED_BY"]
         supporting = [f for f in key_facts if f.relationship in asked]  # a link of some other kind proves nothing
         if len(outlets) >= 2:  # "did A and B both report ...": each outlet needs a chunk behind the fact
@@ -377,14 +356,16 @@ def _in_evidence_order(names: list[str], facts: list[Fact]) -> list[str]:
     return sorted(dict.fromkeys(names), key=position)
 
 
-def _compose(text: str, previous: _Chain | None, chain: _Chain, follow_up: bool) -> str:
+def _compose(
+    text: str, previous: _Chain | None, chain: _Chain, follow_up: bool, phrases: dict[str, tuple[str, str]]
+) -> str:
     """The first part's answer as is; a follow-up joined by its relationship to the previous answer."""
     name = " and ".join(chain.names)
     if previous is None:
         return name
     last = chain.last
-    if follow_up and last is not None and len(chain.facts) == 1 and last.relationship in PHRASES:
-        as_subject, as_object = PHRASES[last.relationship]
+    if follow_up and last is not None and len(chain.facts) == 1 and last.relationship in phrases:
+        as_subject, as_object = phrases[last.relationship]
         phrase = as_subject if last.subject in previous.names else as_object
         return f"{text}, {phrase} {name}"
     return f"{text}; {name}"
