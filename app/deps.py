@@ -19,6 +19,7 @@ from app.errors import ApiError
 from app.resources import ChromaProvider, GraphProvider
 from core.graph import Graph
 from core.settings import Settings
+from retrieval.registry import RetrievalContext
 
 API_KEY_HEADER = "X-API-Key"
 _api_key_scheme = APIKeyHeader(
@@ -39,6 +40,12 @@ def get_graph_provider(request: Request) -> GraphProvider:
 def get_chroma_provider(request: Request) -> ChromaProvider:
     provider: ChromaProvider = request.app.state.chroma_provider
     return provider
+
+
+def get_retrieval(request: Request) -> RetrievalContext:
+    """The app's one `RetrievalContext`: every mode, and the graph services they share, built once per process."""
+    context: RetrievalContext = request.app.state.retrieval
+    return context
 
 
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
@@ -68,3 +75,4 @@ def require_api_key(settings: SettingsDep, api_key: Annotated[str | None, Securi
 GraphDep = Annotated[Graph, Depends(get_graph)]
 ChromaDep = Annotated[ClientAPI, Depends(get_chroma)]
 ApiKeyDep = Annotated[None, Depends(require_api_key)]
+RetrievalDep = Annotated[RetrievalContext, Depends(get_retrieval)]

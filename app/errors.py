@@ -17,7 +17,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.resources import Neo4jNotConfiguredError
@@ -29,16 +29,16 @@ NEO4J_DOWN_MESSAGE = "Neo4j is unavailable; check `graphwire neo4j status` or NE
 
 
 class ErrorBody(BaseModel):
-    code: str
-    message: str
-    request_id: str | None = None
-    details: Any = None
+    code: str = Field(description="Machine-readable error code, e.g. validation_error, unauthorized, timeout.")
+    message: str = Field(description="What went wrong, for people.")
+    request_id: str | None = Field(default=None, description="The request's X-Request-ID, for the server logs.")
+    details: Any = Field(default=None, description="Extra context (e.g. the known modes or labels), when any.")
 
 
 class ErrorResponse(BaseModel):
     """The body of every error response (documented in OpenAPI)."""
 
-    error: ErrorBody
+    error: ErrorBody = Field(description="The error.")
 
 
 class ApiError(Exception):

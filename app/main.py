@@ -15,6 +15,7 @@ from app.resources import ChromaProvider, GraphProvider
 from app.routers import build_v1_router, health
 from core.logging import configure_logging
 from core.settings import Settings, get_settings
+from retrieval.registry import RetrievalContext
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,10 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
     app.state.graph_provider = GraphProvider(settings, apply_schema_on_connect=settings.neo4j_apply_schema_on_start)
     app.state.chroma_provider = ChromaProvider(settings)
+    app.state.retrieval = RetrievalContext(
+        settings, graph=app.state.graph_provider.get, chroma=app.state.chroma_provider.get
+    )
+    app.state.answerers = {}
     await run_in_threadpool(_try_connect, app.state.graph_provider)
     try:
         yield

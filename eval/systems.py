@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import ExitStack
 
-from core.chroma import open_client
 from core.chunk_store import ChunkStore
 from core.graph import Graph
 from core.settings import Settings
@@ -47,6 +46,7 @@ class SystemBuilder:
         self._graph: Graph | None = None
         self._store: ChunkStore | None = None
         self._flat: dict[str, Retriever] | None = None
+        self._ctx: RetrievalContext | None = None
 
     def __enter__(self) -> SystemBuilder:
         return self
@@ -86,7 +86,13 @@ class SystemBuilder:
         return self._flat[name]
 
     def _context(self) -> RetrievalContext:
-        return RetrievalContext(self.settings, graph=lambda: self.graph, chroma=lambda: open_client(self.settings))
+        """One context for the whole run: every system shares its graph services and flat index, as in the API."""
+        if self._ctx is None:
+            self._ctx = RetrievalContext(self.settings, graph=lambda: self.graph, chroma=self._chroma)
+        return self._ctx
+
+    def _chroma(self) -> object:
+        return self.store.client
 
     def _from_registry(self, name: str) -> Retriever:
         if name not in mode_names():

@@ -1,54 +1,6 @@
-"""Name normalisation and entity keys: the one place that decides when two surface forms are the same name."""
+"""Name normalisation now lives in `core.names` (shared with retrieval); these names are re-exported for the
+ingest modules that still import them from here."""
 
-from __future__ import annotations
+from core.names import CORPORATE_SUFFIXES, clean_surface, digits_of, entity_key, normalise_name
 
-import re
-import unicodedata
-from functools import lru_cache
-
-# Legal-form suffixes that never distinguish two companies in news text ("Apple Inc." is "Apple").
-CORPORATE_SUFFIXES = frozenset(
-    {
-        "inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "plc", "gmbh", "ag",
-        "sa", "nv", "bv", "lp", "llp", "pty", "holdings",
-    }
-)  # fmt: skip
-# Labels whose leading "the" is part of how people write the name but not of its identity ("The Verge" / "Verge").
-_THE_PREFIX_LABELS = frozenset({"Organization", "Publication", "Product", "Event", "Location", "Award"})
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
-_NON_WORD = re.compile(r"[^\w\s]")
-_SPACES = re.compile(r"\s+")
-
-
-@lru_cache(maxsize=200_000)
-def clean_surface(name: str) -> str:
-    """A display-safe surface form: one line, straight apostrophes, no possessive or stray punctuation at the ends."""
-    text = _SPACES.sub(" ", name.translate(_APOSTROPHES)).strip()
-    if text.endswith("'s") or text.endswith("s'"):
-        text = text[:-2] if text.endswith("'s") else text[:-1]
-    return text.strip(" ,;:-\"'()[]").strip()
-
-
-@lru_cache(maxsize=200_000)  # pure, and resolution calls it for every mention
-def normalise_name(name: str, label: str | None = None) -> str:
-    """Lower case, no accents or punctuation, no corporate suffix, no leading "the" for labels where it is noise."""
-    text = unicodedata.normalize("NFKD", clean_surface(name))
-    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower().replace("&", " and ")
-    text = _SPACES.sub(" ", _NON_WORD.sub(" ", text.replace("'", ""))).strip()
-    words = text.split(" ")
-    if label in _THE_PREFIX_LABELS and len(words) > 1 and words[0] == "the":
-        words = words[1:]
-    if label in (None, "Organization", "Publication") and len(words) > 1:
-        while len(words) > 1 and words[-1] in CORPORATE_SUFFIXES:
-            words = words[:-1]
-    return " ".join(words)
-
-
-def entity_key(label: str, name: str) -> str:
-    """The unique key of an entity node: `<Label>:<normalised name>`."""
-    return f"{label}:{normalise_name(name, label)}"
-
-
-def digits_of(text: str) -> tuple[str, ...]:
-    """The numbers in a name; two names with different numbers are different things (iPhone 14 / iPhone 15)."""
-    return tuple(re.findall(r"\d+", text))
+__all__ = ["CORPORATE_SUFFIXES", "clean_surface", "digits_of", "entity_key", "normalise_name"]

@@ -31,14 +31,14 @@ class HybridConfig(BaseModel):
 class HybridRetriever:
     name = "hybrid"
 
-    def __init__(self, graph: Retriever, flat: FlatPlusRetriever, config: HybridConfig | None = None) -> None:
-        self.graph = graph
+    def __init__(self, graph_retriever: Retriever, flat: FlatPlusRetriever, config: HybridConfig | None = None) -> None:
+        self.graph_retriever = graph_retriever
         self.flat = flat
         self.config = config or HybridConfig()
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
         started = time.perf_counter()
-        graph_result = self.graph.retrieve(question, top_k=self.config.graph_depth)
+        graph_result = self.graph_retriever.retrieve(question, top_k=self.config.graph_depth)
         graph_ids = [chunk.chunk_id for chunk in graph_result.chunks]
         guidance = None
         if graph_ids:
@@ -62,16 +62,16 @@ class HybridRetriever:
             chunks=flat_result.chunks,
             facts=graph_result.facts,
             entities=graph_result.entities,
+            analysis=graph_result.analysis,
+            excerpts=graph_result.excerpts,
+            abstain_reason=graph_result.abstain_reason,
             timings_ms=timings,
             details=details,
         )
 
 
 def hybrid_mode(ctx: RetrievalContext) -> HybridRetriever:
-    from retrieval.flat.modes import flat_plus_mode
-    from retrieval.registry import graph_mode
-
-    flat = flat_plus_mode(ctx)
+    flat = ctx.retriever("flat_plus")
     if not isinstance(flat, FlatPlusRetriever):
         raise TypeError("hybrid needs the flat+ retriever")
     settings = ctx.settings
@@ -80,4 +80,4 @@ def hybrid_mode(ctx: RetrievalContext) -> HybridRetriever:
         guidance_weight=settings.hybrid_guidance_weight,
         graph_depth=settings.hybrid_graph_depth,
     )
-    return HybridRetriever(graph_mode(ctx), flat, config)
+    return HybridRetriever(ctx.retriever("graph"), flat, config)

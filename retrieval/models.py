@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import date
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from core.documents import Chunk
+from retrieval.question import PublicationMention
 
 
 class MatchTier(StrEnum):
@@ -74,28 +75,54 @@ class RankedChunk(ChunkRecord):
         return cls(**record.model_dump(include=set(ChunkRecord.model_fields)), score=float(score))
 
 
+class Excerpt(BaseModel):
+    """A passage of a chunk behind the result's facts, cut around the fact's evidence, for answerers to quote."""
+
+    chunk_id: str
+    title: str
+    source: str | None = None
+    published_at: date | None = None
+    text: str
+
+
+class QuestionSummary(BaseModel):
+    """What the retriever read from the question that answerers act on (the graph retriever's stage 1)."""
+
+    yes_no: bool = False
+    order: Literal["before", "after"] | None = None  # the before/after cue of a temporal question
+    outlets: list[PublicationMention] = Field(default_factory=list)  # one per distinct corpus outlet, in order
+    unknown_publications: list[str] = Field(default_factory=list)  # outlets named that the graph does not have
+
+
 class RetrievalResult(BaseModel):
-    """Ranked chunks (best first) plus, for graph modes, the facts and matched entities behind them."""
+    """Ranked chunks (best first) plus, for graph modes, the facts and matched entities behind them.
+
+    `analysis`, `excerpts` and `abstain_reason` are what answerers and the API rely on; `details` is diagnostics
+    only (per-mode, untyped: the router's choice, PPR seeds, hybrid's contribution, ...).
+    """
 
     mode: str
     chunks: list[RankedChunk] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
     entities: list[EntityMatch] = Field(default_factory=list)
+    analysis: QuestionSummary | None = None  # None: the mode does not analyse questions
+    excerpts: list[Excerpt] = Field(default_factory=list)
+    abstain_reason: str | None = None  # set when the retriever already knows there is nothing to answer from
     timings_ms: dict[str, float] = Field(default_factory=dict)
-    details: dict[str, Any] = Field(default_factory=dict)  # e.g. the router's choice and reason
+    details: dict[str, Any] = Field(default_factory=dict)
 
 
 class Usage(BaseModel):
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    llm_calls: int = Field(default=0, description="LLM requests made for this answer.")
+    prompt_tokens: int = Field(default=0, description="Prompt tokens those requests used.")
+    completion_tokens: int = Field(default=0, description="Completion tokens those requests used.")
 
 
 class Citation(BaseModel):
-    chunk_id: str
-    title: str
-    publication: str | None = None
-    published_at: date | None = None
+    chunk_id: str = Field(description="The cited chunk.")
+    title: str = Field(description="Title of the chunk's article.")
+    publication: str | None = Field(default=None, description="The article's outlet, if known.")
+    published_at: date | None = Field(default=None, description="The article's publication date, if known.")
 
 
 ABSTENTION = "Insufficient information."

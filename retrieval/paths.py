@@ -23,9 +23,9 @@ CANDIDATES_SHOWN = 5
 
 
 class EntityRef(BaseModel):
-    key: str
-    name: str
-    label: str
+    key: str = Field(description="Unique key of the entity, `<Label>:<normalised name>`.")
+    name: str = Field(description="Display name.")
+    label: str = Field(description="Entity type.")
 
 
 class EntityNotFoundError(LookupError):
@@ -57,43 +57,43 @@ def resolve_entity(graph: Graph, name: str) -> EntityRef:
 
 
 class ChunkSource(BaseModel):
-    chunk_id: str
-    document_id: str | None = None
-    title: str | None = None
-    source: str | None = None
-    published_at: date | None = None
+    chunk_id: str = Field(description="A chunk the fact was extracted from.")
+    document_id: str | None = Field(default=None, description="Its article's id.")
+    title: str | None = Field(default=None, description="Its article's title.")
+    source: str | None = Field(default=None, description="Its article's outlet.")
+    published_at: date | None = Field(default=None, description="Its article's publication date.")
 
 
 class GraphFact(BaseModel):
-    subject: str
-    subject_key: str
-    subject_label: str
-    relationship: str
-    object: str
-    object_key: str
-    object_label: str
-    chunk_ids: list[str] = Field(default_factory=list)
-    evidence: list[str] = Field(default_factory=list)
+    subject: str = Field(description="Name of the relationship's start node.")
+    subject_key: str = Field(description="Key of the start node.")
+    subject_label: str = Field(description="Label of the start node.")
+    relationship: str = Field(description="Relationship type.")
+    object: str = Field(description="Name of the relationship's end node.")
+    object_key: str = Field(description="Key of the end node.")
+    object_label: str = Field(description="Label of the end node.")
+    chunk_ids: list[str] = Field(default_factory=list, description="Chunks the fact was extracted from.")
+    evidence: list[str] = Field(default_factory=list, description="Evidence sentences, one per chunk id.")
 
     def render(self) -> str:
         return f"{self.subject} -[{self.relationship}]-> {self.object}"
 
 
 class Hop(BaseModel):
-    hop: int
-    facts: list[GraphFact]
-    new_facts: int
-    new_entities: int
-    approx_tokens: int  # of the rendered facts plus their evidence added at this hop
-    cumulative_facts: int
-    cumulative_tokens: int
-    truncated: bool  # the hop hit its fact limit; more facts exist at this distance
+    hop: int = Field(description="Distance from the entity (1 = its own relationships).")
+    facts: list[GraphFact] = Field(description="Facts first reached at this distance.")
+    new_facts: int = Field(description="How many facts this hop adds.")
+    new_entities: int = Field(description="How many entities this hop reaches for the first time.")
+    approx_tokens: int = Field(description="Approximate tokens of the rendered facts plus evidence of this hop.")
+    cumulative_facts: int = Field(description="Facts up to and including this hop.")
+    cumulative_tokens: int = Field(description="Approximate tokens up to and including this hop.")
+    truncated: bool = Field(description="The hop hit its fact limit; more facts exist at this distance.")
 
 
 class Neighborhood(BaseModel):
-    entity: EntityRef
-    hops: list[Hop]
-    excluded_types: list[str]
+    entity: EntityRef = Field(description="The entity the name resolved to.")
+    hops: list[Hop] = Field(description="Facts by distance, nearest first.")
+    excluded_types: list[str] = Field(description="Relationship types not followed (hubs such as REPORTED_BY).")
 
 
 def _tokens(fact: GraphFact) -> int:
@@ -158,19 +158,19 @@ def neighborhood(
 class PathStep(BaseModel):
     """One hop of a path, in the direction walked (`from_entity` -> `to_entity`), with the stored fact's direction."""
 
-    step: int
-    from_entity: EntityRef
-    to_entity: EntityRef
-    fact: GraphFact
-    forward: bool  # True when the stored relationship points from `from_entity` to `to_entity`
-    sources: list[ChunkSource] = Field(default_factory=list)
+    step: int = Field(description="Position on the path, from 1.")
+    from_entity: EntityRef = Field(description="Where this step starts.")
+    to_entity: EntityRef = Field(description="Where this step ends.")
+    fact: GraphFact = Field(description="The stored relationship walked.")
+    forward: bool = Field(description="True when the stored relationship points from from_entity to to_entity.")
+    sources: list[ChunkSource] = Field(default_factory=list, description="The chunks behind the fact.")
 
 
 class EntityPath(BaseModel):
-    source: EntityRef
-    target: EntityRef
-    length: int
-    steps: list[PathStep]
+    source: EntityRef = Field(description="The start entity the name resolved to.")
+    target: EntityRef = Field(description="The end entity the name resolved to.")
+    length: int = Field(description="Number of relationships on the path.")
+    steps: list[PathStep] = Field(description="The path, step by step from source to target.")
 
 
 class NoPathError(LookupError):

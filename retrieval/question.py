@@ -252,7 +252,7 @@ class DateMention(BaseModel):
     day: int | None = None
     granularity: Granularity
     relation: DateRelation = DateRelation.ON
-    publication: int | None = None  # index into QuestionAnalysis.publications of the outlet this date belongs to
+    publication: int | None = None  # index into QuestionSignals.publications of the outlet this date belongs to
 
     def as_date(self) -> date | None:
         if self.year and self.month and self.day:
@@ -382,7 +382,7 @@ _SAME_SOURCE = re.compile(
 )
 
 
-class QuestionAnalysis(BaseModel):
+class QuestionSignals(BaseModel):
     question: str
     publications: list[PublicationMention] = Field(default_factory=list)
     dates: list[DateMention] = Field(default_factory=list)
@@ -429,10 +429,10 @@ class QuestionAnalysis(BaseModel):
         return any(m.admits(published) for m in relevant)
 
 
-def analyze_question(question: str, gazetteer: OutletGazetteer) -> QuestionAnalysis:
+def question_signals(question: str, gazetteer: OutletGazetteer) -> QuestionSignals:
     publications = gazetteer.find(question)
     dates = _attach_dates(find_dates(question), publications)
-    return QuestionAnalysis(
+    return QuestionSignals(
         question=question,
         publications=publications,
         dates=dates,

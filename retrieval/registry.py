@@ -5,8 +5,8 @@ factory given as "module:function" (imported on first use, so a mode's dependenc
 The factory takes a `RetrievalContext` and returns a `Retriever`. To add a mode: write the factory next to your
 retriever and add ONE line to `MODES`.
 
-    pool = RetrieverPool(RetrievalContext(settings, graph=lambda: graph))
-    result = pool.get("graph").retrieve("Who supplies Kestrel Motors?", top_k=10)
+    ctx = RetrievalContext(settings, graph=lambda: graph)
+    result = ctx.retriever("graph").retrieve("Who supplies Kestrel Motors?", top_k=10)
     answer = build_answerer("auto", settings).answer(question, result)
 """
 
@@ -17,11 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from importlib import import_module
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from core.graph import Graph
 from core.settings import Settings
 from retrieval.base import Answerer, Retriever
+
+if TYPE_CHECKING:
+    from retrieval.flat import FlatRetriever
+    from retrieval.services import GraphServices
 
 
 class UnknownModeError(ValueError):
@@ -30,16 +34,65 @@ class UnknownModeError(ValueError):
 
 @dataclass
 class RetrievalContext:
-    """What factories may use: settings, and lazy getters for the shared Neo4j graph and Chroma client."""
+    """What factories may use: settings, lazy getters for the shared Neo4j graph and Chroma client, and the state
+    every mode shares, built once per context (one context per process: the API app, a CLI command, an eval run).
+
+    - `services()`: the `GraphServices` (name index, stage 1 cache, matcher, chunk cache, PPR snapshot, schema) of
+      the current graph; rebuilt only when the graph object changes (the API re-creates it after an auth failure).
+    - `flat_retrievers()`: the four flat retrievers over one chunk store and one in-memory flat index.
+    - `retriever(name)`: each mode built once and reused, so modes that use another mode (hybrid uses graph and
+      flat_plus, auto any of them) get the same instance the API serves.
+    """
 
     settings: Settings
     graph: Callable[[], Graph] | None = None
     chroma: Callable[[], Any] | None = None
+    _services: tuple[int, Any] | None = field(default=None, init=False, repr=False)
+    _flat: dict[str, Any] | None = field(default=None, init=False, repr=False)
+    _built: dict[str, tuple[int, Retriever]] = field(default_factory=dict, init=False, repr=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
 
     def require_graph(self) -> Graph:
         if self.graph is None:
             raise UnknownModeError("this mode needs Neo4j, but no graph was provided")
         return self.graph()
+
+    def services(self) -> GraphServices:
+        from retrieval.services import GraphServices
+
+        graph = self.require_graph()
+        with self._lock:
+            if self._services is None or self._services[0] != id(graph):
+                self._services = (id(graph), GraphServices.from_settings(graph, self.settings))
+            return cast(GraphServices, self._services[1])
+
+    def flat_retrievers(self) -> dict[str, FlatRetriever]:
+        with self._lock:
+            if self._flat is None:
+                from core.chroma import open_client
+                from core.chunk_store import ChunkStore
+                from core.embeddings import embedder_from_settings
+                from retrieval.flat import build_flat_retrievers
+
+                settings = self.settings
+                client = self.chroma() if self.chroma is not None else open_client(settings)
+                store = ChunkStore(client, settings.chroma_collection, embedder_from_settings(settings))
+                self._flat = dict(build_flat_retrievers(store, settings))
+            return cast("dict[str, FlatRetriever]", self._flat)
+
+    def retriever(self, name: str) -> Retriever:
+        """Mode `name`, built on first use and kept; rebuilt when the graph object changes."""
+        spec = MODES.get(name)
+        if spec is None:
+            raise UnknownModeError(f"unknown retrieval mode {name!r}; known modes: {', '.join(MODES)}")
+        graph_id = id(self.require_graph()) if spec.needs_graph else 0
+        with self._lock:  # re-entrant: a factory may ask for another mode (hybrid -> graph)
+            cached = self._built.get(name)
+            if cached is not None and cached[0] == graph_id:
+                return cached[1]
+            retriever = spec.load()(self)
+            self._built[name] = (graph_id, retriever)
+            return retriever
 
 
 RetrieverFactory = Callable[[RetrievalContext], Retriever]
@@ -76,12 +129,7 @@ MODES: dict[str, ModeSpec] = {
 def graph_mode(ctx: RetrievalContext) -> Retriever:
     from retrieval.graph import GraphRetriever
 
-    llm_aliases = None
-    if ctx.settings.llm_configured:
-        from retrieval.aliases.llm import LLMAliasExtractor
-
-        llm_aliases = LLMAliasExtractor(ctx.settings)
-    return GraphRetriever.from_settings(ctx.require_graph(), ctx.settings, llm_aliases=llm_aliases)
+    return GraphRetriever.from_settings(ctx.require_graph(), ctx.settings, services=ctx.services())
 
 
 def mode_names() -> list[str]:
@@ -89,33 +137,18 @@ def mode_names() -> list[str]:
 
 
 def build_retriever(name: str, ctx: RetrievalContext) -> Retriever:
-    spec = MODES.get(name)
-    if spec is None:
-        raise UnknownModeError(f"unknown retrieval mode {name!r}; known modes: {', '.join(MODES)}")
-    return spec.load()(ctx)
+    """Mode `name` of this context (built once per context, see `RetrievalContext.retriever`)."""
+    return ctx.retriever(name)
 
 
 @dataclass
 class RetrieverPool:
-    """Builds each mode once and reuses it (retrievers hold caches); rebuilt when the graph object changes."""
+    """The modes of one context by name: every pool over the same context hands out the same instances."""
 
     ctx: RetrievalContext
-    _built: dict[str, tuple[int, Retriever]] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def get(self, name: str) -> Retriever:
-        spec = MODES.get(name)
-        if spec is None:
-            raise UnknownModeError(f"unknown retrieval mode {name!r}; known modes: {', '.join(MODES)}")
-        graph_id = id(self.ctx.require_graph()) if spec.needs_graph else 0
-        with self._lock:
-            cached = self._built.get(name)
-            if cached is not None and cached[0] == graph_id:
-                return cached[1]
-        retriever = spec.load()(self.ctx)
-        with self._lock:
-            self._built[name] = (graph_id, retriever)
-        return retriever
+        return self.ctx.retriever(name)
 
 
 class AnswererName(StrEnum):

@@ -163,16 +163,8 @@ class AutoRetriever:
 
 
 def auto_mode(ctx: RetrievalContext) -> AutoRetriever:
-    from retrieval.ppr.mode import GraphStageMatcher
-    from retrieval.registry import RetrieverPool, mode_names
+    """Routes with the shared stages 1-2 to the context's own mode instances (no second copy of any)."""
+    from retrieval.registry import mode_names
 
-    settings = ctx.settings
-    llm_aliases = None
-    if settings.llm_configured:
-        from retrieval.aliases.llm import LLMAliasExtractor
-
-        llm_aliases = LLMAliasExtractor(settings)
-    stages = GraphStageMatcher(ctx.require_graph(), llm_aliases)
-    pool = RetrieverPool(ctx)
-    policy = RoutingPolicy(default_rules(settings.router_unanswerable_mode), mode_names)
-    return AutoRetriever(stages.analyse, policy, pool.get)
+    policy = RoutingPolicy(default_rules(ctx.settings.router_unanswerable_mode), mode_names)
+    return AutoRetriever(ctx.services().analyse, policy, ctx.retriever)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from app.deps import GraphDep, SettingsDep
@@ -17,8 +17,8 @@ router = APIRouter(tags=["graph"])
 
 
 class EntitiesResponse(BaseModel):
-    query: str
-    entities: list[EntityHit]
+    query: str = Field(description="The lookup text.")
+    entities: list[EntityHit] = Field(description="Matching entities, best first.")
 
 
 @router.get("/entities", response_model=EntitiesResponse)

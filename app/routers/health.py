@@ -11,7 +11,7 @@ from typing import Any, Literal
 import neo4j
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from app.deps import ChromaProviderDep, GraphProviderDep, SettingsDep
 from schema.model import load_schema
@@ -20,24 +20,24 @@ router = APIRouter(tags=["service"])
 
 
 class ComponentHealth(BaseModel):
-    status: Literal["ok", "error"]
-    latency_ms: float
-    reason: str | None = None
-    details: dict[str, Any] = {}
+    status: Literal["ok", "error"] = Field(description="Whether the component answered.")
+    latency_ms: float = Field(description="How long the check took.")
+    reason: str | None = Field(default=None, description="Why the check failed, when it did.")
+    details: dict[str, Any] = Field(default_factory=dict, description="What the component said about itself.")
 
 
 class HealthResponse(BaseModel):
-    status: Literal["ok", "unavailable"]
-    components: dict[str, ComponentHealth]
+    status: Literal["ok", "unavailable"] = Field(description="ok when every component is ok.")
+    components: dict[str, ComponentHealth] = Field(description="One check per backing service (neo4j, chroma).")
 
 
 class VersionResponse(BaseModel):
-    name: str
-    version: str
-    api: str
-    python: str
-    neo4j_driver: str
-    schema_fingerprint: str
+    name: str = Field(description="Package name.")
+    version: str = Field(description="Package version.")
+    api: str = Field(description="API version prefix.")
+    python: str = Field(description="Python version of the server.")
+    neo4j_driver: str = Field(description="Version of the Neo4j Python driver.")
+    schema_fingerprint: str = Field(description="Fingerprint of the loaded graph schema file.")
 
 
 def _check(probe: Callable[[], dict[str, Any]]) -> ComponentHealth:

@@ -6,25 +6,28 @@ import asyncio
 import threading
 import time
 from datetime import date
-from typing import Annotated, Any
+from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from app.deps import ChromaProviderDep, GraphProviderDep, SettingsDep
+from app.deps import RetrievalDep, SettingsDep
 from app.errors import ApiError
 from core.settings import Settings
 from retrieval.base import Answerer
-from retrieval.models import Answer, Citation, Fact, MatchTier, RankedChunk, RetrievalResult, Usage
-from retrieval.registry import (
-    AnswererName,
-    RetrievalContext,
-    RetrieverPool,
-    UnknownModeError,
-    build_answerer,
-    mode_names,
+from retrieval.models import (
+    Answer,
+    Citation,
+    Excerpt,
+    Fact,
+    MatchTier,
+    QuestionSummary,
+    RankedChunk,
+    RetrievalResult,
+    Usage,
 )
+from retrieval.registry import AnswererName, RetrievalContext, UnknownModeError, build_answerer, mode_names
 
 router = APIRouter(tags=["query"])
 _state_lock = threading.Lock()
@@ -47,24 +50,26 @@ class QueryRequest(RetrieveRequest):
 
 
 class EntityOut(BaseModel):
-    mention: str
-    node: str
-    key: str
-    label: str
-    tier: MatchTier
-    score: float
+    mention: str = Field(description="The question's text that matched.")
+    node: str = Field(description="Display name of the matched graph node.")
+    key: str = Field(description="Unique key of the node, `<Label>:<normalised name>`.")
+    label: str = Field(description="The node's label (entity type), e.g. Organization or Publication.")
+    tier: MatchTier = Field(description="How the mention matched the node: exact, prefix, substring or fuzzy.")
+    score: float = Field(description="Match score, 0-100 (PPR: 0-1); higher is closer.")
 
 
 class FactOut(BaseModel):
-    tier: str
-    subject: str
-    subject_label: str
-    relationship: str
-    object: str
-    object_label: str
-    chunk_ids: list[str]
-    score: float
-    evidence: list[str] | None = None
+    tier: str = Field(description="KEY (between two matched entities), BRIDGE (through one intermediate) or DIRECT.")
+    subject: str = Field(description="Name of the relationship's start node.")
+    subject_label: str = Field(description="Label of the start node.")
+    relationship: str = Field(description="Relationship type, e.g. SUPPLIES.")
+    object: str = Field(description="Name of the relationship's end node.")
+    object_label: str = Field(description="Label of the end node.")
+    chunk_ids: list[str] = Field(description="Chunks the fact was extracted from (its provenance).")
+    score: float = Field(description="The fact's rank score; higher is more relevant to the question.")
+    evidence: list[str] | None = Field(
+        default=None, description="Evidence sentences, one per chunk id (only with include_context)."
+    )
 
     @classmethod
     def of(cls, fact: Fact, include_context: bool) -> FactOut:
@@ -77,13 +82,13 @@ class FactOut(BaseModel):
 
 
 class ChunkOut(BaseModel):
-    chunk_id: str
-    document_id: str
-    title: str
-    publication: str | None = None
-    published_at: date | None = None
-    score: float
-    text: str | None = None
+    chunk_id: str = Field(description="Chunk id (stable: a hash of document, position and text).")
+    document_id: str = Field(description="Id of the article the chunk belongs to.")
+    title: str = Field(description="Title of the article.")
+    publication: str | None = Field(default=None, description="The article's outlet (corpus `source`), if known.")
+    published_at: date | None = Field(default=None, description="The article's publication date, if known.")
+    score: float = Field(description="The mode's score for this chunk; chunks are returned best first.")
+    text: str | None = Field(default=None, description="The chunk's text (only with include_context).")
 
     @classmethod
     def of(cls, chunk: RankedChunk, include_context: bool) -> ChunkOut:
@@ -94,44 +99,82 @@ class ChunkOut(BaseModel):
         )
 
 
+class ExcerptOut(BaseModel):
+    chunk_id: str = Field(description="The chunk the excerpt is cut from.")
+    title: str = Field(description="Title of the chunk's article.")
+    publication: str | None = Field(default=None, description="The article's outlet, if known.")
+    published_at: date | None = Field(default=None, description="The article's publication date, if known.")
+    text: str = Field(description="About EXCERPT_CHARS characters around the fact's evidence.")
+
+    @classmethod
+    def of(cls, excerpt: Excerpt) -> ExcerptOut:
+        return cls(
+            chunk_id=excerpt.chunk_id,
+            title=excerpt.title,
+            publication=excerpt.source,
+            published_at=excerpt.published_at,
+            text=excerpt.text,
+        )
+
+
+class OutletOut(BaseModel):
+    name: str = Field(description="The outlet's display name.")
+    sources: list[str] = Field(description="The corpus `source` values it stands for.")
+    clause: str = Field(description="The part of the question about this outlet.")
+
+
+class AnalysisOut(BaseModel):
+    yes_no: bool = Field(description="The question asks for yes or no.")
+    order: Literal["before", "after"] | None = Field(
+        default=None, description="The before/after cue of a temporal question, if any."
+    )
+    outlets: list[OutletOut] = Field(description="Outlets of the corpus the question names, in question order.")
+    unknown_publications: list[str] = Field(
+        description="Outlets the question names that the graph does not have (the answerer then abstains)."
+    )
+
+    @classmethod
+    def of(cls, summary: QuestionSummary) -> AnalysisOut:
+        return cls(
+            yes_no=summary.yes_no,
+            order=summary.order,
+            outlets=[OutletOut(name=o.name, sources=o.sources, clause=o.clause) for o in summary.outlets],
+            unknown_publications=summary.unknown_publications,
+        )
+
+
 class RetrieveResponse(BaseModel):
-    question: str
-    mode: str
-    entities: list[EntityOut]
-    facts: list[FactOut]
-    chunks: list[ChunkOut]
-    timings_ms: dict[str, float]
-    details: dict[str, Any] = Field(default_factory=dict)
+    question: str = Field(description="The question as answered (surrounding whitespace removed).")
+    mode: str = Field(description="The retrieval mode that ran (`auto` reports its choice in details.router).")
+    entities: list[EntityOut] = Field(description="Graph nodes the question matched (graph modes).")
+    facts: list[FactOut] = Field(description="KEY/BRIDGE/DIRECT facts behind the chunks (graph modes).")
+    chunks: list[ChunkOut] = Field(description="Ranked chunks, best first, at most top_k.")
+    analysis: AnalysisOut | None = Field(
+        default=None, description="What the graph retriever read from the question (graph, hybrid; auto when routed)."
+    )
+    excerpts: list[ExcerptOut] | None = Field(
+        default=None, description="Passages of the facts' chunks handed to the answerer (only with include_context)."
+    )
+    abstain_reason: str | None = Field(
+        default=None, description="Why the retriever found nothing to answer from, when it already knows."
+    )
+    timings_ms: dict[str, float] = Field(description="Milliseconds per stage, and in total.")
+    details: dict[str, Any] = Field(
+        default_factory=dict, description="Per-mode diagnostics (router choice, PPR seeds, ...); not a stable contract."
+    )
 
 
 class QueryResponse(RetrieveResponse):
-    answer: str
-    answerer: str
-    abstained: bool
-    citations: list[Citation]
-    usage: Usage
+    answer: str = Field(description='The answer, or exactly "Insufficient information." when it abstains.')
+    answerer: str = Field(description='The answerer that ran: "extractive" or "llm:<model>".')
+    abstained: bool = Field(description="True when the answer is the abstention.")
+    citations: list[Citation] = Field(description="The chunks the answer rests on, in order of use.")
+    usage: Usage = Field(description="LLM calls and tokens this answer cost (zero for the extractive answerer).")
 
 
 class ModesResponse(BaseModel):
-    modes: list[str]
-    answerers: list[str]
-
-
-async def get_pool(
-    request: Request, settings: SettingsDep, graphs: GraphProviderDep, chroma: ChromaProviderDep
-) -> RetrieverPool:
-    """One pool per app (retrievers keep caches between requests), created on first use (no I/O: runs inline)."""
-    state = request.app.state
-    with _state_lock:
-        pool: RetrieverPool | None = getattr(state, "retriever_pool", None)
-        if pool is None:
-            pool = RetrieverPool(RetrievalContext(settings, graph=graphs.get, chroma=chroma.get))
-            state.retriever_pool = pool
-            state.answerers = {}
-    return pool
-
-
-PoolDep = Annotated[RetrieverPool, Depends(get_pool)]
+    modes: list[str] = Field(description="Retrieval modes, for the `mode` field of /v1/query and /v1/retrieve.")
+    answerers: list[str] = Field(description="Answerers, for the `answerer` field of /v1/query.")
 
 
 def _answerer(request: Request, settings: Settings, name: AnswererName) -> Answerer:
@@ -170,18 +213,15 @@ async def _bounded(settings: Settings, fn: Any, *args: Any) -> Any:
         raise ApiError(504, "timeout", f"the request took longer than {settings.request_timeout_s:g} s") from exc
 
 
-def _retrieve(pool: RetrieverPool, mode: str, question: str, top_k: int) -> RetrievalResult:
+def _retrieve(retrieval: RetrievalContext, mode: str, question: str, top_k: int) -> RetrievalResult:
     try:
-        retriever = pool.get(mode)
+        retriever = retrieval.retriever(mode)
     except UnknownModeError as exc:
         raise ApiError(422, "validation_error", str(exc)) from exc
     return retriever.retrieve(question, top_k=top_k)
 
 
 def _retrieve_response(question: str, result: RetrievalResult, include_context: bool) -> dict[str, Any]:
-    details = dict(result.details)
-    if not include_context:
-        details.pop("excerpts", None)
     return {
         "question": question,
         "mode": result.mode,
@@ -191,8 +231,11 @@ def _retrieve_response(question: str, result: RetrievalResult, include_context: 
         ],
         "facts": [FactOut.of(f, include_context) for f in result.facts],
         "chunks": [ChunkOut.of(c, include_context) for c in result.chunks],
+        "analysis": AnalysisOut.of(result.analysis) if result.analysis is not None else None,
+        "excerpts": [ExcerptOut.of(e) for e in result.excerpts] if include_context else None,
+        "abstain_reason": result.abstain_reason,
         "timings_ms": dict(result.timings_ms),
-        "details": details,
+        "details": dict(result.details),
     }
 
 
@@ -203,29 +246,29 @@ def modes() -> ModesResponse:
 
 
 @router.post("/retrieve", response_model=RetrieveResponse, response_model_exclude_none=True)
-async def retrieve(body: RetrieveRequest, settings: SettingsDep, pool: PoolDep) -> dict[str, Any]:
+async def retrieve(body: RetrieveRequest, settings: SettingsDep, retrieval: RetrievalDep) -> dict[str, Any]:
     """Stages 1-4 only: matched entities, KEY/BRIDGE/DIRECT facts and ranked chunks, with per-stage timings."""
     question = _check_bounds(body, settings)
-    result: RetrievalResult = await _bounded(settings, _retrieve, pool, body.mode, question, body.top_k)
+    result: RetrievalResult = await _bounded(settings, _retrieve, retrieval, body.mode, question, body.top_k)
     return _retrieve_response(question, result, body.include_context)
 
 
 def _retrieve_and_answer(
-    pool: RetrieverPool, answerer: Answerer, body: QueryRequest, question: str
+    retrieval: RetrievalContext, answerer: Answerer, body: QueryRequest, question: str
 ) -> tuple[RetrievalResult, Answer, float]:
-    result = _retrieve(pool, body.mode, question, body.top_k)
+    result = _retrieve(retrieval, body.mode, question, body.top_k)
     started = time.perf_counter()
     answer = answerer.answer(question, result)
     return result, answer, round((time.perf_counter() - started) * 1000, 3)
 
 
 @router.post("/query", response_model=QueryResponse, response_model_exclude_none=True)
-async def query(body: QueryRequest, request: Request, settings: SettingsDep, pool: PoolDep) -> dict[str, Any]:
+async def query(body: QueryRequest, request: Request, settings: SettingsDep, retrieval: RetrievalDep) -> dict[str, Any]:
     """Retrieve, then answer with the chosen answerer; abstains with exactly "Insufficient information."."""
     question = _check_bounds(body, settings)
     answerer = _answerer(request, settings, body.answerer)
     started = time.perf_counter()
-    result, answer, answer_ms = await _bounded(settings, _retrieve_and_answer, pool, answerer, body, question)
+    result, answer, answer_ms = await _bounded(settings, _retrieve_and_answer, retrieval, answerer, body, question)
     payload = _retrieve_response(question, result, body.include_context)
     payload["timings_ms"]["answer"] = answer_ms
     payload["timings_ms"]["request"] = round((time.perf_counter() - started) * 1000, 3)

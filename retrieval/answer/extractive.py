@@ -21,12 +21,21 @@ import re
 from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
 
 from core.schema import configured_schema
 from retrieval.graph.relations import asked_relations
 from retrieval.graph.text import content_terms
-from retrieval.models import ABSTENTION, Answer, Citation, Fact, FactTier, RankedChunk, RetrievalResult
+from retrieval.models import (
+    ABSTENTION,
+    Answer,
+    Citation,
+    Fact,
+    FactTier,
+    QuestionSummary,
+    RankedChunk,
+    RetrievalResult,
+)
+from retrieval.question import PublicationMention
 from schema.model import GraphSchema
 
 _WH = re.compile(r"\b(who|whom|which|what|where)\b((?:\s+[\w'-]+){0,3})", re.IGNORECASE)
@@ -92,13 +101,14 @@ class ExtractiveAnswerer:
         self.schema = schema or configured_schema()
 
     def answer(self, question: str, result: RetrievalResult) -> Answer:
-        if not result.entities or result.details.get("abstain_reason"):
+        analysis = result.analysis or QuestionSummary()
+        if not result.entities or result.abstain_reason:
             return self._abstain()
-        if result.details.get("unknown_publications"):
+        if analysis.unknown_publications:
             return (
                 self._abstain()
             )  # the question cites an outlet the corpus does not have: its claims cannot be checked
-        yes_no = bool(result.details.get("yes_no")) or _looks_yes_no(question)
+        yes_no = analysis.yes_no or _looks_yes_no(question)
         if yes_no:
             return self._yes_no(question, result)
         return self._wh(question, result)
@@ -175,12 +185,12 @@ class ExtractiveAnswerer:
 
     # yes / no -------------------------------------------------------------------------------------------------
     def _yes_no(self, question: str, result: RetrievalResult) -> Answer:
-        outlets: list[dict[str, Any]] = list(result.details.get("outlets") or [])
-        order = result.details.get("order")
-        if len(outlets) >= 2 and order in ("before", "after"):
+        analysis = result.analysis or QuestionSummary()
+        outlets, order = analysis.outlets, analysis.order
+        if len(outlets) >= 2 and order is not None:
             if not asks_about_order(question):
                 return self._abstain()  # "was there a change after ...": the dates alone do not answer it
-            return self._temporal(question, result, outlets[:2], str(order))
+            return self._temporal(question, result, outlets[:2], order)
         asked = set(asked_relations(question, self.schema))
         key_facts = [f for f in result.facts if f.tier is FactTier.KEY and f.relationship != "REPORTED_BY"]
         supporting = [f for f in key_facts if f.relationship in asked]  # a link of some other kind proves nothing
@@ -190,11 +200,13 @@ class ExtractiveAnswerer:
             return Answer(text="Yes", answerer=self.name, citations=self._cite(supporting, result))
         return self._abstain()
 
-    def _temporal(self, question: str, result: RetrievalResult, outlets: list[dict[str, Any]], order: str) -> Answer:
+    def _temporal(
+        self, question: str, result: RetrievalResult, outlets: list[PublicationMention], order: str
+    ) -> Answer:
         picks: list[RankedChunk] = []
         for outlet in outlets:
-            terms = content_terms(outlet.get("clause") or question)  # the part of the question about this outlet
-            sources = set(outlet.get("sources") or [outlet.get("name")])
+            terms = content_terms(outlet.clause or question)  # the part of the question about this outlet
+            sources = set(outlet.sources or [outlet.name])
             own = [c for c in result.chunks if c.source in sources and c.published_at is not None]
             if not own:
                 return self._abstain()
@@ -210,7 +222,7 @@ class ExtractiveAnswerer:
     # helpers --------------------------------------------------------------------------------------------------
     def _cite(self, facts: list[Fact], result: RetrievalResult) -> list[Citation]:
         by_id = {c.chunk_id: c for c in result.chunks}
-        excerpts = {e["chunk_id"]: e for e in result.details.get("excerpts") or []}
+        excerpts = {e.chunk_id: e for e in result.excerpts}
         citations: dict[str, Citation] = {}
         for fact in facts:
             for chunk_id in fact.chunk_ids:
@@ -222,12 +234,7 @@ class ExtractiveAnswerer:
                     e = excerpts[chunk_id]
                     citations.setdefault(
                         chunk_id,
-                        Citation(
-                            chunk_id=chunk_id,
-                            title=e["title"],
-                            publication=e.get("source"),
-                            published_at=e.get("published_at"),
-                        ),
+                        Citation(chunk_id=chunk_id, title=e.title, publication=e.source, published_at=e.published_at),
                     )
         return list(citations.values())
 
@@ -373,16 +380,16 @@ def _compose(
 
 def _chunk_sources(result: RetrievalResult) -> dict[str, str | None]:
     sources: dict[str, str | None] = {c.chunk_id: c.source for c in result.chunks}
-    for e in result.details.get("excerpts") or []:
-        sources.setdefault(e["chunk_id"], e.get("source"))
+    for e in result.excerpts:
+        sources.setdefault(e.chunk_id, e.source)
     return sources
 
 
-def _reported_by_each(fact: Fact, outlets: list[dict[str, Any]], result: RetrievalResult) -> bool:
+def _reported_by_each(fact: Fact, outlets: list[PublicationMention], result: RetrievalResult) -> bool:
     """Whether every named outlet has a chunk supporting the fact (chunks of unknown source prove nothing)."""
     sources = _chunk_sources(result)
     fact_sources = {sources.get(chunk_id) for chunk_id in fact.chunk_ids}
-    return all(fact_sources & set(o.get("sources") or [o.get("name")]) for o in outlets)
+    return all(fact_sources & set(o.sources or [o.name]) for o in outlets)
 
 
 def _citation(chunk: RankedChunk) -> Citation:

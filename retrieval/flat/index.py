@@ -7,7 +7,6 @@ encoding for the same cores (a 10x slowdown measured on 2 cores without the limi
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -22,6 +21,7 @@ from threadpoolctl import ThreadpoolController
 
 from core.chunk_store import ChunkStore
 from core.documents import Chunk
+from core.refresh import Refreshing
 from retrieval.flat.tokenize import bm25_tokens
 
 Scores = npt.NDArray[np.float64]
@@ -131,23 +131,14 @@ class FlatIndex:
         self.bm25_k1 = bm25_k1
         self.bm25_b = bm25_b
         self.check_every_s = check_every_s
-        self._snapshot: IndexSnapshot | None = None
-        self._checked_at = 0.0
-        self._lock = threading.Lock()
+        self._cache: Refreshing[str, IndexSnapshot] = Refreshing(store.revision, self._build, check_every_s)
+
+    def _build(self, revision: str) -> IndexSnapshot:
+        return build_snapshot(self.store, revision, self.tokenizer, self.bm25_k1, self.bm25_b)
 
     def snapshot(self) -> IndexSnapshot:
         """The current snapshot, rebuilt first if the store changed (checked at most every `check_every_s`)."""
-        now = time.monotonic()
-        current = self._snapshot
-        if current is not None and now - self._checked_at < self.check_every_s:
-            return current
-        with self._lock:
-            revision = self.store.revision()
-            self._checked_at = time.monotonic()
-            if self._snapshot is None or self._snapshot.revision != revision:
-                self._snapshot = build_snapshot(self.store, revision, self.tokenizer, self.bm25_k1, self.bm25_b)
-            return self._snapshot
+        return self._cache.get()
 
     def invalidate(self) -> None:
-        with self._lock:
-            self._snapshot = None
+        self._cache.invalidate()

@@ -24,7 +24,7 @@ from retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranke
 from retrieval.flat.fusion import ranks_of, rrf
 from retrieval.flat.index import FlatIndex, IndexSnapshot, Scores
 from retrieval.models import RetrievalResult
-from retrieval.question import OutletGazetteer, PublicationMention, QuestionAnalysis, analyze_question
+from retrieval.question import OutletGazetteer, PublicationMention, QuestionSignals, question_signals
 from retrieval.timing import StageTimer
 
 Mask = npt.NDArray[np.bool_]
@@ -69,7 +69,7 @@ class CorpusView:
     def from_sources(self, names: Sequence[str]) -> Mask:
         return np.isin(self.sources, list(names)) if names else np.zeros(len(self.sources), dtype=bool)
 
-    def admitted(self, analysis: QuestionAnalysis, publication_index: int | None = None) -> Mask:
+    def admitted(self, analysis: QuestionSignals, publication_index: int | None = None) -> Mask:
         """Chunks whose publication date fits the question's dates (all False when the question has none)."""
         verdicts: dict[date | None, bool] = {}
         mask = np.zeros(len(self.published), dtype=bool)
@@ -84,7 +84,7 @@ class CorpusView:
 class PlusFeatures:
     """Everything flat+ needs about one question; ranking from it is pure numpy (cheap to re-run when tuning)."""
 
-    analysis: QuestionAnalysis
+    analysis: QuestionSignals
     dense: Scores
     lexical: Scores
     mentions: list[PublicationMention]  # in-corpus mentions, in question order
@@ -112,7 +112,7 @@ class FlatPlusRetriever:
 
     def features(self, question: str, snapshot: IndexSnapshot, timer: StageTimer) -> PlusFeatures:
         with timer.stage("analyze"):
-            analysis = analyze_question(question, self.view(snapshot).gazetteer)
+            analysis = question_signals(question, self.view(snapshot).gazetteer)
             picked = [(i, m) for i, m in enumerate(analysis.publications) if m.sources]
             clauses = [m.clause or question for _, m in picked]
             claims = [seg.text for seg in analysis.segments if seg.is_claim]
@@ -165,7 +165,7 @@ class FlatPlusRetriever:
         best = np.argsort(-scores, kind="stable")[:limit]
         return [int(i) for i in best], scores
 
-    def _outlet_and_date_boost(self, view: CorpusView, analysis: QuestionAnalysis, config: FlatPlusConfig) -> Scores:
+    def _outlet_and_date_boost(self, view: CorpusView, analysis: QuestionSignals, config: FlatPlusConfig) -> Scores:
         boost = np.zeros(len(view.sources), dtype=np.float64)
         if analysis.sources:
             boost += config.named_boost * view.from_sources(analysis.sources)

@@ -35,7 +35,8 @@ def fold_plural(token: str) -> str:
     return token
 
 
-def normalise(text: str) -> str:
+def fold_text(text: str) -> str:
+    """NFKC, lower case, straight apostrophes, no thousands separators, possessives or acronym dots."""
     text = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'").replace("\u2018", "'")
     text = _THOUSANDS.sub("", text)
     text = _POSSESSIVE.sub("", text)
@@ -44,7 +45,7 @@ def normalise(text: str) -> str:
 
 def bm25_tokens(text: str) -> list[str]:
     tokens: list[str] = []
-    for match in _TOKEN.finditer(normalise(text)):
+    for match in _TOKEN.finditer(fold_text(text)):
         word = match.group(0)
         parts = re.split(r"[.\-+&]", word)
         if len(parts) > 1 and not _is_number(word):

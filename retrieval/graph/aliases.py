@@ -13,12 +13,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
+from core.names import match_form
 from retrieval.graph.dates import date_windows
-from retrieval.graph.models import Mention, MentionOrigin, PublicationMention, QuestionAnalysis
+from retrieval.graph.models import Mention, MentionOrigin, PublicationMatch, QuestionAnalysis
 from retrieval.graph.names import PUBLICATION, NameIndex
-from retrieval.graph.text import CALENDAR_WORDS, QUESTION_WORDS, STOPWORDS, Token, normalise, tokenize
-from retrieval.question import QuestionAnalysis as QuestionSignals
-from retrieval.question import analyze_question
+from retrieval.graph.text import CALENDAR_WORDS, QUESTION_WORDS, STOPWORDS, Token, tokenize
+from retrieval.question import QuestionSignals, question_signals
 
 # Lower-case words allowed inside a capitalised name ("Bank of America", "Procter & Gamble").
 _CONNECTORS = frozenset({"of", "and", "&", "de", "du", "la", "le", "van", "von", "der", "for", "the", "on", "in"})
@@ -33,12 +33,12 @@ def _is_noise(token: Token) -> bool:
     return low in QUESTION_WORDS or low in CALENDAR_WORDS or low in STOPWORDS
 
 
-def find_publications(signals: QuestionSignals, index: NameIndex) -> list[PublicationMention]:
+def find_publications(signals: QuestionSignals, index: NameIndex) -> list[PublicationMatch]:
     """The Publication nodes behind the outlets the question names (one per node, first mention wins)."""
-    found: dict[str, PublicationMention] = {}
+    found: dict[str, PublicationMatch] = {}
     for mention in signals.publications:
         for node in index.publication_nodes(mention.sources or [mention.name]):
-            found.setdefault(node.key, PublicationMention(surface=mention.mention, key=node.key, name=node.name))
+            found.setdefault(node.key, PublicationMatch(surface=mention.mention, key=node.key, name=node.name))
     return list(found.values())
 
 
@@ -48,7 +48,7 @@ def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
 
 def gazetteer_mentions(tokens: list[Token], index: NameIndex, taken: list[tuple[int, int]]) -> list[Mention]:
     """Longest-first spans whose normalised text is a node name or alias; spans must look like proper nouns."""
-    norms = [normalise(t.text) for t in tokens]
+    norms = [match_form(t.text) for t in tokens]
     free = [not _overlaps(t.start, t.end, taken) for t in tokens]
     caps = [t.capitalised for t in tokens]
     lows = [t.text.lower() for t in tokens]
@@ -101,7 +101,7 @@ def capitalised_spans(tokens: list[Token], taken: list[tuple[int, int]]) -> list
         while run and (_is_noise(run[0]) or _NUMBER.fullmatch(run[0].text)):
             run.pop(0)
         text = " ".join(t.text for t in run)
-        if run and len(normalise(text)) >= 3 and not _NUMBER.fullmatch(text):
+        if run and len(match_form(text)) >= 3 and not _NUMBER.fullmatch(text):
             mentions.append(Mention(text=text, origin=MentionOrigin.SPAN, start=run[0].start, end=run[-1].end))
         run.clear()
 
@@ -120,7 +120,7 @@ def capitalised_spans(tokens: list[Token], taken: list[tuple[int, int]]) -> list
 
 def analyse_question(question: str, index: NameIndex, llm_aliases: LlmAliasFn | None = None) -> QuestionAnalysis:
     """Stage 1 over one question (deterministic, plus the LLM's proposals when given)."""
-    signals = analyze_question(question, index.gazetteer)
+    signals = question_signals(question, index.gazetteer)
     publications = find_publications(signals, index)
     taken = [(p.start, p.end) for p in signals.publications] + [(d.start, d.end) for d in signals.dates]
     tokens = tokenize(question)
@@ -143,10 +143,10 @@ def analyse_question(question: str, index: NameIndex, llm_aliases: LlmAliasFn | 
 
 
 def _merge(deterministic: list[Mention], proposed: list[Mention]) -> list[Mention]:
-    seen = {normalise(m.text) for m in deterministic}
+    seen = {match_form(m.text) for m in deterministic}
     merged = list(deterministic)
     for mention in proposed:
-        norm = normalise(mention.text)
+        norm = match_form(mention.text)
         if norm and norm not in seen:
             seen.add(norm)
             merged.append(mention)

@@ -11,7 +11,7 @@ from calendar import monthrange
 from datetime import date, timedelta
 
 from retrieval.graph.models import DateWindow
-from retrieval.question import DateMention, DateRelation, QuestionAnalysis
+from retrieval.question import DateMention, DateRelation, QuestionSignals
 
 
 def _bounds(mention: DateMention) -> tuple[date, date] | None:
@@ -48,7 +48,7 @@ def window_for(mention: DateMention, sources: list[str]) -> DateWindow | None:
     return DateWindow(text=mention.text, start=first, end=last, sources=sources)
 
 
-def date_windows(signals: QuestionAnalysis) -> list[DateWindow]:
+def date_windows(signals: QuestionSignals) -> list[DateWindow]:
     windows = []
     for mention in signals.dates:
         owner = signals.publications[mention.publication] if mention.publication is not None else None

@@ -6,30 +6,29 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from core.graph import Graph
-from retrieval.graph.matching import MatchPolicy, classify
+from core.names import match_form
+from retrieval.graph.matching import TIER_RANK, MatchPolicy, classify
 from retrieval.graph.names import name_variants
-from retrieval.graph.text import normalise
 from retrieval.models import MatchTier
 
-_TIER_RANK = {MatchTier.EXACT: 0, MatchTier.PREFIX: 1, MatchTier.SUBSTRING: 2, MatchTier.FUZZY: 3}
 # A lookup is looser than question matching: any whole-token partial match is shown, best first.
 _LOOKUP_POLICY = MatchPolicy(min_coverage=0.0, fuzzy_threshold=75.0)
 
 
 class EntityHit(BaseModel):
-    key: str
-    name: str
-    label: str
-    aliases: list[str] = Field(default_factory=list)
-    tier: MatchTier
-    score: float
-    mentions: int = 0
-    degree: int = 0
+    key: str = Field(description="Unique key of the entity, `<Label>:<normalised name>`.")
+    name: str = Field(description="Display name.")
+    label: str = Field(description="Entity type.")
+    aliases: list[str] = Field(default_factory=list, description="Other names the entity is known by.")
+    tier: MatchTier = Field(description="How the query matched: exact, prefix, substring or fuzzy.")
+    score: float = Field(description="Match score, 0-100.")
+    mentions: int = Field(default=0, description="Chunks that mention the entity.")
+    degree: int = Field(default=0, description="Relationships of the entity to other entities.")
 
 
 class GraphStats(BaseModel):
-    labels: dict[str, int]
-    relationship_types: dict[str, int]
+    labels: dict[str, int] = Field(description="Nodes per label.")
+    relationship_types: dict[str, int] = Field(description="Relationships per type.")
 
 
 def _lucene(tokens: list[str]) -> str:
@@ -43,15 +42,15 @@ def _grade(query_norm: str, name: str, aliases: list[str]) -> tuple[MatchTier, f
     for surface in {name, *aliases}:
         for variant in name_variants(surface):
             result = classify(query_norm, variant, _LOOKUP_POLICY)
-            if result and (best is None or (_TIER_RANK[result[0]], -result[1]) < (_TIER_RANK[best[0]], -best[1])):
+            if result and (best is None or (TIER_RANK[result[0]], -result[1]) < (TIER_RANK[best[0]], -best[1])):
                 best = result
     if best is not None:
         return best
-    return MatchTier.FUZZY, round(float(fuzz.WRatio(query_norm, normalise(name))), 1)
+    return MatchTier.FUZZY, round(float(fuzz.WRatio(query_norm, match_form(name))), 1)
 
 
 def lookup_entities(graph: Graph, query: str, limit: int = 10, label: str | None = None) -> list[EntityHit]:
-    tokens = normalise(query).split()
+    tokens = match_form(query).split()
     if not tokens:
         return []
     rows = graph.read("retrieve/entity_lookup", lucene=_lucene(tokens), limit=max(limit * 3, 25), label=label)
@@ -70,7 +69,7 @@ def lookup_entities(graph: Graph, query: str, limit: int = 10, label: str | None
                 degree=row["degree"],
             )
         )
-    hits.sort(key=lambda h: (_TIER_RANK[h.tier], -h.score, -h.mentions, h.name))
+    hits.sort(key=lambda h: (TIER_RANK[h.tier], -h.score, -h.mentions, h.name))
     return hits[:limit]
 
 

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from core.graph import Graph
+from core.names import match_form
 from retrieval.graph.models import Mention, QuestionAnalysis
 from retrieval.graph.names import PUBLICATION, NameIndex, NodeRef, name_variants
-from retrieval.graph.text import normalise
 from retrieval.models import EntityMatch, MatchTier
 
-_TIER_RANK = {MatchTier.EXACT: 0, MatchTier.PREFIX: 1, MatchTier.SUBSTRING: 2, MatchTier.FUZZY: 3}
+# Best first: question matching and GET /v1/entities order hits by this.
+TIER_RANK = {MatchTier.EXACT: 0, MatchTier.PREFIX: 1, MatchTier.SUBSTRING: 2, MatchTier.FUZZY: 3}
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def _best_surface(mention_norm: str, node: NodeRef, policy: MatchPolicy) -> tupl
     for surface in {node.name, *node.aliases}:
         for variant in name_variants(surface):
             result = classify(mention_norm, variant, policy)
-            if result and (best is None or (_TIER_RANK[result[0]], -result[1]) < (_TIER_RANK[best[0]], -best[1])):
+            if result and (best is None or (TIER_RANK[result[0]], -result[1]) < (TIER_RANK[best[0]], -best[1])):
                 best = result
     return best
 
@@ -77,7 +78,7 @@ def _lucene_fuzzy(tokens: list[str], min_chars: int) -> str:
     return " AND ".join(f"{t}~1" if len(t) >= min_chars else t for t in tokens)
 
 
-class EntityMatcher:
+class TieredMatcher:
     """Tiered matching against the name index (exact) and the `entity_names` full-text index (partial, fuzzy)."""
 
     def __init__(self, graph: Graph, policy: MatchPolicy | None = None) -> None:
@@ -109,7 +110,7 @@ class EntityMatcher:
     def _keep(matches: dict[str, EntityMatch], found: list[EntityMatch]) -> None:
         for match in found:
             current = matches.get(match.key)
-            if current is None or _TIER_RANK[match.tier] < _TIER_RANK[current.tier]:
+            if current is None or TIER_RANK[match.tier] < TIER_RANK[current.tier]:
                 matches[match.key] = match
 
     def match_mention(self, mention: Mention, index: NameIndex) -> list[EntityMatch]:
@@ -121,7 +122,7 @@ class EntityMatcher:
         return self._partial(mention, self._fulltext_candidates([mention])[0])
 
     def _specific(self, mention: Mention, index: NameIndex) -> bool:
-        tokens = normalise(mention.text).split()
+        tokens = match_form(mention.text).split()
         return len(tokens) != 1 or index.token_df.get(tokens[0], 0) <= self.policy.max_partial_df
 
     def _exact(self, mention: Mention, index: NameIndex) -> list[EntityMatch]:
@@ -132,7 +133,7 @@ class EntityMatcher:
         return self._top(mention, [(node, MatchTier.EXACT, 100.0) for node in dict.fromkeys(exact)])
 
     def _partial(self, mention: Mention, nodes: list[NodeRef]) -> list[EntityMatch]:
-        norm = normalise(mention.text)
+        norm = match_form(mention.text)
         scored = []
         for node in nodes:
             result = _best_surface(norm, node, self.policy)
@@ -143,7 +144,7 @@ class EntityMatcher:
     def _top(self, mention: Mention, scored: list[tuple[NodeRef, MatchTier, float]]) -> list[EntityMatch]:
         if not scored:
             return []
-        scored.sort(key=lambda item: (_TIER_RANK[item[1]], -item[2], -item[0].mentions))
+        scored.sort(key=lambda item: (TIER_RANK[item[1]], -item[2], -item[0].mentions))
         best_tier = scored[0][1]
         chosen = [item for item in scored if item[1] == best_tier][: self.policy.per_mention]
         return [
@@ -153,7 +154,7 @@ class EntityMatcher:
 
     def _fulltext_candidates(self, mentions: list[Mention]) -> list[list[NodeRef]]:
         """Candidates per mention: a phrase query for all of them in one read, then a fuzzy one for those left."""
-        tokens = [normalise(m.text).split() for m in mentions]
+        tokens = [match_form(m.text).split() for m in mentions]
         found: list[list[NodeRef]] = [[] for _ in mentions]
         phrase = [{"id": i, "lucene": _lucene_phrase(t)} for i, t in enumerate(tokens) if t]
         self._read_candidates(phrase, found)

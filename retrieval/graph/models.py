@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from retrieval.models import ChunkRecord, EntityMatch, Fact
-from retrieval.question import QuestionAnalysis as QuestionSignals
+from retrieval.question import QuestionSignals
 
 _BEFORE_CUES = frozenset({"before", "earlier", "prior to", "previous", "previously", "first"})
 _AFTER_CUES = frozenset({"after", "later", "subsequent", "subsequently", "following", "since", "then"})
@@ -30,7 +30,10 @@ class Mention(BaseModel):
     exact_keys: list[str] = Field(default_factory=list)  # nodes the name index already matched exactly
 
 
-class PublicationMention(BaseModel):
+class PublicationMatch(BaseModel):
+    """A Publication node the question names (the outlet as a graph node; `retrieval.question.PublicationMention` is
+    the outlet as text in the question)."""
+
     surface: str  # as written in the question
     key: str
     name: str
@@ -63,7 +66,7 @@ class QuestionAnalysis(BaseModel):
 
     question: str
     mentions: list[Mention] = Field(default_factory=list)
-    publications: list[PublicationMention] = Field(default_factory=list)
+    publications: list[PublicationMatch] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)  # corpus `source` values the question names
     unknown_publications: list[str] = Field(default_factory=list)  # outlets named that the graph does not have
     dates: list[DateWindow] = Field(default_factory=list)

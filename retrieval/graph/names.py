@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.graph import Graph
-from retrieval.graph.text import normalise
+from core.names import match_form
+from core.refresh import Refreshing
+from retrieval.graph_version import GraphVersion
 from retrieval.question import OutletGazetteer
 
 PUBLICATION = "Publication"
@@ -56,7 +56,7 @@ class NameIndex:
 
 def name_variants(surface: str) -> set[str]:
     """The normalised surface, and without a leading "the" ("The Verge" is also found as "Verge")."""
-    norm = normalise(surface)
+    norm = match_form(surface)
     if not norm:
         return set()
     variants = {norm}
@@ -100,35 +100,23 @@ def build_index(
 
 
 class NameIndexCache:
-    """Loads the index once; re-checks the graph's entity/mention counts at most every `ttl_s` seconds."""
+    """Loads the index once and rebuilds it when the graph's entity/MENTIONS counts change.
 
-    def __init__(self, graph: Graph, ttl_s: float = 10.0) -> None:
+    The counts come from `version` (the process's one `GraphVersion`, shared with the PPR snapshot) or, standalone,
+    from a `GraphVersion` of its own that re-reads them at most every `ttl_s` seconds.
+    """
+
+    def __init__(self, graph: Graph, ttl_s: float = 10.0, version: GraphVersion | None = None) -> None:
         self.graph = graph
-        self.ttl_s = ttl_s
-        self._index: NameIndex | None = None
-        self._checked_at = 0.0
-        self._lock = threading.Lock()
+        self.version = version or GraphVersion(graph, check_every_s=ttl_s)
+        self._cache: Refreshing[tuple[int, int], NameIndex] = Refreshing(self.version.entities, self._load, 0.0)
 
     def get(self) -> NameIndex:
-        now = time.monotonic()
-        if self._index is not None and now - self._checked_at < self.ttl_s:
-            return self._index
-        with self._lock:
-            if self._index is not None and now - self._checked_at < self.ttl_s:
-                return self._index
-            version = self._version()
-            if self._index is None or self._index.version != version:
-                entities = self.graph.read("retrieve/entity_names")
-                self._index = build_index(entities, self.graph.read("retrieve/publication_sources"), version)
-            self._checked_at = time.monotonic()
-            return self._index
+        return self._cache.get()
 
     def invalidate(self) -> None:
-        with self._lock:
-            self._index = None
+        self._cache.invalidate()
 
-    def _version(self) -> tuple[int, int]:
-        rows = self.graph.read("retrieve/entity_version")
-        if not rows:
-            return (0, 0)
-        return (int(rows[0]["entities"]), int(rows[0]["mentions"]))
+    def _load(self, version: tuple[int, int]) -> NameIndex:
+        entities = self.graph.read("retrieve/entity_names")
+        return build_index(entities, self.graph.read("retrieve/publication_sources"), version)

@@ -6,17 +6,23 @@ matched entity or publication the result is empty and says why, so the answerer 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from core.graph import Graph
 from core.settings import Settings
 from retrieval.graph.aliases import AliasStage, LlmAliasFn
+from retrieval.graph.chunks import ChunkCache
 from retrieval.graph.filtering import FactCaps, excerpt, rank_chunks, select_facts
-from retrieval.graph.matching import EntityMatcher, MatchPolicy
+from retrieval.graph.matching import MatchPolicy, TieredMatcher
 from retrieval.graph.models import CandidateChunk, QuestionAnalysis
 from retrieval.graph.names import NameIndexCache
 from retrieval.graph.relations import asked_relations
 from retrieval.graph.templates import TemplateLimits, TemplateRunner
-from retrieval.models import Fact, RetrievalResult
+from retrieval.models import ChunkRecord, Excerpt, Fact, QuestionSummary, RetrievalResult
 from retrieval.timing import StageTimer
+
+if TYPE_CHECKING:
+    from retrieval.services import GraphServices
 
 
 class GraphRetriever:
@@ -30,17 +36,33 @@ class GraphRetriever:
         match_policy: MatchPolicy | None = None,
         limits: TemplateLimits | None = None,
         name_index_ttl_s: float = 10.0,
+        services: GraphServices | None = None,
     ) -> None:
+        """With `services`, the name index, stage 1 cache, matcher and chunk cache are the process's shared ones
+        (`llm_aliases` and `match_policy`, when given, still get a stage of their own)."""
         self.graph = graph
         self.caps = caps or FactCaps()
-        self.names = NameIndexCache(graph, ttl_s=name_index_ttl_s)
-        self.aliases = AliasStage(llm_aliases)
-        self.matcher = EntityMatcher(graph, match_policy)
-        self.templates = TemplateRunner(graph, limits)
+        if services is None:
+            self.names = NameIndexCache(graph, ttl_s=name_index_ttl_s)
+            self.aliases = AliasStage(llm_aliases)
+            self.matcher = TieredMatcher(graph, match_policy)
+            chunks = ChunkCache(graph)
+        else:
+            self.names = services.names
+            self.aliases = services.aliases if llm_aliases is None else AliasStage(llm_aliases)
+            self.matcher = services.matcher if match_policy is None else TieredMatcher(graph, match_policy)
+            chunks = services.chunks
+        self.templates = TemplateRunner(graph, limits, chunks)
 
     @classmethod
-    def from_settings(cls, graph: Graph, settings: Settings, llm_aliases: LlmAliasFn | None = None) -> GraphRetriever:
-        return cls(graph, FactCaps.from_settings(settings), llm_aliases)
+    def from_settings(
+        cls,
+        graph: Graph,
+        settings: Settings,
+        llm_aliases: LlmAliasFn | None = None,
+        services: GraphServices | None = None,
+    ) -> GraphRetriever:
+        return cls(graph, FactCaps.from_settings(settings), llm_aliases, services=services)
 
     def analyse(self, question: str) -> QuestionAnalysis:
         return self.aliases.run(question, self.names.get())
@@ -55,16 +77,23 @@ class GraphRetriever:
         details: dict[str, object] = {
             "mentions": [m.text for m in analysis.mentions],
             "publications": [p.name for p in analysis.publications],
-            "outlets": [{"name": o.name, "sources": o.sources, "clause": o.clause} for o in analysis.signals.outlets],
-            "unknown_publications": analysis.unknown_publications,
             "dates": [w.model_dump(mode="json") for w in analysis.dates],
-            "order": analysis.order,
-            "yes_no": analysis.signals.yes_no,
             "extractors": analysis.extractors,
         }
+        summary = QuestionSummary(
+            yes_no=analysis.signals.yes_no,
+            order=analysis.order,
+            outlets=analysis.signals.outlets,
+            unknown_publications=analysis.unknown_publications,
+        )
         if not matches:
-            details["abstain_reason"] = "no question entity or publication matched a graph node"
-            return RetrievalResult(mode=self.name, timings_ms=timer.finish(), details=details)
+            return RetrievalResult(
+                mode=self.name,
+                analysis=summary,
+                abstain_reason="no question entity or publication matched a graph node",
+                timings_ms=timer.finish(),
+                details=details,
+            )
         with timer.stage("templates"):
             out = self.templates.run(analysis, matches)
             out.chain = self.templates.expand_chain(analysis, matches, out, sorted(asked_relations(question)))
@@ -79,23 +108,19 @@ class GraphRetriever:
             chain_names = {(raw.subject, raw.relationship, raw.object) for raw in out.chain}
             ranking_facts = [f for f in facts if (f.subject, f.relationship, f.object) not in chain_names]
             ranked = rank_chunks(ranking_facts, fact_chunks, out.candidates, question)
-            excerpts: list[dict[str, object]] = [
-                {
-                    "chunk_id": chunk.chunk_id,
-                    "title": chunk.title,
-                    "source": chunk.source,
-                    "published_at": chunk.published_at.isoformat() if chunk.published_at else None,
-                    "text": excerpt(chunk.text, evidence, self.caps.excerpt_chars),
-                }
+            excerpts = [
+                _excerpt(chunk, evidence, self.caps.excerpt_chars)
                 for chunk, evidence in ranked[: self.caps.excerpts]
                 if chunk.chunk_id in fact_chunks
             ]
-            details["excerpts"] = excerpts + self._chain_excerpts(facts, chain_names, fact_chunks, excerpts)
+            excerpts += self._chain_excerpts(facts, chain_names, fact_chunks, excerpts)
         return RetrievalResult(
             mode=self.name,
             chunks=[chunk for chunk, _ in ranked[:top_k]],
             facts=facts,
             entities=matches,
+            analysis=summary,
+            excerpts=excerpts,
             timings_ms=timer.finish(),
             details=details,
         )
@@ -105,11 +130,11 @@ class GraphRetriever:
         facts: list[Fact],
         chain_names: set[tuple[str, str, str]],
         fact_chunks: dict[str, CandidateChunk],
-        excerpts: list[dict[str, object]],
-    ) -> list[dict[str, object]]:
+        excerpts: list[Excerpt],
+    ) -> list[Excerpt]:
         """Excerpts of the chunks behind chain facts that the ranking did not bring in (so answers can cite them)."""
-        have = {e["chunk_id"] for e in excerpts}
-        extra: list[dict[str, object]] = []
+        have = {e.chunk_id for e in excerpts}
+        extra: list[Excerpt] = []
         for fact in facts:
             if (fact.subject, fact.relationship, fact.object) not in chain_names:
                 continue
@@ -119,13 +144,15 @@ class GraphRetriever:
                     continue
                 have.add(chunk_id)
                 evidence = fact.evidence[i] if i < len(fact.evidence) else None
-                extra.append(
-                    {
-                        "chunk_id": chunk_id,
-                        "title": chunk.title,
-                        "source": chunk.source,
-                        "published_at": chunk.published_at.isoformat() if chunk.published_at else None,
-                        "text": excerpt(chunk.text, evidence, self.caps.excerpt_chars),
-                    }
-                )
+                extra.append(_excerpt(chunk, evidence, self.caps.excerpt_chars))
         return extra
+
+
+def _excerpt(chunk: ChunkRecord, evidence: str | None, chars: int) -> Excerpt:
+    return Excerpt(
+        chunk_id=chunk.chunk_id,
+        title=chunk.title,
+        source=chunk.source,
+        published_at=chunk.published_at,
+        text=excerpt(chunk.text, evidence, chars),
+    )

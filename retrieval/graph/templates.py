@@ -37,10 +37,10 @@ def query_params(analysis: QuestionAnalysis, matches: list[EntityMatch]) -> dict
 class TemplateRunner:
     """One read per question (`retrieve/facts_and_candidates`): the KEY/BRIDGE/DIRECT facts and the candidate chunks."""
 
-    def __init__(self, graph: Graph, limits: TemplateLimits | None = None) -> None:
+    def __init__(self, graph: Graph, limits: TemplateLimits | None = None, chunks: ChunkCache | None = None) -> None:
         self.graph = graph
         self.limits = limits or TemplateLimits()
-        self.chunks = ChunkCache(graph)
+        self.chunks = chunks or ChunkCache(graph)
 
     def run(self, analysis: QuestionAnalysis, matches: list[EntityMatch]) -> TemplateOutput:
         limits = self.limits

@@ -1,24 +1,15 @@
-"""Text helpers shared by the graph retriever's stages: one normalisation for question spans and node names."""
+"""Text helpers shared by the graph retriever's stages (names are compared in `core.names.match_form`)."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+from core.names import match_form
+
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 # A word: letters/digits, allowing inner apostrophes, hyphens, dots and ampersands ("Bankman-Fried", "U.S.", "AT&T").
 _WORD = re.compile(r"[0-9A-Za-zÀ-ÖØ-öø-ÿ](?:[0-9A-Za-zÀ-ÖØ-öø-ÿ&'’.\-]*[0-9A-Za-zÀ-ÖØ-öø-ÿ])?")
-
-
-def normalise(text: str) -> str:
-    """Lower-case, accents and punctuation removed, possessive dropped, single spaces: "Sam Bankman-Fried's" ->
-    "sam bankman fried"."""
-    text = _POSSESSIVE.sub("", text)
-    decomposed = unicodedata.normalize("NFKD", text)
-    ascii_only = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-    return _NON_ALNUM.sub(" ", ascii_only).strip()
 
 
 @dataclass(frozen=True)
@@ -44,7 +35,7 @@ def tokenize(text: str) -> list[Token]:
 
 def content_terms(text: str) -> set[str]:
     """Lower-case terms of three or more characters that are not stop words; for cheap lexical overlap."""
-    return {t for t in normalise(text).split() if len(t) > 2 and t not in STOPWORDS}
+    return {t for t in match_form(text).split() if len(t) > 2 and t not in STOPWORDS}
 
 
 def _words(text: str) -> frozenset[str]:

@@ -3,39 +3,47 @@ title/name dictionary, with relation cues from the schema's descriptions and pas
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.embeddings import Embedder, embedder_from_settings
 from core.graph import Graph
-from retrieval.graph.aliases import AliasStage, LlmAliasFn
-from retrieval.graph.matching import EntityMatcher
+from retrieval.graph.aliases import LlmAliasFn
 from retrieval.graph.models import QuestionAnalysis
-from retrieval.graph.names import NameIndexCache
 from retrieval.models import EntityMatch
 from retrieval.ppr.config import PPRConfig, PPRMethod, ScoringOptions
-from retrieval.ppr.export import SnapshotCache
 from retrieval.ppr.relations import RelationTypeScorer
 from retrieval.ppr.retriever import PPRRetriever
-from schema.model import load_schema
+from schema.model import GraphSchema, load_schema
 
 if TYPE_CHECKING:
     from retrieval.registry import RetrievalContext
+    from retrieval.services import GraphServices
 
 
 class GraphStageMatcher:
-    """Stages 1-2 of the graph retriever as a PPR seeder; its 0-100 scores scaled to 0-1."""
+    """Stages 1-2 of the graph retriever as a PPR seeder; its 0-100 scores scaled to 0-1.
 
-    def __init__(self, graph: Graph, llm_aliases: LlmAliasFn | None = None, name_index_ttl_s: float = 10.0) -> None:
-        self.names = NameIndexCache(graph, ttl_s=name_index_ttl_s)
-        self.aliases = AliasStage(llm_aliases)
-        self.matcher = EntityMatcher(graph)
+    With `services`, the stages are the process's shared ones (`GraphServices`); standalone it builds its own.
+    """
+
+    def __init__(
+        self,
+        graph: Graph,
+        llm_aliases: LlmAliasFn | None = None,
+        name_index_ttl_s: float = 10.0,
+        services: GraphServices | None = None,
+    ) -> None:
+        if services is None:
+            from retrieval.services import GraphServices
+
+            services = GraphServices(graph, llm_aliases=llm_aliases, check_every_s=name_index_ttl_s)
+        self.services = services
 
     def analyse(self, question: str) -> tuple[QuestionAnalysis, list[EntityMatch]]:
         """Stage 1's analysis and stage 2's matches (scores as the graph retriever gives them, 0-100)."""
-        index = self.names.get()
-        analysis = self.aliases.run(question, index)
-        return analysis, self.matcher.match(analysis, index)
+        return self.services.analyse(question)
 
     def match(self, question: str) -> list[EntityMatch]:
         _, matches = self.analyse(question)
@@ -57,21 +65,21 @@ class ChunkStorePassageScorer:
 class LazyRelationScorer:
     """Embeds the schema's relationship descriptions on first use, not when the mode is built."""
 
-    def __init__(self, embedder: Embedder, schema_path: Path | None) -> None:
+    def __init__(self, embedder: Embedder, schema: Path | None | Callable[[], GraphSchema]) -> None:
         self.embedder = embedder
-        self.schema_path = schema_path
+        self.schema = schema if callable(schema) else lambda: load_schema(schema)
         self._scorer: RelationTypeScorer | None = None
 
     def relevance(self, question: str) -> dict[str, float]:
         if self._scorer is None:
-            schema = load_schema(self.schema_path)
-            self._scorer = RelationTypeScorer(self.embedder, schema.relationship_types)
+            self._scorer = RelationTypeScorer(self.embedder, self.schema().relationship_types)
         return self._scorer.relevance(question)
 
 
 def ppr_mode(ctx: RetrievalContext) -> PPRRetriever:
     settings = ctx.settings
-    graph = ctx.require_graph()
+    services = ctx.services()
+    graph = services.graph
     config = PPRConfig(
         scoring=ScoringOptions(
             damping=settings.ppr_damping,
@@ -81,19 +89,16 @@ def ppr_mode(ctx: RetrievalContext) -> PPRRetriever:
         )
     )
     embedder = embedder_from_settings(settings)
-    llm_aliases = None
-    if settings.llm_configured:
-        from retrieval.aliases.llm import LLMAliasExtractor
-
-        llm_aliases = LLMAliasExtractor(settings)
     passages = None
     if ctx.chroma is not None and settings.ppr_passage_seeds > 0:
         passages = ChunkStorePassageScorer(ctx.chroma(), settings.chroma_collection, embedder)
     return PPRRetriever(
         graph,
-        SnapshotCache(graph, check_interval_s=settings.ppr_snapshot_check_s),
+        services.snapshots,
         config,
-        matcher=GraphStageMatcher(graph, llm_aliases),
+        matcher=GraphStageMatcher(graph, services=services),
         passage_scorer=passages,
-        relation_scorer=LazyRelationScorer(embedder, settings.schema_path) if settings.ppr_relation_cues > 0 else None,
+        relation_scorer=LazyRelationScorer(embedder, lambda: services.schema)
+        if settings.ppr_relation_cues > 0
+        else None,
     )

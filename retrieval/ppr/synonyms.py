@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 
 from rapidfuzz import fuzz, process
 
-_NON_WORD = re.compile(r"[^\w]+")
+from core.names import token_form
+
 MAX_BUCKET = 200  # a token shared by more names than this (e.g. "the") is too common to block on
 
 
-def normalise(name: str) -> str:
-    return " ".join(_NON_WORD.sub(" ", name.lower()).split())
+normalise = token_form  # the name retrieval/ppr/dictionary.py imports it under
 
 
 def synonym_pairs(names: Sequence[str], threshold: float) -> list[tuple[int, int]]:
@@ -21,7 +20,7 @@ def synonym_pairs(names: Sequence[str], threshold: float) -> list[tuple[int, int
 
     Candidates share at least one token, so the work is per token bucket, not quadratic in the number of entities.
     """
-    norms = [normalise(n) for n in names]
+    norms = [token_form(n) for n in names]
     buckets: dict[str, list[int]] = defaultdict(list)
     for idx, norm in enumerate(norms):
         for token in set(norm.split()):

@@ -3,13 +3,28 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Literal
 
 import pytest
 
 from core.settings import Settings
 from retrieval.answer.extractive import ExtractiveAnswerer, asked_label, asked_relations
-from retrieval.models import ABSTENTION, EntityMatch, Fact, FactTier, MatchTier, RankedChunk, RetrievalResult
+from retrieval.models import (
+    ABSTENTION,
+    EntityMatch,
+    Fact,
+    FactTier,
+    MatchTier,
+    QuestionSummary,
+    RankedChunk,
+    RetrievalResult,
+)
+from retrieval.question import PublicationMention
 from retrieval.registry import AnswererName, RetrievalContext, UnknownModeError, build_answerer, build_retriever
+
+
+def _outlet(name: str) -> PublicationMention:
+    return PublicationMention(mention=name, start=0, end=len(name), name=name, sources=[name])
 
 
 def _entity(name: str, label: str = "Organization") -> EntityMatch:
@@ -59,7 +74,7 @@ def test_chain_depth_follows_how_often_the_relation_is_asked() -> None:
 
 def test_abstains_without_entities_or_without_a_fact_of_the_asked_kind() -> None:
     answerer = ExtractiveAnswerer()
-    empty = RetrievalResult(mode="graph", details={"abstain_reason": "no match"})
+    empty = RetrievalResult(mode="graph", abstain_reason="no match")
     assert answerer.answer("Who is the CEO of Pellucid Robotics?", empty).text == ABSTENTION
     award = answerer.answer("Which award did Kestrel Motors receive?", SUPPLY_CHAIN)
     assert award.text == ABSTENTION and award.abstained and award.citations == []
@@ -71,7 +86,7 @@ def test_yes_no_needs_a_key_fact_of_the_asked_relation() -> None:
         entities=[_entity("Brightcell"), _entity("Kestrel Motors")],
         facts=[_fact(FactTier.KEY, "Brightcell", "SUPPLIES", "Kestrel Motors", "c1")],
         chunks=[_chunk("c1")],
-        details={"yes_no": True},
+        analysis=QuestionSummary(yes_no=True),
     )
     answerer = ExtractiveAnswerer()
     assert answerer.answer("Does Brightcell supply Kestrel Motors?", result).text == "Yes"
@@ -79,7 +94,7 @@ def test_yes_no_needs_a_key_fact_of_the_asked_relation() -> None:
 
 
 @pytest.mark.parametrize(("order", "expected"), [("before", "Yes"), ("after", "No")])
-def test_temporal_compares_each_outlets_best_chunk(order: str, expected: str) -> None:
+def test_temporal_compares_each_outlets_best_chunk(order: Literal["before", "after"], expected: str) -> None:
     result = RetrievalResult(
         mode="graph",
         entities=[_entity("Kestrel K2", "Product")],
@@ -88,11 +103,7 @@ def test_temporal_compares_each_outlets_best_chunk(order: str, expected: str) ->
             _chunk("h0", "Harbor", date(2024, 2, 1), "Kestrel K2 deal"),
             _chunk("h1", "Harbor", date(2024, 3, 4), "Kestrel K2 recall begins"),
         ],
-        details={
-            "yes_no": True,
-            "order": order,
-            "outlets": [{"name": "Harbor", "sources": ["Harbor"]}, {"name": "Northgate", "sources": ["Northgate"]}],
-        },
+        analysis=QuestionSummary(yes_no=True, order=order, outlets=[_outlet("Harbor"), _outlet("Northgate")]),
     )
     answer = ExtractiveAnswerer().answer(f"Did Harbor report the Kestrel K2 recall {order} Northgate?", result)
     assert answer.text == expected
@@ -109,7 +120,7 @@ def test_registry_answerer_selection_and_unknown_mode() -> None:
 
 
 def test_abstains_when_the_question_cites_an_outlet_the_graph_lacks() -> None:
-    cited_elsewhere = SUPPLY_CHAIN.model_copy(update={"details": {"unknown_publications": ["Reuters"]}})
+    cited_elsewhere = SUPPLY_CHAIN.model_copy(update={"analysis": QuestionSummary(unknown_publications=["Reuters"])})
     answer = ExtractiveAnswerer().answer(
         "According to Reuters, which company supplies Kestrel Motors?", cited_elsewhere
     )
@@ -250,8 +261,7 @@ def test_both_outlets_must_support_the_fact() -> None:
                   _entity("Northgate", "Publication")],
         facts=[_fact(FactTier.KEY, "Nordmark", "OWNS", "Talon Systems", "h1")],
         chunks=[_chunk("h1", "Harbor"), _chunk("n1", "Northgate")],
-        details={"yes_no": True, "outlets": [{"name": "Harbor", "sources": ["Harbor"]},
-                                             {"name": "Northgate", "sources": ["Northgate"]}]},
+        analysis=QuestionSummary(yes_no=True, outlets=[_outlet("Harbor"), _outlet("Northgate")]),
     )  # fmt: skip
     question = "Did Harbor and Northgate both report Nordmark's purchase of Talon Systems?"
     assert ExtractiveAnswerer().answer(question, result).text == ABSTENTION

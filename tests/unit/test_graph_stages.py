@@ -6,12 +6,12 @@ from datetime import date
 
 import pytest
 
+from core.names import match_form
 from retrieval.graph.aliases import analyse_question
 from retrieval.graph.filtering import FactCaps, excerpt, rank_chunks, select_facts
 from retrieval.graph.matching import MatchPolicy, classify
 from retrieval.graph.models import CandidateChunk, MentionOrigin, RawFact, TemplateOutput
 from retrieval.graph.names import NameIndex, build_index
-from retrieval.graph.text import normalise
 from retrieval.models import FactTier, MatchTier
 
 POLICY = MatchPolicy()
@@ -30,8 +30,8 @@ def _index() -> NameIndex:
 
 
 def test_normalise_drops_possessive_accents_and_punctuation() -> None:
-    assert normalise("Sam Bankman-Fried's") == "sam bankman fried"
-    assert normalise("Société Générale") == "societe generale"
+    assert match_form("Sam Bankman-Fried's") == "sam bankman fried"
+    assert match_form("Société Générale") == "societe generale"
 
 
 @pytest.mark.parametrize(
@@ -167,13 +167,13 @@ def test_excerpt_is_bounded_and_centred_on_evidence() -> None:
 
 
 def test_one_word_partial_matches_skip_words_common_in_node_names() -> None:
-    from retrieval.graph.matching import EntityMatcher
+    from retrieval.graph.matching import TieredMatcher
     from retrieval.graph.models import Mention
 
     rows = [{"key": f"Organization:{n.lower()}", "name": n, "label": "Organization", "aliases": []} for n in
             ("Epoch Times", "Financial Times", "Times Group", "Times Square Partners", "Lumen Labs")]  # fmt: skip
     index = build_index(rows, [], (5, 0))
-    matcher = EntityMatcher(graph=None, policy=MatchPolicy(max_partial_df=3))  # type: ignore[arg-type]
+    matcher = TieredMatcher(graph=None, policy=MatchPolicy(max_partial_df=3))  # type: ignore[arg-type]
     assert matcher._specific(Mention(text="Lumen", origin=MentionOrigin.SPAN), index)
     assert not matcher._specific(Mention(text="Times", origin=MentionOrigin.SPAN), index)  # in 4 names
     assert matcher._specific(Mention(text="Epoch Times", origin=MentionOrigin.SPAN), index)  # two words: specific

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from core.names import entity_key, normalise_name
 from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
-from ingest.normalize import entity_key, normalise_name
 from ingest.prune import prune
 from ingest.resolve import EntityResolver
 from schema.model import load_schema

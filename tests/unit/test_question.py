@@ -10,9 +10,9 @@ from retrieval.question import (
     DateRelation,
     Granularity,
     OutletGazetteer,
-    analyze_question,
     find_dates,
     outlet_head,
+    question_signals,
 )
 
 SOURCES = [
@@ -65,7 +65,7 @@ def test_common_phrases_are_not_outlets(gazetteer: OutletGazetteer) -> None:
 
 
 def test_outlets_outside_the_corpus_are_reported(gazetteer: OutletGazetteer) -> None:
-    analysis = analyze_question("What did The Times of India and TechCrunch say?", gazetteer)
+    analysis = question_signals("What did The Times of India and TechCrunch say?", gazetteer)
     assert analysis.unknown_publications == ["The Times of India"]
     assert analysis.sources == ["TechCrunch"]
 
@@ -100,7 +100,7 @@ def test_verb_may_and_impossible_days_are_not_dates() -> None:
 
 
 def test_analysis_links_dates_to_outlets_and_finds_cues(gazetteer: OutletGazetteer) -> None:
-    analysis = analyze_question(
+    analysis = question_signals(
         "Between the TechCrunch report published on October 9, 2023, and the subsequent report by The Verge "
         "on November 2, 2023, was the portrayal of Google consistent?",
         gazetteer,
@@ -117,7 +117,7 @@ def test_analysis_links_dates_to_outlets_and_finds_cues(gazetteer: OutletGazette
 
 
 def test_wh_question_with_outlets_is_not_yes_no(gazetteer: OutletGazetteer) -> None:
-    analysis = analyze_question(
+    analysis = question_signals(
         "Which company, reported by TechCrunch while The Verge covered the same source, is it?", gazetteer
     )
     assert not analysis.yes_no
@@ -132,7 +132,7 @@ def test_claim_segments_and_thin_clauses(gazetteer: OutletGazetteer) -> None:
         'promote an "app store for AI" for AI tools and is also planning to launch GPT-4 with vision, as reported by '
         "TechCrunch?"
     )
-    analysis = analyze_question(question, gazetteer)
+    analysis = question_signals(question, gazetteer)
     claims = [segment.text for segment in analysis.segments if segment.is_claim]
     assert len(claims) == 3
     assert claims[1].startswith("is expected to promote") and "GPT-4 with vision" in claims[2]

@@ -6,7 +6,7 @@ import pytest
 
 from retrieval.graph.models import Mention, MentionOrigin, QuestionAnalysis
 from retrieval.models import EntityMatch, MatchTier, RetrievalResult
-from retrieval.question import QuestionAnalysis as Signals
+from retrieval.question import QuestionSignals as Signals
 from retrieval.router import AutoRetriever, RouteFeatures, RoutingPolicy, default_rules, extract_features
 
 ALL_MODES = ["graph", "vector", "hybrid", "ppr", "auto"]

@@ -1,0 +1,35 @@
+"""One writer for benchmark results: `<out>.json` (the numbers, with the command that produced them) and `<out>.md`."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def command_line() -> str:
+    """The command that ran this script, for the report."""
+    return "python " + " ".join(shlex.quote(a) for a in sys.argv)
+
+
+def machine() -> str:
+    """Cores, memory, architecture and Python version of this machine."""
+    memory = ""
+    try:
+        pages, page_size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+        memory = f", {pages * page_size / 2**30:.0f} GiB memory"
+    except (ValueError, OSError, AttributeError):
+        pass
+    return f"{os.cpu_count()} cores{memory}, {platform.machine()}, Python {platform.python_version()}"
+
+
+def write_results(out: Path, results: Any, markdown: str | None = None) -> None:
+    """Write `results` as `out` with a .json suffix and, when given, `markdown` beside it with a .md suffix."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    if markdown is not None:
+        out.with_suffix(".md").write_text(markdown if markdown.endswith("\n") else markdown + "\n", encoding="utf-8")

@@ -1,0 +1,154 @@
+"""Resident memory of one API process after every retrieval mode has served a few questions.
+
+Needs a Neo4j and a Chroma store holding an ingested corpus (settings from the environment), e.g.
+
+    graphwire ingest data/demo/articles.jsonl
+    .venv/bin/python bench/api_memory.py --label after --questions data/demo/questions.json
+
+It starts `uvicorn app.main:create_app` (one worker) from `--root` (default: this checkout; point it at an export of
+an older commit to measure "before"), reads VmRSS from /proc/<pid>/status after start-up, then sends `--per-mode`
+POST /v1/query requests (extractive answerer, so no LLM) to each mode in GET /v1/modes order, reading VmRSS after
+each mode and VmHWM (peak) at the end. Each run is added under `--label` to bench/api_memory.json; the .md table is
+rebuilt from every run recorded there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench._results import command_line, machine, write_results  # noqa: E402
+from core.neo4j_server import free_port, port_open  # noqa: E402
+
+OUT = ROOT / "bench" / "api_memory"
+
+
+def status_kib(pid: int, field: str) -> int:
+    """A `kB` field of /proc/<pid>/status (VmRSS, VmHWM), in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise KeyError(field)
+
+
+def load_questions(path: Path, limit: int) -> list[str]:
+    records = json.loads(path.read_text(encoding="utf-8"))
+    return [str(r.get("question") or r.get("query")) for r in records][:limit]
+
+
+def start_server(root: Path, port: int) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", "127.0.0.1",
+           "--port", str(port), "--workers", "1", "--log-level", "warning", "--no-access-log"]  # fmt: skip
+    env = {**os.environ, "LOG_LEVEL": "WARNING", "PYTHONPATH": str(root)}
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"uvicorn exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+        if port_open("127.0.0.1", port):
+            return proc
+        time.sleep(0.2)
+    proc.terminate()
+    raise RuntimeError("uvicorn did not start within 120 s")
+
+
+def measure(root: Path, questions: list[str], rounds: int) -> dict[str, Any]:
+    port = free_port()
+    server = start_server(root, port)
+    mib = lambda kib: round(kib / 1024, 1)  # noqa: E731
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=300) as client:
+            client.get("/health")
+            started = mib(status_kib(server.pid, "VmRSS"))
+            modes = client.get("/v1/modes").json()["modes"]
+            after_mode: dict[str, float] = {}
+            errors: dict[str, int] = {}
+            for round_ in range(rounds):
+                for mode in modes:
+                    for question in questions:
+                        body = {"question": question, "mode": mode, "answerer": "extractive"}
+                        response = client.post("/v1/query", json=body)
+                        if response.status_code != 200:
+                            errors[mode] = errors.get(mode, 0) + 1
+                    if round_ == 0:  # the first pass shows what each mode adds
+                        after_mode[mode] = mib(status_kib(server.pid, "VmRSS"))
+            return {
+                "rss_after_start_mib": started,
+                "rss_after_mode_mib": after_mode,
+                "rss_final_mib": mib(status_kib(server.pid, "VmRSS")),
+                "peak_rss_mib": mib(status_kib(server.pid, "VmHWM")),
+                "requests": len(questions) * len(modes) * rounds,
+                "errors": errors,
+            }
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [
+        "# API process memory after warming every mode",
+        "",
+        "One uvicorn worker (`app.main:create_app`), VmRSS from /proc/<pid>/status after start-up, after each mode "
+        "has answered its questions (POST /v1/query, extractive answerer, no LLM) and at the end; VmHWM is the peak. "
+        "`before`: the code before the retrieval modes shared one set of graph services (each of graph, ppr, hybrid "
+        "and auto built its own name index, chunk cache, PPR snapshot cache and matcher); `after`: one "
+        "`GraphServices` per process (retrieval/services.py).",
+        "",
+        "| run | corpus | machine | questions x rounds | after start MiB | final MiB | peak MiB | errors |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for label, run in report["runs"].items():
+        m = run["memory"]
+        lines.append(
+            f"| {label} | {run['corpus']} | {run['machine']} | {run['questions']} x {run['rounds']} "
+            f"| {m['rss_after_start_mib']} | {m['rss_final_mib']} | {m['peak_rss_mib']} | {m['errors'] or 'none'} |"
+        )
+    lines += ["", "RSS (MiB) after each mode's first questions, in the order the modes were warmed:", ""]
+    for label, run in report["runs"].items():
+        steps = ", ".join(f"{mode} {rss}" for mode, rss in run["memory"]["rss_after_mode_mib"].items())
+        lines.append(f"- {label}: {steps}")
+    lines += ["", "Commands:", ""]
+    lines += [f"- {label}: `{run['command']}`" for label, run in report["runs"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--label", required=True, help="name of this run in the report, e.g. 'demo, after'")
+    parser.add_argument("--corpus", default="", help="what the graph holds, for the report")
+    parser.add_argument("--questions", type=Path, default=ROOT / "data" / "demo" / "questions.json")
+    parser.add_argument("--per-mode", type=int, default=5, help="questions each mode answers per round")
+    parser.add_argument("--rounds", type=int, default=2, help="passes over every mode")
+    parser.add_argument("--root", type=Path, default=ROOT, help="source tree the server runs from")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+
+    questions = load_questions(args.questions, args.per_mode)
+    previous = args.out.with_suffix(".json")
+    report: dict[str, Any] = json.loads(previous.read_text()) if previous.exists() else {"runs": {}}
+    report["runs"][args.label] = {
+        "command": command_line(),
+        "corpus": args.corpus,
+        "machine": machine(),
+        "questions": len(questions),
+        "rounds": args.rounds,
+        "memory": measure(args.root.resolve(), questions, args.rounds),
+    }
+    write_results(args.out, report, markdown(report))
+    print(markdown(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""Name normalisation: the one module that decides when two surface forms are the same name.
+
+Three forms, for three jobs, all here so that ingest and retrieval cannot drift apart:
+
+- `normalise_name(name, label)`: the identity form behind entity keys (`entity_key`). Accents, punctuation and
+  possessives go, and so do a corporate suffix ("Apple Inc." is "apple") and, for labels where it is noise, a
+  leading "the". Ingest resolves every mention with it.
+- `match_form(text)`: the form the graph retriever compares question spans and node names/aliases in (its name
+  index): lower case, accents and punctuation removed, possessives dropped, suffixes and "the" kept (the index adds
+  the variant without "the" itself).
+- `token_form(name)`: lower-cased word tokens with every script kept, for PPR's title/name dictionary and the
+  synonym edges between near-identical names.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# Legal-form suffixes that never distinguish two companies in news text ("Apple Inc." is "Apple").
+CORPORATE_SUFFIXES = frozenset(
+    {
+        "inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "plc", "gmbh", "ag",
+        "sa", "nv", "bv", "lp", "llp", "pty", "holdings",
+    }
+)  # fmt: skip
+# Labels whose leading "the" is part of how people write the name but not of its identity ("The Verge" / "Verge").
+_THE_PREFIX_LABELS = frozenset({"Organization", "Publication", "Product", "Event", "Location", "Award"})
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
+_NON_WORD = re.compile(r"[^\w\s]")
+_SPACES = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=200_000)
+def clean_surface(name: str) -> str:
+    """A display-safe surface form: one line, straight apostrophes, no possessive or stray punctuation at the ends."""
+    text = _SPACES.sub(" ", name.translate(_APOSTROPHES)).strip()
+    if text.endswith("'s") or text.endswith("s'"):
+        text = text[:-2] if text.endswith("'s") else text[:-1]
+    stripped = text.strip(" ,;:-\"'()[]").strip()
+    if text.endswith(")") and stripped.count("(") > stripped.count(")"):
+        stripped += ")"  # a qualifier's closing bracket belongs to the name: "Marrowdale (film)"
+    return stripped
+
+
+@lru_cache(maxsize=200_000)  # pure, and resolution calls it for every mention
+def normalise_name(name: str, label: str | None = None) -> str:
+    """Lower case, no accents or punctuation, no corporate suffix, no leading "the" for labels where it is noise."""
+    text = unicodedata.normalize("NFKD", clean_surface(name))
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower().replace("&", " and ")
+    text = _SPACES.sub(" ", _NON_WORD.sub(" ", text.replace("'", ""))).strip()
+    words = text.split(" ")
+    if label in _THE_PREFIX_LABELS and len(words) > 1 and words[0] == "the":
+        words = words[1:]
+    if label in (None, "Organization", "Publication") and len(words) > 1:
+        while len(words) > 1 and words[-1] in CORPORATE_SUFFIXES:
+            words = words[:-1]
+    return " ".join(words)
+
+
+def entity_key(label: str, name: str) -> str:
+    """The unique key of an entity node: `<Label>:<normalised name>`."""
+    return f"{label}:{normalise_name(name, label)}"
+
+
+def digits_of(text: str) -> tuple[str, ...]:
+    """The numbers in a name; two names with different numbers are different things (iPhone 14 / iPhone 15)."""
+    return tuple(re.findall(r"\d+", text))
+
+
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
+
+
+def match_form(text: str) -> str:
+    """Lower-case, accents and punctuation removed, possessive dropped, single spaces: "Sam Bankman-Fried's" ->
+    "sam bankman fried"."""
+    text = _POSSESSIVE.sub("", text)
+    decomposed = unicodedata.normalize("NFKD", text)
+    ascii_only = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+    return _NON_ALNUM.sub(" ", ascii_only).strip()
+
+
+_NON_WORD_RUN = re.compile(r"[^\w]+")
+
+
+def token_form(name: str) -> str:
+    """Lower case, every run of non-word characters one space; letters of any script are kept."""
+    return " ".join(_NON_WORD_RUN.sub(" ", name.lower()).split())

@@ -1,0 +1,61 @@
+"""One cache shape for in-memory views of a store: a value rebuilt only when the store's version marker changes.
+
+The name index, the PPR snapshot and the flat index are each expensive to build and cheap to check (a count-store
+lookup, a revision marker), so each holds its value in a `Refreshing`: the marker is read at most every
+`check_every_s` seconds (0: on every call) and the value is rebuilt only when the marker differs from the one it was
+built at. Readers never see a half-built value.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+V = TypeVar("V")  # the version marker
+T = TypeVar("T")  # the cached value
+
+
+class Refreshing(Generic[V, T]):
+    """`get()` returns the value built for the current version, rebuilding it when the version changed."""
+
+    def __init__(self, version: Callable[[], V], build: Callable[[V], T], check_every_s: float = 5.0) -> None:
+        self._version_of = version
+        self._build = build
+        self.check_every_s = check_every_s
+        self._value: T | None = None
+        self._version: V | None = None
+        self._checked_at = 0.0
+        self._lock = threading.Lock()
+        self.builds = 0
+        self.last_build_ms = 0.0
+
+    @property
+    def current(self) -> T | None:
+        """The value last built (None before the first `get`), without checking the version."""
+        return self._value
+
+    def get(self) -> T:
+        value = self._value
+        if value is not None and time.monotonic() - self._checked_at < self.check_every_s:
+            return value
+        with self._lock:
+            value = self._value
+            if value is not None and time.monotonic() - self._checked_at < self.check_every_s:
+                return value
+            version = self._version_of()
+            if value is None or version != self._version:
+                started = time.perf_counter()
+                value = self._build(version)
+                self.last_build_ms = (time.perf_counter() - started) * 1000
+                self.builds += 1
+                self._value, self._version = value, version
+            self._checked_at = time.monotonic()
+            return value
+
+    def invalidate(self) -> None:
+        """Forget the value: the next `get` rebuilds it."""
+        with self._lock:
+            self._value = None
+            self._version = None

@@ -1,0 +1,77 @@
+"""The graph state every graph-backed mode shares, built once per process (per `Graph`) by `RetrievalContext`.
+
+| what | object | refreshed when |
+|---|---|---|
+| change signal | `version: GraphVersion` | re-reads the graph fingerprint at most every PPR_SNAPSHOT_CHECK_S seconds |
+| name and alias index (stage 1) | `names: NameIndexCache` | the fingerprint's entity/MENTIONS counts change |
+| stage 1 analyses | `aliases: AliasStage` (LRU) | keyed by the name index version |
+| tiered matcher (stage 2) | `matcher: TieredMatcher` | stateless |
+| chunk records | `chunks: ChunkCache` (LRU) | never stale: a chunk id names one text forever |
+| PPR snapshot and walk graphs | `snapshots: SnapshotCache` | the fingerprint changes |
+| the loaded schema | `schema` | loaded on first use |
+
+The graph, hybrid, ppr and auto modes all take these from one `GraphServices`, so one API process holds one name
+index, one chunk cache and one PPR snapshot however many modes it serves.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from core.graph import Graph
+from core.settings import Settings
+from retrieval.graph.aliases import AliasStage, LlmAliasFn
+from retrieval.graph.chunks import ChunkCache
+from retrieval.graph.matching import TieredMatcher
+from retrieval.graph.models import QuestionAnalysis
+from retrieval.graph.names import NameIndexCache
+from retrieval.graph_version import GraphVersion
+from retrieval.models import EntityMatch
+from retrieval.ppr.export import SnapshotCache
+from schema.model import GraphSchema, load_schema
+
+
+class GraphServices:
+    def __init__(
+        self,
+        graph: Graph,
+        settings: Settings | None = None,
+        llm_aliases: LlmAliasFn | None = None,
+        check_every_s: float | None = None,
+    ) -> None:
+        """`check_every_s`: how often the change signal is re-read (default PPR_SNAPSHOT_CHECK_S, else 5 s)."""
+        self.graph = graph
+        self.schema_path = settings.schema_path if settings is not None else None
+        if check_every_s is None:
+            check_every_s = settings.ppr_snapshot_check_s if settings is not None else 5.0
+        self.version = GraphVersion(graph, check_every_s=check_every_s)
+        self.names = NameIndexCache(graph, version=self.version)
+        self.aliases = AliasStage(llm_aliases)
+        self.matcher = TieredMatcher(graph)
+        self.chunks = ChunkCache(graph)
+        self.snapshots = SnapshotCache(graph, version=self.version)
+        self._schema: GraphSchema | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, graph: Graph, settings: Settings) -> GraphServices:
+        """With the LLM alias extractor in stage 1 when an LLM is configured."""
+        llm_aliases = None
+        if settings.llm_configured:
+            from retrieval.aliases.llm import LLMAliasExtractor
+
+            llm_aliases = LLMAliasExtractor(settings)
+        return cls(graph, settings, llm_aliases)
+
+    @property
+    def schema(self) -> GraphSchema:
+        with self._lock:
+            if self._schema is None:
+                self._schema = load_schema(self.schema_path)
+            return self._schema
+
+    def analyse(self, question: str) -> tuple[QuestionAnalysis, list[EntityMatch]]:
+        """Stages 1-2: the question's analysis and its matched entities (scores 0-100)."""
+        index = self.names.get()
+        analysis = self.aliases.run(question, index)
+        return analysis, self.matcher.match(analysis, index)
