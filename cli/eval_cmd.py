@@ -1,4 +1,5 @@
-"""`graphwire eval`: score retrieval modes (and answers) on MultiHop-RAG questions, side by side, in one run folder."""
+"""`graphwire eval`: score retrieval modes (and answers) side by side in one run folder, on MultiHop-RAG questions
+(scored by gold fact) or on title-scored encyclopedia sets like ../shared/data/hotpotqa (scored by document title)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import typer
 from rich.console import Console
 
 from core.settings import get_settings
-from eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, DatasetError
+from eval.datasets import DEFAULT_QUESTIONS, FORMATS, DatasetError
 from eval.harness import EvalOptions, evaluate
 from eval.report import build_report
 from eval.runner import RunMismatchError
+from eval.summary import TITLES
 from eval.systems import UnknownSystemError
 
 console = Console(stderr=True)
@@ -25,6 +27,13 @@ HEADLINE = (
     ("map_at_10", "MAP@10"),
     ("hits_at_10", "Hits@10"),
 )
+TITLE_HEADLINE = (
+    ("perfect_at_8", "Perfect@8"),
+    ("perfect_at_5", "Perfect@5"),
+    ("recall_at_5", "Recall@5"),
+    ("recall_at_2", "Recall@2"),
+    ("mrr", "MRR"),
+)
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -33,11 +42,24 @@ def _split(values: list[str] | None) -> list[str]:
 
 def eval_command(
     questions: Annotated[
-        Path, typer.Option(help="MultiHop-RAG questions file (query, answer, ...).")
+        Path,
+        typer.Option(help="Questions file: MultiHop-RAG (query, answer, evidence_list) or title-scored (gold_titles)."),
     ] = DEFAULT_QUESTIONS,
+    question_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="Questions format: auto (detected: records with gold_titles and no evidence_list are title-scored), "
+            "multihop-rag, or titles (the encyclopedia format of ../shared/data/hotpotqa).",
+        ),
+    ] = "auto",
     corpus: Annotated[
-        Path, typer.Option(help="The corpus the graph and chunk store were built from.")
-    ] = DEFAULT_CORPUS,
+        Path | None,
+        typer.Option(
+            help="The corpus the graph and chunk store were built from (default: corpus.json beside a title-scored "
+            "questions file, else the shared MultiHop-RAG corpus)."
+        ),
+    ] = None,
     systems: Annotated[
         list[str] | None,
         typer.Option(
@@ -46,13 +68,20 @@ def eval_command(
             help="Modes to run, comma-separated; 'all' (default) = every registered mode; 'oracle' = the ceiling.",
         ),
     ] = None,
-    top_k: Annotated[int, typer.Option(min=1, max=100, help="Chunks retrieved per question.")] = 10,
+    top_k: Annotated[
+        int, typer.Option(min=1, max=100, help="Chunks retrieved per question (>= 10 for Perfect@8/@10 by title).")
+    ] = 10,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N selected questions.")] = None,
     sample: Annotated[int | None, typer.Option(min=1, help="A random sample of N questions (fixed --seed).")] = None,
     seed: Annotated[int, typer.Option(help="Seed for --sample.")] = 0,
     types: Annotated[
         list[str] | None,
-        typer.Option("--type", "-t", help="Question types to keep: inference, comparison, temporal, null."),
+        typer.Option(
+            "--type",
+            "-t",
+            help="Question types to keep: inference, comparison, temporal, null (title-scored: the file's own types, "
+            "e.g. bridge, comparison).",
+        ),
     ] = None,
     answerer: Annotated[
         str, typer.Option(help="auto (LLM when configured, else extractive), extractive or llm.")
@@ -62,15 +91,18 @@ def eval_command(
     report_only: Annotated[bool, typer.Option("--report-only", help="Rebuild report and charts from --out.")] = False,
     no_charts: Annotated[bool, typer.Option("--no-charts", help="Skip the PNG charts.")] = False,
 ) -> None:
-    """Evaluate retrieval modes side by side on MultiHop-RAG questions; writes records, summary, report and charts."""
+    """Evaluate retrieval modes side by side (MultiHop-RAG or title-scored sets); writes records, summary, report."""
     command = "graphwire " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
     try:
+        if question_format not in FORMATS:
+            raise DatasetError(f"unknown --format {question_format!r}; expected one of {', '.join(FORMATS)}")
         if report_only:
             _, report = build_report(out, command=None, charts=not no_charts)
             console.print(f"report: {report}")
             return
         options = EvalOptions(
             questions=questions,
+            question_format=question_format,
             corpus=corpus,
             systems=_split(systems),
             top_k=top_k,
@@ -88,9 +120,14 @@ def eval_command(
     except (DatasetError, UnknownSystemError, RunMismatchError, FileNotFoundError) as exc:
         console.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(2) from None
-    console.print(f"{outcome.selected} questions ({outcome.full_metadata} with full evidence metadata)")
+    titles = any(s.scoring == TITLES for s in outcome.summaries)
+    if titles:
+        console.print(f"{outcome.selected} title-scored questions")
+    else:
+        console.print(f"{outcome.selected} questions ({outcome.full_metadata} with full evidence metadata)")
     console.print(outcome.corpus_verdict)
     for summary in outcome.summaries:
-        shown = "  ".join(f"{label} {summary.overall.retrieval.get(key, 0.0):.3f}" for key, label in HEADLINE)
+        headline = TITLE_HEADLINE if summary.scoring == TITLES else HEADLINE
+        shown = "  ".join(f"{label} {summary.overall.retrieval.get(key, 0.0):.3f}" for key, label in headline)
         console.print(f"{summary.system:>10}: {shown}  errors {summary.overall.errors}")
     console.print(f"report: {outcome.report}")

@@ -1,4 +1,12 @@
-"""MultiHop-RAG question files: loading with clear errors, metadata coverage, subsets, type filters and sampling."""
+"""Question files: loading with clear errors, metadata coverage, subsets, type filters and sampling.
+
+Two formats, detected per file (or named with `graphwire eval --format`):
+- `multihop-rag`: MultiHop-RAG's `query`, `answer`, `question_type`, `evidence_list[{title, fact, ...}]`, scored by
+  gold fact (the authors' metrics);
+- `titles`: the encyclopedia format of `../shared/data/hotpotqa/` (`id`, `query`, `answer`, `type`, `level`,
+  `gold_titles`, `supporting_facts`), scored by document title. A file is in this format when its records carry
+  `gold_titles` and no `evidence_list`.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +28,10 @@ SAMPLE_200 = DEFAULT_DATA_DIR / "cs564-sample-queries.json"
 QUESTION_TYPES = ("inference_query", "comparison_query", "temporal_query", "null_query")
 NULL_TYPE = "null_query"
 METADATA_KEYS = ("source", "published_at", "url")
+
+MULTIHOP_FORMAT = "multihop-rag"
+TITLES_FORMAT = "titles"
+FORMATS = ("auto", MULTIHOP_FORMAT, TITLES_FORMAT)
 
 
 class DatasetError(ValueError):
@@ -79,6 +91,40 @@ class Question(BaseModel):
         return all(item.has_full_metadata for item in self.evidence_list)
 
 
+class SupportingFact(BaseModel):
+    """A gold sentence of a title-scored question: the document title and the sentence's index in it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    title: str
+    sentence: int
+
+
+class TitleQuestion(Question):
+    """One title-scored question (the encyclopedia format); retrieval is scored by the gold documents' titles.
+
+    A `Question` for the runner and the oracle: same `id`, `index`, `query`, `question_type` (the file's `type`:
+    bridge, comparison, ...), `gold_titles` (from the file's `gold_titles`), no evidence facts, never null (this
+    format has no abstention class). `answer` is "" when the file has none (answers are then not scored).
+    """
+
+    titles: list[str] = Field(min_length=1)
+    level: str | None = None
+    source_id: str | None = None  # the file's own `id`
+    supporting_facts: list[SupportingFact] = Field(default_factory=list)
+
+    @property
+    def gold_titles(self) -> list[str]:
+        return list(self.titles)
+
+    @property
+    def is_null(self) -> bool:
+        return False
+
+
+EvalQuestion = Question  # a MultiHop-RAG `Question` or a title-scored `TitleQuestion`
+
+
 class CorpusArticle(BaseModel):
     """One corpus record in the MultiHop-RAG corpus.json field names; dates stay as the file writes them."""
 
@@ -93,7 +139,8 @@ class CorpusArticle(BaseModel):
 
 class QuestionSet(BaseModel):
     path: Path
-    questions: list[Question]
+    questions: list[EvalQuestion]
+    format: str = MULTIHOP_FORMAT
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -108,6 +155,8 @@ class QuestionSet(BaseModel):
 
     def describe(self) -> str:
         types = ", ".join(f"{name} {count}" for name, count in sorted(self.type_counts.items()))
+        if self.format == TITLES_FORMAT:
+            return f"{len(self)} title-scored questions from {self.path} ({types})"
         return (
             f"{len(self)} questions from {self.path} ({types}); "
             f"{self.full_metadata_count} with full evidence metadata (source, published_at, url)"
@@ -166,13 +215,81 @@ def _parse_question(raw: Any, path: Path, index: int) -> Question:
     )
 
 
-def load_questions(path: Path | str) -> QuestionSet:
-    """Load a MultiHop-RAG questions file; missing evidence metadata is tolerated, missing essentials are not."""
+def _is_title_record(raw: Any) -> bool:
+    return isinstance(raw, dict) and "gold_titles" in raw and "evidence_list" not in raw
+
+
+def detect_format(records: Sequence[Any], path: Path) -> str:
+    """`titles` when every record carries `gold_titles` and no `evidence_list`, `multihop-rag` when none does."""
+    titled = [i for i, raw in enumerate(records) if _is_title_record(raw)]
+    if not titled:
+        return MULTIHOP_FORMAT
+    if len(titled) == len(records):
+        return TITLES_FORMAT
+    other = next(i for i in range(len(records)) if i not in set(titled))
+    raise DatasetError(
+        f"{path} mixes formats: record {titled[0]} has 'gold_titles' and no 'evidence_list' (title-scored), record "
+        f"{other} does not; use one format per file or name it with --format"
+    )
+
+
+def _parse_title_question(raw: Any, path: Path, index: int) -> TitleQuestion:
+    where = f"{path}: record {index}"
+    if not isinstance(raw, dict):
+        raise DatasetError(f"{where} must be an object, found {type(raw).__name__}")
+    if not isinstance(raw.get("query"), str) or not raw["query"].strip():
+        raise DatasetError(f"{where} has no 'query' string (keys present: {sorted(raw)})")
+    titles = raw.get("gold_titles")
+    if not isinstance(titles, list) or not titles:
+        raise DatasetError(f"{where} needs a non-empty 'gold_titles' list of document titles (title-scored format)")
+    if not all(isinstance(t, str) and t.strip() for t in titles):
+        raise DatasetError(f"{where}: every 'gold_titles' item must be a non-empty string")
+    for key in ("answer", "type", "level", "id"):
+        if raw.get(key) is not None and not isinstance(raw[key], str | int):
+            raise DatasetError(f"{where}: {key!r} must be a string, found {type(raw[key]).__name__}")
+    facts = raw.get("supporting_facts") or []
+    if not isinstance(facts, list):
+        raise DatasetError(f"{where}: 'supporting_facts' must be a list, found {type(facts).__name__}")
+    try:
+        supporting = [SupportingFact.model_validate(item) for item in facts]
+    except ValidationError as exc:
+        raise DatasetError(f"{where}: 'supporting_facts' is malformed: {exc.errors()[0]['msg']}") from exc
+    return TitleQuestion(
+        index=index,
+        query=raw["query"],
+        answer="" if raw.get("answer") is None else str(raw["answer"]),
+        question_type=str(raw.get("type") or "all"),
+        level=None if raw.get("level") is None else str(raw["level"]),
+        source_id=None if raw.get("id") is None else str(raw["id"]),
+        titles=list(dict.fromkeys(t.strip() for t in titles)),
+        supporting_facts=supporting,
+    )
+
+
+def load_questions(path: Path | str, question_format: str = "auto") -> QuestionSet:
+    """Load a questions file in either format (`auto` detects it from the records); missing evidence metadata is
+    tolerated, missing essentials are not."""
     path = Path(path)
+    if question_format not in FORMATS:
+        raise DatasetError(f"Unknown questions format {question_format!r}; expected one of {list(FORMATS)}")
     records = _read_json_list(path, "Questions")
     if not records:
         raise DatasetError(f"Questions file {path} holds no records")
-    return QuestionSet(path=path, questions=[_parse_question(raw, path, i) for i, raw in enumerate(records)])
+    chosen = detect_format(records, path) if question_format == "auto" else question_format
+    if chosen == TITLES_FORMAT:
+        titled = [_parse_title_question(raw, path, i) for i, raw in enumerate(records)]
+        return QuestionSet(path=path, questions=list(titled), format=TITLES_FORMAT)
+    parsed = [_parse_question(raw, path, i) for i, raw in enumerate(records)]
+    return QuestionSet(path=path, questions=list(parsed), format=MULTIHOP_FORMAT)
+
+
+def default_corpus(question_set: QuestionSet) -> Path:
+    """The corpus to check the stores against when none is named: for a title-scored file, `corpus.json` beside it
+    (as ../shared/data/hotpotqa/ ships them); otherwise the shared MultiHop-RAG corpus."""
+    beside = question_set.path.parent / "corpus.json"
+    if question_set.format == TITLES_FORMAT and beside.is_file():
+        return beside
+    return DEFAULT_CORPUS
 
 
 def load_corpus(path: Path | str) -> list[CorpusArticle]:
@@ -191,10 +308,19 @@ def load_corpus(path: Path | str) -> list[CorpusArticle]:
     return articles
 
 
-def filter_types(questions: Sequence[Question], types: Iterable[str] | None) -> list[Question]:
-    """Keep the given question types; accepts short names ("inference") as well as the file's ("inference_query")."""
+def filter_types(questions: Sequence[EvalQuestion], types: Iterable[str] | None) -> list[EvalQuestion]:
+    """Keep the given question types; accepts short names ("inference") as well as the file's ("inference_query").
+    Title-scored questions keep their file's own types (bridge, comparison, ...)."""
     if not types:
         return list(questions)
+    if questions and all(isinstance(q, TitleQuestion) for q in questions):
+        present = list(dict.fromkeys(q.question_type for q in questions))
+        wanted_titles = set(types)
+        if wanted_titles - set(present):
+            raise DatasetError(
+                f"Unknown question type(s) {sorted(wanted_titles - set(present))}; this file has {present}"
+            )
+        return [q for q in questions if q.question_type in wanted_titles]
     wanted = {t if t.endswith("_query") else f"{t}_query" for t in types}
     unknown = wanted - set(QUESTION_TYPES)
     if unknown:
@@ -202,7 +328,7 @@ def filter_types(questions: Sequence[Question], types: Iterable[str] | None) -> 
     return [q for q in questions if q.question_type in wanted]
 
 
-def sample(questions: Sequence[Question], size: int | None, seed: int = 0) -> list[Question]:
+def sample(questions: Sequence[EvalQuestion], size: int | None, seed: int = 0) -> list[EvalQuestion]:
     """A fixed-seed random sample, returned in file order so runs and reports read the same way each time."""
     if size is None or size >= len(questions):
         return list(questions)
@@ -219,7 +345,7 @@ def select(
     sample_size: int | None = None,
     seed: int = 0,
     limit: int | None = None,
-) -> list[Question]:
+) -> list[EvalQuestion]:
     """Type filter, then fixed-seed sample, then the first `limit` questions."""
     chosen = sample(filter_types(question_set.questions, types), sample_size, seed)
     return chosen[:limit] if limit is not None else chosen

@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from core.settings import Settings
-from eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, load_corpus, load_questions, select
+from eval.datasets import DEFAULT_QUESTIONS, default_corpus, load_corpus, load_questions, select
 from eval.records import RunManifest
 from eval.report import build_report
 from eval.runner import RunPlan, run
@@ -19,7 +19,8 @@ from eval.systems import ORACLE, SystemBuilder, available_systems
 
 class EvalOptions(BaseModel):
     questions: Path = DEFAULT_QUESTIONS
-    corpus: Path = DEFAULT_CORPUS
+    question_format: str = "auto"  # auto (detected per file), multihop-rag or titles
+    corpus: Path | None = None  # None: corpus.json beside a title-scored file, else the shared MultiHop-RAG corpus
     systems: list[str] = Field(default_factory=list)  # empty = every registered mode
     top_k: int = Field(default=10, ge=1, le=100)
     limit: int | None = Field(default=None, ge=1)
@@ -65,8 +66,9 @@ def expand_systems(names: list[str]) -> list[str]:
 
 def evaluate(options: EvalOptions, settings: Settings) -> EvalOutcome:
     """Load and select the questions, check stores against the corpus, run (resuming), then report."""
-    question_set = load_questions(options.questions)
-    corpus = load_corpus(options.corpus)
+    question_set = load_questions(options.questions, options.question_format)
+    corpus_path = options.corpus or default_corpus(question_set)
+    corpus = load_corpus(corpus_path)
     questions = select(question_set, types=options.types, sample_size=options.sample, seed=options.seed)
     questions = questions[: options.limit] if options.limit else questions
     systems = expand_systems(options.systems)
@@ -77,7 +79,8 @@ def evaluate(options: EvalOptions, settings: Settings) -> EvalOutcome:
         manifest = RunManifest(
             questions_path=str(options.questions),
             questions_sha256=file_sha256(options.questions),
-            corpus_path=str(options.corpus),
+            question_format=question_set.format,
+            corpus_path=str(corpus_path),
             top_k=options.top_k,
             answers=options.answers,
             seed=options.seed,

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from eval.scorers import AnswerScore, RetrievalScore
+from eval.scorers import AnswerScore, RetrievalScore, TitleRetrievalScore
 from retrieval.models import Usage
 
 RUN_FILE = "run.json"
@@ -22,6 +22,7 @@ class RunManifest(BaseModel):
 
     questions_path: str
     questions_sha256: str
+    question_format: str = "multihop-rag"  # or "titles" (scored by document title); see eval.datasets
     corpus_path: str
     top_k: int
     answers: bool
@@ -58,6 +59,8 @@ class QuestionRecord(BaseModel):
     has_full_metadata: bool = True
     chunks: list[RecordedChunk] = Field(default_factory=list)
     retrieval: RetrievalScore | None = None  # None for null questions (excluded from retrieval metrics)
+    level: str | None = None  # title-scored sets: the question's difficulty level (easy, medium, hard)
+    title_retrieval: TitleRetrievalScore | None = None  # title-scored sets: scores by distinct document title
     answer: str | None = None
     answerer: str | None = None
     answer_score: AnswerScore | None = None

@@ -12,15 +12,33 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
 from eval.records import QuestionRecord, RunManifest, load_manifest, load_records, write_json_atomic  # noqa: E402
-from eval.summary import RETRIEVAL_METRICS, SystemSummary, summarize_system, target_checks  # noqa: E402
+from eval.summary import (  # noqa: E402
+    RETRIEVAL_METRICS,
+    TITLE_METRICS,
+    TITLES,
+    SystemSummary,
+    summarize_system,
+    target_checks,
+)
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.md"
 CHARTS_DIR = "charts"
+CHART_METRICS = ("perfect_at_10", "perfect_at_4", "map_at_10")
 ATTRIBUTION = (
     "Questions: MultiHop-RAG (Tang and Yang, COLM 2024, arXiv:2401.15391), ODC-BY 1.0. Retrieval metrics follow the "
     "authors' `retrieval_evaluate.py` (null questions excluded; a hit when a gold fact with spaces and newlines "
     "removed is a substring of a retrieved chunk)."
+)
+TITLE_SCORING = (
+    "Retrieval is scored by document title: Perfect@k = every gold title among the first k DISTINCT document titles "
+    "retrieved (chunks of one document count once, at their first rank); Recall@k = the share of gold titles among "
+    "them; MRR = 1 / the distinct-title rank of the first gold document; titles/q = distinct titles among the top-k "
+    "chunks (Perfect@10 needs 10 distinct titles in the top-k chunks)."
+)
+HOTPOTQA_ATTRIBUTION = (
+    "Questions and passages: HotpotQA (Yang et al., EMNLP 2018), CC BY-SA 4.0; the 100-question train subset "
+    "HippoRAG (Gutierrez et al., NeurIPS 2024) tuned on."
 )
 METRIC_LABELS = {
     "hits_at_4": "Hits@4",
@@ -31,6 +49,13 @@ METRIC_LABELS = {
     "perfect_at_10": "Perfect@10",
     "article_precision_at_10": "ArtP@10",
     "article_recall_at_10": "ArtR@10",
+    "perfect_at_2": "Perfect@2",
+    "perfect_at_5": "Perfect@5",
+    "perfect_at_8": "Perfect@8",
+    "recall_at_2": "Recall@2",
+    "recall_at_5": "Recall@5",
+    "mrr": "MRR",
+    "titles_retrieved": "titles/q",
 }
 SHORT_TYPE = {
     "inference_query": "inference",
@@ -44,16 +69,50 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def _retrieval_table(rows: Sequence[tuple[str, dict[str, float], int]]) -> list[str]:
-    header = "| System | Group | Scored | " + " | ".join(METRIC_LABELS[m] for m in RETRIEVAL_METRICS) + " |"
-    lines = [header, "|" + "---|" * (3 + len(RETRIEVAL_METRICS))]
+def _retrieval_table(
+    rows: Sequence[tuple[str, dict[str, float], int]], names: Sequence[str] = RETRIEVAL_METRICS
+) -> list[str]:
+    header = "| System | Group | Scored | " + " | ".join(METRIC_LABELS[m] for m in names) + " |"
+    lines = [header, "|" + "---|" * (3 + len(names))]
     for label, metrics, scored in rows:
-        cells = " | ".join(_fmt(metrics.get(m)) for m in RETRIEVAL_METRICS)
+        cells = " | ".join(_fmt(metrics.get(m), 2 if m == "titles_retrieved" else 3) for m in names)
         lines.append(f"| {label} | {scored} | {cells} |")
     return lines
 
 
+def is_title_run(summaries: Sequence[SystemSummary]) -> bool:
+    return bool(summaries) and all(s.scoring == TITLES for s in summaries)
+
+
+def _title_retrieval_section(summaries: Sequence[SystemSummary]) -> list[str]:
+    """Every mode side by side (with retrieval latency), then per question type and per level, modes side by side."""
+    labels = " | ".join(METRIC_LABELS[m] for m in TITLE_METRICS)
+    lines = ["## Retrieval by document title (every mode side by side)", "", TITLE_SCORING, ""]
+    lines += [f"| System | Scored | {labels} | retrieve p50 ms | retrieve p95 ms |"]
+    lines += ["|" + "---|" * (4 + len(TITLE_METRICS))]
+    for s in summaries:
+        cells = " | ".join(_fmt(s.overall.retrieval.get(m), 2 if m == "titles_retrieved" else 3) for m in TITLE_METRICS)
+        stats = s.latency_ms.get("retrieve", {})
+        p50, p95 = _fmt(stats.get("p50"), 1), _fmt(stats.get("p95"), 1)
+        lines.append(f"| {s.system} | {s.overall.scored} | {cells} | {p50} | {p95} |")
+    groups: list[tuple[str, str]] = [("type", t) for t in dict.fromkeys(t for s in summaries for t in s.by_type)]
+    groups += [("level", v) for v in dict.fromkeys(v for s in summaries for v in s.by_level)]
+    for kind, title in (("type", "### Per question type"), ("level", "### Per level")):
+        rows = [
+            (f"{s.system} | {name}", m.retrieval, m.scored)
+            for group_kind, name in groups
+            if group_kind == kind
+            for s in summaries
+            if (m := (s.by_type if kind == "type" else s.by_level).get(name)) is not None and m.scored
+        ]
+        if rows:
+            lines += ["", title, "", *_retrieval_table(rows, TITLE_METRICS)]
+    return [*lines, ""]
+
+
 def _retrieval_section(summaries: Sequence[SystemSummary]) -> list[str]:
+    if is_title_run(summaries):
+        return _title_retrieval_section(summaries)
     overall = [(f"{s.system} | all", s.overall.retrieval, s.overall.scored) for s in summaries]
     overall += [
         (f"{s.system} | full metadata only", s.full_metadata.retrieval, s.full_metadata.scored)
@@ -139,22 +198,31 @@ def _details_section(summaries: Sequence[SystemSummary]) -> list[str]:
     return [*lines, *(f"| {system} | {key} | {value:.2f} |" for system, key, value in rows), ""]
 
 
+def _title_attribution(manifest: RunManifest) -> list[str]:
+    lines = ["- Retrieval is scored by distinct document title (definitions under the retrieval table)."]
+    if "hotpotqa" in manifest.questions_path.lower():
+        lines.append(f"- {HOTPOTQA_ATTRIBUTION}")
+    return lines
+
+
 def _header(manifest: RunManifest, summaries: Sequence[SystemSummary], command: str | None) -> list[str]:
     check = manifest.corpus_check
     first = summaries[0].overall if summaries else None
     lines = ["# graphwire evaluation report", ""]
     if command:
         lines += ["Produced by:", "", "```", command, "```", ""]
+    titles = is_title_run(summaries) or manifest.question_format == TITLES
+    coverage = "title-scored format" if titles else f"{first.full_metadata if first else 0} with full evidence metadata"
     lines += [
         f"- Questions: `{manifest.questions_path}` (sha256 `{manifest.questions_sha256[:16]}…`), "
         f"{len(manifest.question_ids)} selected (types: {', '.join(manifest.types) or 'all'}, "
         f"sample: {manifest.sample_size or 'none'}, seed {manifest.seed}, limit: {manifest.limit or 'none'}); "
-        f"{first.full_metadata if first else 0} with full evidence metadata.",
+        f"{coverage}.",
         f"- Corpus: `{manifest.corpus_path}`. {check.get('verdict', 'Not checked against the stores.')}",
         f"- Systems: {', '.join(manifest.systems)}; top-k {manifest.top_k}; answers: "
         f"{manifest.answerer if manifest.answers else 'not run (retrieval only)'}; code at commit(s) "
         f"`{', '.join(manifest.git_commits) or 'unknown'}`.",
-        f"- {ATTRIBUTION}",
+        *(_title_attribution(manifest) if titles else [f"- {ATTRIBUTION}"]),
         "",
     ]
     counts = {s.system: s.overall.questions for s in summaries}
@@ -183,8 +251,15 @@ def render_markdown(manifest: RunManifest, summaries: Sequence[SystemSummary], c
     return "\n".join(line for section in sections for line in section)
 
 
+def _chart_types(summaries: Sequence[SystemSummary], with_null: bool) -> list[str]:
+    """MultiHop-RAG types in their usual order; a title-scored set's own types (bridge, comparison, ...)."""
+    if is_title_run(summaries):
+        return list(dict.fromkeys(t for s in summaries for t in s.by_type))
+    return [t for t in SHORT_TYPE if (with_null or t != "null_query") and any(t in s.by_type for s in summaries)]
+
+
 def _per_type_chart(summaries: Sequence[SystemSummary], metric: str, path: Path) -> None:
-    types = [t for t in SHORT_TYPE if t != "null_query" and any(t in s.by_type for s in summaries)]
+    types = _chart_types(summaries, with_null=False)
     groups = [*types, "all"]
     width = 0.8 / max(len(summaries), 1)
     fig, ax = plt.subplots(figsize=(3.2 + 1.6 * len(groups), 4))
@@ -205,7 +280,7 @@ def _per_type_chart(summaries: Sequence[SystemSummary], metric: str, path: Path)
 
 def _answer_chart(summaries: Sequence[SystemSummary], path: Path) -> None:
     """Strict answer accuracy per question type (null = correct abstention)."""
-    types = [t for t in SHORT_TYPE if any(t in s.by_type for s in summaries)]
+    types = _chart_types(summaries, with_null=True)
     groups = [*types, "all"]
     width = 0.8 / max(len(summaries), 1)
     fig, ax = plt.subplots(figsize=(3.2 + 1.6 * len(groups), 4))
@@ -243,7 +318,8 @@ def write_charts(out: Path, summaries: Sequence[SystemSummary], records: dict[st
     charts = out / CHARTS_DIR
     charts.mkdir(parents=True, exist_ok=True)
     paths = []
-    for metric in ("perfect_at_10", "perfect_at_4", "map_at_10"):
+    metrics = ("perfect_at_8", "recall_at_5", "perfect_at_2") if is_title_run(summaries) else CHART_METRICS
+    for metric in metrics:
         path = charts / f"per_type_{metric}.png"
         _per_type_chart(summaries, metric, path)
         paths.append(path)
@@ -271,7 +347,8 @@ def _common_section(summaries: Sequence[SystemSummary], n: int) -> list[str]:
         if m.scored
     ]
     title = f"## Side by side on the {n} questions every system finished (partial run)"
-    return [title, "", *_retrieval_table(rows), ""]
+    names = TITLE_METRICS if is_title_run(summaries) else RETRIEVAL_METRICS
+    return [title, "", *_retrieval_table(rows, names), ""]
 
 
 def build_report(out: Path, command: str | None = None, charts: bool = True) -> tuple[list[SystemSummary], Path]:

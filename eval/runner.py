@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from eval.datasets import Question
+from eval.datasets import EvalQuestion, TitleQuestion
 from eval.records import (
     QuestionRecord,
     RecordedChunk,
@@ -20,7 +20,7 @@ from eval.records import (
     save_manifest,
     save_record,
 )
-from eval.scorers import score_answer, score_retrieval
+from eval.scorers import score_answer, score_retrieval, score_titles
 from retrieval.base import Answerer, Retriever
 from retrieval.models import RetrievalResult
 
@@ -31,7 +31,7 @@ class RunMismatchError(ValueError):
 
 @dataclass
 class RunPlan:
-    questions: Sequence[Question]
+    questions: Sequence[EvalQuestion]
     systems: dict[str, Retriever]
     out: Path
     manifest: RunManifest
@@ -59,7 +59,7 @@ def check_resumable(out: Path, manifest: RunManifest) -> RunManifest:
 def _is_finished(record: QuestionRecord | None, top_k: int, answers: bool) -> bool:
     if record is None or record.error is not None or record.top_k != top_k:
         return False
-    return not answers or record.answer is not None
+    return not answers or record.answer is not None or not record.gold_answer  # no gold answer: nothing to score
 
 
 def _recorded_chunks(result: RetrievalResult, top_k: int) -> list[RecordedChunk]:
@@ -75,7 +75,7 @@ def _small_details(details: dict[str, object]) -> dict[str, object]:
 
 
 def run_one(
-    question: Question, system: str, retriever: Retriever, top_k: int, answerer: Answerer | None
+    question: EvalQuestion, system: str, retriever: Retriever, top_k: int, answerer: Answerer | None
 ) -> QuestionRecord:
     """Retrieve (and answer) one question with one system; failures become a record with `error` set."""
     record = QuestionRecord(
@@ -87,6 +87,7 @@ def run_one(
         system=system,
         top_k=top_k,
         has_full_metadata=question.has_full_metadata,
+        level=question.level if isinstance(question, TitleQuestion) else None,
     )
     started = time.perf_counter()
     try:
@@ -101,11 +102,13 @@ def run_one(
     record.chunks = _recorded_chunks(result, top_k)
     record.facts, record.entities = len(result.facts), len(result.entities)
     record.details = _small_details(result.details)
-    if not question.is_null:
+    if isinstance(question, TitleQuestion):
+        record.title_retrieval = score_titles([c.title for c in top], question.gold_titles)
+    elif not question.is_null:
         record.retrieval = score_retrieval(
             [c.text for c in top], [c.title for c in top], question.gold_facts, question.gold_titles
         )
-    if answerer is not None:
+    if answerer is not None and (question.answer or not isinstance(question, TitleQuestion)):
         answer_started = time.perf_counter()
         try:
             answer = answerer.answer(question.query, result)
@@ -114,7 +117,7 @@ def run_one(
             return record
         record.latency_ms["answer"] = (time.perf_counter() - answer_started) * 1000
         record.answer, record.answerer, record.usage = answer.text, answer.answerer, answer.usage
-        record.answer_score = score_answer(answer.text, question.answer)
+        record.answer_score = score_answer(answer.text, question.answer, isinstance(question, TitleQuestion))
     record.latency_ms["total"] = (time.perf_counter() - started) * 1000
     return record
 

@@ -124,6 +124,63 @@ def score_retrieval(
 
 
 # ---------------------------------------------------------------------------------------------------------------------
+# Retrieval scored by document title (the encyclopedia format: HotpotQA-style `gold_titles`)
+
+TITLE_PERFECT_KS = (2, 5, 8, 10)
+TITLE_RECALL_KS = (2, 5)
+
+
+def normalize_title(title: str) -> str:
+    """Titles compare after Unicode NFC and outer whitespace; case and inner punctuation are kept ("X (film)")."""
+    return unicodedata.normalize("NFC", title).strip()
+
+
+def distinct_titles(retrieved_titles: Sequence[str]) -> list[str]:
+    """The retrieved documents in rank order, each once: chunks of the same document count at their first rank."""
+    return list(dict.fromkeys(normalize_title(t) for t in retrieved_titles))
+
+
+class TitleRetrievalScore(BaseModel):
+    """Per-question scores by title; k counts distinct document titles, not chunks."""
+
+    perfect_at_2: float
+    perfect_at_5: float
+    perfect_at_8: float
+    perfect_at_10: float
+    recall_at_2: float
+    recall_at_5: float
+    mrr: float  # 1 / the distinct-title rank of the first gold document (0 when none was retrieved)
+    titles_retrieved: float  # distinct titles among the retrieved chunks
+    gold_title_ranks: list[int | None]  # per gold title: its 1-based distinct-title rank, else None
+
+
+def title_ranks(retrieved_titles: Sequence[str], gold_titles: Sequence[str]) -> list[int | None]:
+    """For each gold title, its 1-based rank among the distinct retrieved titles, else None."""
+    ranked = {title: rank for rank, title in enumerate(distinct_titles(retrieved_titles), start=1)}
+    return [ranked.get(normalize_title(title)) for title in gold_titles]
+
+
+def score_titles(retrieved_titles: Sequence[str], gold_titles: Sequence[str]) -> TitleRetrievalScore:
+    """Perfect@k (every gold title among the first k distinct titles), Recall@k (share of gold titles there), MRR."""
+    gold = list(dict.fromkeys(normalize_title(t) for t in gold_titles))
+    if not gold:
+        raise ValueError("title scoring needs at least one gold title")
+    ranks = title_ranks(retrieved_titles, gold)
+
+    def recall(k: int) -> float:
+        return sum(1 for r in ranks if r is not None and r <= k) / len(gold)
+
+    found = [r for r in ranks if r is not None]
+    return TitleRetrievalScore(
+        **{f"perfect_at_{k}": perfect_at(ranks, k) for k in TITLE_PERFECT_KS},
+        **{f"recall_at_{k}": recall(k) for k in TITLE_RECALL_KS},
+        mrr=1 / min(found) if found else 0.0,
+        titles_retrieved=float(len(distinct_titles(retrieved_titles))),
+        gold_title_ranks=ranks,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------------------
 # Answers
 
 
@@ -221,9 +278,10 @@ def _strict_match(prediction: str, gold: str) -> bool:
     return len(want_set) >= 2 and pred_set == want_set
 
 
-def strict_outcome(prediction: str | None, gold: str) -> Outcome:
-    """Graphwire's strict verdict: abstention first, then exact yes/no or normalised entity match."""
-    gold_is_null = is_abstention(gold)
+def strict_outcome(prediction: str | None, gold: str, answerable: bool = False) -> Outcome:
+    """Graphwire's strict verdict: abstention first, then exact yes/no or normalised entity match. `answerable`:
+    the question set has no abstention class (title-scored sets), so the gold is never read as an abstention."""
+    gold_is_null = not answerable and is_abstention(gold)
     if is_abstention(prediction):
         return Outcome.CORRECT if gold_is_null else Outcome.MISS
     if gold_is_null:
@@ -238,9 +296,9 @@ class AnswerScore(BaseModel):
     cs564_lenient: bool
 
 
-def score_answer(prediction: str | None, gold: str) -> AnswerScore:
+def score_answer(prediction: str | None, gold: str, answerable: bool = False) -> AnswerScore:
     return AnswerScore(
-        strict=strict_outcome(prediction, gold),
+        strict=strict_outcome(prediction, gold, answerable),
         official_word_overlap=official_word_overlap(prediction or "", gold),
         cs564_lenient=cs564_lenient(prediction, gold),
     )
