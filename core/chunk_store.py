@@ -18,7 +18,14 @@ from chromadb.utils.embedding_functions import register_embedding_function
 
 from core.chroma import open_client
 from core.documents import Chunk
-from core.embeddings import Embedder, EmbeddingError, MiniLMOnnxEmbedder, OpenAIEmbedder, embedder_from_settings
+from core.embeddings import (
+    MINILM_MODEL_ID,
+    Embedder,
+    EmbeddingError,
+    OpenAIEmbedder,
+    embedder_from_settings,
+    offline_embedder_for,
+)
 from core.settings import EmbeddingBackend, Settings, get_settings
 
 EF_NAME = "graphwire-embedder"
@@ -58,7 +65,7 @@ class GraphwireEmbeddingFunction(EmbeddingFunction[Documents]):
     @staticmethod
     def build_from_config(config: dict[str, Any]) -> GraphwireEmbeddingFunction:
         if config.get("backend") == EmbeddingBackend.OFFLINE.value:
-            return GraphwireEmbeddingFunction(MiniLMOnnxEmbedder())
+            return GraphwireEmbeddingFunction(offline_embedder_for(str(config.get("model", MINILM_MODEL_ID))))
         settings = get_settings()
         secret = settings.embedding_api_key or settings.llm_api_key
         embedder = OpenAIEmbedder(
@@ -102,7 +109,8 @@ class ChunkStore:
         if built_with != embedder.model_id:
             raise EmbeddingError(
                 f"collection {collection_name!r} holds vectors from {built_with!r}, but the configured embedder is "
-                f"{embedder.model_id!r}; re-ingest into a new CHROMA_COLLECTION or switch EMBEDDING_BACKEND back"
+                f"{embedder.model_id!r}; re-ingest into a new CHROMA_COLLECTION or switch EMBEDDING_BACKEND / "
+                "OFFLINE_EMBEDDING_MODEL back"
             )
 
     def _open_or_create(self) -> Any:

