@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from retrieval.base import Retriever
+from retrieval.fill import unfilled
 from retrieval.flat.common import Guidance, GuidanceMode
 from retrieval.flat.plus import FlatPlusRetriever
 from retrieval.models import RetrievalResult
@@ -80,4 +81,4 @@ def hybrid_mode(ctx: RetrievalContext) -> HybridRetriever:
         guidance_weight=settings.hybrid_guidance_weight,
         graph_depth=settings.hybrid_graph_depth,
     )
-    return HybridRetriever(ctx.retriever("graph"), flat, config)
+    return HybridRetriever(unfilled(ctx.retriever("graph")), flat, config)

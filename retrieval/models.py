@@ -62,6 +62,7 @@ class ChunkRecord(BaseModel):
 
 class RankedChunk(ChunkRecord):
     score: float = 0.0
+    retrieved_by: str | None = None  # the mode that ranked it, where a mode fills its ranking from another
 
     @classmethod
     def from_chunk(cls, chunk: Chunk, score: float) -> RankedChunk:

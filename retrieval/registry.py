@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 from core.graph import Graph
 from core.settings import Settings
 from retrieval.base import Answerer, Retriever
+from retrieval.fill import FilledRetriever
 
 if TYPE_CHECKING:
     from retrieval.flat import FlatRetriever
@@ -129,7 +130,9 @@ MODES: dict[str, ModeSpec] = {
 def graph_mode(ctx: RetrievalContext) -> Retriever:
     from retrieval.graph import GraphRetriever
 
-    return GraphRetriever.from_settings(ctx.require_graph(), ctx.settings, services=ctx.services())
+    graph = GraphRetriever.from_settings(ctx.require_graph(), ctx.settings, services=ctx.services())
+    fill = ctx.settings.graph_fill_mode
+    return FilledRetriever(graph, ctx.retriever(fill)) if fill != "none" else graph
 
 
 def mode_names() -> list[str]:

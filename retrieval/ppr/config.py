@@ -34,9 +34,9 @@ class GraphOptions(BaseModel):
     mention_weight: float = Field(default=1.0, ge=0.0)
     weight_by_mentions: bool = False  # multiply a MENTIONS weight by its `count`
     title_weight: float = Field(default=2.0, ge=0.0)  # extra weight on the edge between a passage and its title entity
-    synonym_threshold: float | None = Field(default=None, ge=0.0, le=100.0)  # rapidfuzz ratio; None = no synonym edges
+    synonym_threshold: float | None = Field(default=90.0, ge=0.0, le=100.0)  # rapidfuzz ratio; None = no synonym edges
     synonym_weight: float = Field(default=1.0, ge=0.0)
-    cooccurrence_weight: float = Field(default=0.0, ge=0.0)  # entity-entity edges per shared sentence; 0 = none
+    cooccurrence_weight: float = Field(default=0.3, ge=0.0)  # entity-entity edges per shared sentence; 0 = none
     type_weights: dict[str, float] = Field(default_factory=lambda: {"REPORTED_BY": 0.1})
 
 
@@ -51,7 +51,7 @@ class ScoringOptions(BaseModel):
     push_above_edges: int = Field(default=500_000, ge=0)  # AUTO switches to push above this many walk edges
     node_specificity: bool = True  # divide a seed's weight by the number of chunks that mention it
     passage_seed_weight: float = Field(default=0.5, ge=0.0, le=1.0)  # share of the restart mass on similar passages
-    chunk_scoring: ChunkScoring = ChunkScoring.MIXED
+    chunk_scoring: ChunkScoring = ChunkScoring.PASSAGE
     # Share of the restart mass moved along the seeds' relationships whose type the question asks about
     # (relation cues: "director of X" favours X's DIRECTED neighbour); used when a relation scorer is given.
     relation_cue_weight: float = Field(default=0.9, ge=0.0, le=1.0)

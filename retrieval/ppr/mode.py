@@ -96,7 +96,7 @@ def ppr_mode(ctx: RetrievalContext) -> PPRRetriever:
         graph,
         services.snapshots,
         config,
-        matcher=GraphStageMatcher(graph, services=services),
+        matcher=GraphStageMatcher(graph, services=services) if settings.ppr_seeds == "stages" else None,
         passage_scorer=passages,
         relation_scorer=LazyRelationScorer(embedder, lambda: services.schema)
         if settings.ppr_relation_cues > 0

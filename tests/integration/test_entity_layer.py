@@ -1,0 +1,105 @@
+"""The entity layer and its structural layer against a real Neo4j, on a small original corpus (tests/data/).
+
+Title entities are decided per document from its text, generic words are never linked, the dictionary linker adds
+the names the tagger missed with the sentence that names them, the PPR snapshot turns shared sentences into
+co-occurrence and near-identical names into synonym edges, and all of it goes with its document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.graph import Graph
+from core.settings import Settings
+from ingest.extractors.offline import OfflineExtractor
+from ingest.loaders import load_articles
+from ingest.pipeline import IngestOptions, delete_documents, ingest_articles
+from retrieval.ppr.config import GraphOptions
+from retrieval.ppr.engine import build_walk_graph
+from retrieval.ppr.export import export_snapshot
+from retrieval.registry import RetrievalContext
+from schema.model import load_schema
+
+pytestmark = pytest.mark.integration
+
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "entity_layer.jsonl"
+
+
+def mentions(graph: Graph) -> list[dict[str, Any]]:
+    return graph.read("check/entity_mentions")
+
+
+@pytest.fixture
+def layered(graph: Graph) -> Iterator[Graph]:
+    articles = load_articles(CORPUS).articles
+    ingest_articles(articles, graph, OfflineExtractor(load_schema()), options=IngestOptions(progress=False))
+    yield graph
+    graph.write("admin/wipe")
+
+
+def test_a_title_that_opens_its_document_is_the_documents_entity(layered: Graph) -> None:
+    rows = mentions(layered)
+    film = [r for r in rows if r["name"] == "Marrowdale (film)"]
+    assert film, "the film's title is an entity"
+    assert "Marrowdale" in film[0]["aliases"]  # the title without its qualifier
+    assert {r["title"] for r in film if r["is_title"]} == {"Marrowdale (film)"}
+    # a headline does not open its article: no title entity for the news story
+    assert not [r for r in rows if r["name"] == "Ferry fares rise on northern routes"]
+
+
+def test_the_linker_adds_names_the_tagger_missed_with_their_sentence(layered: Graph) -> None:
+    rows = mentions(layered)
+    # "Marrowdale" in Odile Varga's page and Skerrin's page reaches the film's title entity
+    film_in = {r["title"]: r for r in rows if r["name"] == "Marrowdale (film)"}
+    assert {"Odile Varga", "Skerrin"} <= set(film_in)
+    # sentence 0 is the title line the extractor reads first; 2: "... and Marrowdale was filmed on its quays."
+    assert film_in["Skerrin"]["sentences"] == [2]
+    assert all(r["sentences"] for r in rows), "every mention records its sentences"
+
+
+def test_a_generic_word_is_not_linked(layered: Graph) -> None:
+    rows = mentions(layered)
+    lantern = [r for r in rows if r["name"] == "Lantern (series)"]
+    assert lantern, "the series page has its title entity"
+    # the corpus writes "lantern" in lower case far more often than capitalised: no link from the other page
+    assert {r["title"] for r in lantern} == {"Lantern (series)"}
+
+
+def test_snapshot_has_cooccurrence_and_synonym_edges(layered: Graph) -> None:
+    snap = export_snapshot(layered)
+    idx = {name: i for i, name in enumerate(snap.entity_names)}
+    film, director = idx["Marrowdale (film)"], idx["Odile Varga"]
+    assert snap.cooccurrence is not None and snap.cooccurrence[film, director] >= 1  # same sentence, twice
+    walk = build_walk_graph(snap, GraphOptions())
+    assert (
+        walk.n_synonym_edges >= 1
+    )  # "Maria Lopez" / "Maria Lopes": rapidfuzz ratio 90.9, kept apart by resolution (92)
+    a, b = idx["Maria Lopez"], idx["Maria Lopes"]
+    assert walk.transition[a, b] > 0 and walk.transition[b, a] > 0
+
+
+def test_the_structural_layer_goes_with_its_document(layered: Graph) -> None:
+    before = {(r["title"], r["name"]) for r in mentions(layered)}
+    assert ("Skerrin", "Marrowdale (film)") in before
+    delete_documents(layered, ["Skerrin"])
+    after = mentions(layered)
+    assert not [r for r in after if r["title"] == "Skerrin"]
+    snap = export_snapshot(layered)
+    assert "Maria Lopes" not in snap.entity_names  # only Skerrin's page named her
+    idx = {name: i for i, name in enumerate(snap.entity_names)}
+    assert snap.cooccurrence is not None
+    assert snap.cooccurrence[idx["Marrowdale (film)"], idx["Odile Varga"]] >= 1  # other pages still pair them
+
+
+def test_graph_mode_fills_to_top_k(layered: Graph, neo4j_settings: Settings) -> None:
+    ctx = RetrievalContext(settings=neo4j_settings, graph=lambda: layered)
+    result = ctx.retriever("graph").retrieve("Who directed Marrowdale?", top_k=5)
+    assert len(result.chunks) == 5  # the store has 6 chunks
+    by = [c.retrieved_by for c in result.chunks]
+    assert by[0] == "graph" and "ppr" in by
+    assert by == sorted(by, key=lambda m: m != "graph"), "graph-ranked chunks come first"
+    assert result.details["fill"] == {"mode": "ppr", "chunks": by.count("ppr")}
