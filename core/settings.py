@@ -103,8 +103,12 @@ class Settings(BaseSettings):
     ppr_damping: float = Field(default=0.5, gt=0.0, lt=1.0)
     ppr_method: str = "auto"  # PPR solver: power (exact), push (approximate, for large graphs) or auto
     # share of the PPR restart mass moved along the relationships a question asks about ("the director of X")
-    ppr_relation_cues: float = Field(default=0.9, ge=0.0, le=1.0)
+    ppr_relation_cues: float = Field(default=0.0, ge=0.0, le=1.0)
     ppr_passage_seeds: float = Field(default=0.5, ge=0.0, le=1.0)  # share of PPR restart mass on similar passages
+    # PPR seeds: "dictionary" (names and aliases of the graph's entities, n-gram and fuzzy) or "stages" (that plus the
+    # graph retriever's stages 1-2: outlets, aliases, tiered matching)
+    ppr_seeds: str = "dictionary"
+    graph_fill_mode: str = "ppr"  # mode that fills graph mode's ranking up to top_k ("none": graph-ranked chunks only)
     ppr_snapshot_check_s: float = 5.0  # how often PPR checks whether the graph changed (then re-exports it)
     router_unanswerable_mode: str = "vector"  # mode=auto sends questions that look unanswerable to this mode
     # mode=hybrid: the graph's chunk ranking joins flat+ as one more fused signal ("boost") or limits it ("restrict")

@@ -34,6 +34,14 @@ class Dictionary:
     """Normalised surface (words joined by a space) -> entity keys."""
 
     keys: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    _longest: dict[str, int] = field(default_factory=dict)  # first word -> most words of a surface it starts
+
+    def longest_from(self, word: str) -> int:
+        if not self._longest and self.keys:
+            for norm in self.keys:
+                first, size = norm.split(" ", 1)[0], norm.count(" ") + 1
+                self._longest[first] = max(self._longest.get(first, 0), size)
+        return self._longest.get(word, 0)
 
     @classmethod
     def of(cls, entities: Iterable[Row]) -> Dictionary:
@@ -71,14 +79,17 @@ def _tokens(text: str) -> list[tuple[str, int, bool]]:
     return out
 
 
-def find_names(text: str, dictionary: Dictionary) -> dict[str, set[int]]:
+def find_names(
+    text: str, dictionary: Dictionary, tokens: list[tuple[str, int, bool]] | None = None
+) -> dict[str, set[int]]:
     """Entity key -> sentence indices, for the dictionary's names in `text`, longest match first, no overlaps."""
-    tokens = _tokens(text)
+    tokens = _tokens(text) if tokens is None else tokens
     starts = sentence_starts(text)
     found: dict[str, set[int]] = defaultdict(set)
     i = 0
     while i < len(tokens):
-        for size in range(min(MAX_SPAN_WORDS, len(tokens) - i), 0, -1):
+        longest = min(dictionary.longest_from(tokens[i][0]), MAX_SPAN_WORDS, len(tokens) - i)
+        for size in range(longest, 0, -1):
             span = " ".join(t[0] for t in tokens[i : i + size])
             keys = dictionary.keys.get(span)
             if keys:
@@ -108,14 +119,15 @@ class DictionaryLinker:
         if not rows:
             return report
         texts = [(row["id"], extraction_text(_chunk_of(row))) for row in rows]
+        tokens = [_tokens(text) for _, text in texts]
         lower, upper = Counter[str](), Counter[str]()
-        for _, text in texts:
-            for norm, _, capitalised in _tokens(text):
+        for words in tokens:
+            for norm, _, capitalised in words:
                 (upper if capitalised else lower)[norm] += 1
         dictionary = Dictionary.of(self.graph.read("ingest/existing_entities")).without_generic(lower, upper)
         links: list[Row] = []
-        for chunk_id, text in texts:
-            for key, sentences in find_names(text, dictionary).items():
+        for (chunk_id, text), words in zip(texts, tokens, strict=True):
+            for key, sentences in find_names(text, dictionary, words).items():
                 links.append(
                     {"chunk_id": chunk_id, "key": key, "count": len(sentences), "sentences": sorted(sentences)}
                 )
