@@ -126,6 +126,7 @@ class OfflineExtractor:
         patterns: Sequence[RelationPattern] | None = None,
         in_process_chunks: int = 1000,
         schema: GraphSchema | None = None,
+        title_entities: bool = True,
     ) -> None:
         """`allowed_labels`: the labels to keep, or a schema (then all of its labels, and its vocabulary).
         `schema`: where patterns, NER mapping and name rules come from (default: the configured schema).
@@ -145,6 +146,7 @@ class OfflineExtractor:
         self._pool: ProcessPoolExecutor | None = None
         self._chunks_seen = 0
         self.in_process_chunks = in_process_chunks
+        self.title_entities = title_entities  # ingest/entity_layer.py (off only to measure what it adds)
 
     @property
     def nlp(self) -> Any:
@@ -158,7 +160,8 @@ class OfflineExtractor:
             results = self._extract_in_workers(chunks)
         else:
             results = self.extract_chunks(chunks)
-        add_title_entities(chunks, results, self.title_label)
+        if self.title_entities:
+            add_title_entities(chunks, results, self.title_label)
         return results
 
     @property

@@ -154,3 +154,27 @@ def test_auto_retriever_delegates_and_reports_its_choice() -> None:
     assert result.details["router"]["mode"] == "ppr" and result.details["router"]["rule"] == "relation_chain"
     assert result.details["seen"].startswith("Where was")
     assert set(result.timings_ms) == {"routing", "total"}
+
+
+def test_a_question_naming_what_a_document_is_about_goes_to_ppr() -> None:
+    """Title entities exist only where documents open by naming their subject; a comparison of two such pages goes
+    to PPR, the same question over entities no document is about still goes to hybrid."""
+    analysis = _analysis(
+        "Which came first, Marrowdale or Skerrin?", ["Marrowdale", "Skerrin"], comparison_cues=["first"]
+    )
+    matches = [_match("Marrowdale", label="CreativeWork"), _match("Skerrin", label="Location")]
+    titled = extract_features(analysis.question, analysis, matches, frozenset({"CreativeWork:marrowdale"}))
+    assert titled.titled == 1
+    assert _policy().decide(titled).rule == "titled_entities" and _policy().decide(titled).mode == "ppr"
+    untitled = extract_features(analysis.question, analysis, matches)
+    assert untitled.titled == 0
+    assert _policy().decide(untitled).mode == "hybrid"
+
+
+def test_auto_retriever_reads_the_title_entities_it_is_given() -> None:
+    def analyse(question: str) -> tuple[QuestionAnalysis, list[EntityMatch]]:
+        return _analysis(question, ["Marrowdale"]), [_match("Marrowdale", label="CreativeWork")]
+
+    auto = AutoRetriever(analyse, _policy(), _Fixed, lambda: frozenset({"CreativeWork:marrowdale"}))
+    assert auto.route("Who directed Marrowdale?").mode == "ppr"
+    assert AutoRetriever(analyse, _policy(), _Fixed).route("Who directed Marrowdale?").mode == "hybrid"
