@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from tqdm import tqdm  # noqa: E402
 
+from bench._results import write_results  # noqa: E402
 from core.chunk_store import ChunkStore  # noqa: E402
 from core.documents import Article, Chunk  # noqa: E402
 from core.settings import Settings  # noqa: E402
@@ -213,10 +214,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.no_write:
         print(text)
         return
-    args.out.with_suffix(".md").write_text(text, encoding="utf-8")
-    args.out.with_suffix(".json").write_text(
-        json.dumps({"command": command, "meta": meta, **summary}, indent=2) + "\n", encoding="utf-8"
-    )
+    write_results(args.out, {"command": command, "meta": meta, **summary}, text)
     print(text)
 
 

@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pydantic import SecretStr  # noqa: E402
 from rapidfuzz import fuzz, process  # noqa: E402
 
+from bench._results import write_results  # noqa: E402
 from cli.ingest_cmd import DEFAULT_PROCESSES  # noqa: E402
 from core.bootstrap import apply_schema  # noqa: E402
 from core.documents import Article, Chunk  # noqa: E402
@@ -402,8 +403,7 @@ def main() -> None:
         print(results["synthetic_end_to_end"], flush=True)
     results["machine"]["load_average_at_end"] = list(os.getloadavg())
     if args.out:
-        args.out.with_suffix(".json").write_text(json.dumps(results, indent=2) + "\n")
-        args.out.with_suffix(".md").write_text(markdown(results))
+        write_results(args.out, results, markdown(results))
 
 
 def markdown(r: dict[str, Any]) -> str:

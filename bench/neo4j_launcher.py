@@ -9,7 +9,6 @@ Writes bench/neo4j_launcher.json and bench/neo4j_launcher.md. Runs on free ports
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -23,6 +22,7 @@ from typing import Any
 from pydantic import SecretStr
 from tqdm import tqdm
 
+from bench._results import write_results
 from core.bootstrap import apply_schema
 from core.graph import Graph
 from core.neo4j_server import LAUNCHER_DIR, LocalNeo4j, free_port
@@ -167,8 +167,7 @@ def main() -> None:
         results["build"] = cold_build()
     results["run"] = starts_and_memory(args.restarts, args.nodes)
     results["context"]["loadavg_1m_at_end"] = round(os.getloadavg()[0], 1)
-    (OUT / "neo4j_launcher.json").write_text(json.dumps(results, indent=2) + "\n")
-    (OUT / "neo4j_launcher.md").write_text(render(results))
+    write_results(OUT / "neo4j_launcher", results, render(results))
     print(render(results))
 
 

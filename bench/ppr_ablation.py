@@ -6,9 +6,7 @@ Everything runs in memory on the corpus's snapshot rows; no Neo4j is needed, and
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +14,7 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 import numpy as np  # noqa: E402
 
+from bench._results import write_results  # noqa: E402
 from core.embeddings import MiniLMOnnxEmbedder  # noqa: E402
 from retrieval.ppr.config import ChunkScoring, EdgeDirection, PPRConfig, ScoringOptions  # noqa: E402
 from retrieval.ppr.dictionary import DictionaryMatcher  # noqa: E402
@@ -152,7 +151,7 @@ def run_variant(
     return rankings
 
 
-def main(write: Callable[[Path, str], object] = lambda p, s: p.write_text(s, encoding="utf-8")) -> None:
+def main() -> None:
     corpus = load_corpus()
     snap = corpus.snapshot()
     embedder = MiniLMOnnxEmbedder()
@@ -191,8 +190,7 @@ def main(write: Callable[[Path, str], object] = lambda p, s: p.write_text(s, enc
         f"MiniLM cosine, top {PASSAGE_SEEDS} passages. Relation cues: MiniLM cosine of the question to each "
         "relationship type's schema description (tests/data/encyclopedia/schema.yaml).\n\n"
     )
-    write(OUT.with_suffix(".md"), intro + header + body)
-    write(OUT.with_suffix(".json"), json.dumps({"command": COMMAND, "rows": rows}, indent=2) + "\n")
+    write_results(OUT, {"command": COMMAND, "rows": rows}, intro + header + body)
     print(header + body)
 
 

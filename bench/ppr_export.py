@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
+from bench._results import write_results
 from bench.ppr_scale import synthetic_rows
 from core.bootstrap import apply_schema
 from core.graph import Graph
@@ -123,16 +124,16 @@ def main() -> None:
         "rows_per_s": int(rows / min(times)),
     }
     print(json.dumps(result, indent=2))
-    OUT.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     table = "".join(f"| {k} | {v} |\n" for k, v in result.items() if k != "command")
-    OUT.with_suffix(".md").write_text(
+    write_results(
+        OUT,
+        result,
         "# PPR snapshot export from Neo4j\n\n"
         f"Command: `{result['command']}`\n\n"
         "A synthetic graph (same generator as bench/ppr_scale.py) written with the fixture statements, then "
         "`export_snapshot` (cypher/graph/snapshot.cypher, one read transaction, streamed) timed end to end, including "
         "building the CSR snapshot. `fingerprint_ms` is the cheap check run before reusing a cached snapshot.\n\n"
         "| measure | value |\n|---|---|\n" + table,
-        encoding="utf-8",
     )
 
 

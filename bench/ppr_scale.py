@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from bench._results import write_results
 from retrieval.ppr.config import GraphOptions, PPRMethod, ScoringOptions
 from retrieval.ppr.engine import PPREngine, build_walk_graph
 from retrieval.ppr.policies import TopK, rank
@@ -130,9 +131,10 @@ def main() -> None:
     }
     print(json.dumps(result, indent=2))
     if args.write:
-        OUT.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
         rows = "".join(f"| {k} | {v} |\n" for k, v in result.items() if k != "command")
-        OUT.with_suffix(".md").write_text(
+        write_results(
+            OUT,
+            result,
             "# PPR at scale (synthetic graph)\n\n"
             f"Command: `{result['command']}`\n\n"
             "The PPR step per query = restart vector (seeds, specificity, relation cues) + power iteration + chunk "
@@ -141,7 +143,6 @@ def main() -> None:
             "iteration on the first 10 queries. Snapshot = the index arrays and sparse matrices built from the "
             "exported rows; the walk matrix is derived from it once per graph option set. Peak RSS includes the Python "
             "row objects used to build it.\n\n| measure | value |\n|---|---|\n" + rows,
-            encoding="utf-8",
         )
 
 

@@ -34,6 +34,7 @@ from tqdm import tqdm
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._results import write_results  # noqa: E402
 from core.graph import Graph  # noqa: E402
 from core.neo4j_server import free_port, port_open  # noqa: E402
 from core.settings import Settings  # noqa: E402
@@ -217,8 +218,7 @@ def main() -> None:
     if args.http_requests:
         report["load_average_before_http"] = [round(x, 2) for x in os.getloadavg()]
         report["http"] = over_http(questions, args.http_requests, args.concurrency, args.top_k, args.workers)
-    args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    args.out.with_suffix(".md").write_text(_markdown(report), encoding="utf-8")
+    write_results(args.out, report, _markdown(report))
     print(_markdown(report))
 
 
