@@ -8,7 +8,10 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+import typer
+from typer.testing import CliRunner
 
+from cli.eval_cmd import eval_command
 from core.documents import Chunk
 from eval.datasets import (
     MULTIHOP_FORMAT,
@@ -263,3 +266,25 @@ def test_answers_use_the_strict_and_official_scorers(tmp_path: Path) -> None:
     answers = summary.overall.answers
     assert answers is not None and answers.strict_accuracy == pytest.approx(1 / 5)
     assert answers.hallucination_rate is None and answers.miss_rate == 0.0  # no abstention class in this format
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The command line
+
+
+def _invoke(*args: str) -> tuple[int, str]:
+    app = typer.Typer()
+    app.command()(eval_command)
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, " ".join(result.output.split())  # rich wraps long lines
+
+
+def test_cli_format_errors_fail_before_any_store(tmp_path: Path) -> None:
+    code, output = _invoke("--questions", str(QUESTIONS), "--format", "wiki", "--out", str(tmp_path / "a"))
+    assert code == 2 and "unknown --format 'wiki'" in output
+    code, output = _invoke("--questions", str(QUESTIONS), "--format", "multihop-rag", "--out", str(tmp_path / "b"))
+    assert code == 2 and "record 0 has no 'question_type' string" in output
+    good = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    mixed = _write(tmp_path, [good[0], {"query": "q", "answer": "a", "question_type": "null_query"}])
+    code, output = _invoke("--questions", str(mixed), "--out", str(tmp_path / "c"))
+    assert code == 2 and "mixes formats" in output
