@@ -54,7 +54,7 @@ class ScoringOptions(BaseModel):
     chunk_scoring: ChunkScoring = ChunkScoring.PASSAGE
     # Share of the restart mass moved along the seeds' relationships whose type the question asks about
     # (relation cues: "director of X" favours X's DIRECTED neighbour); used when a relation scorer is given.
-    relation_cue_weight: float = Field(default=0.9, ge=0.0, le=1.0)
+    relation_cue_weight: float = Field(default=0.0, ge=0.0, le=1.0)
 
 
 class PPRConfig(BaseModel):
