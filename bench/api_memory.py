@@ -5,6 +5,13 @@ Needs a Neo4j and a Chroma store holding an ingested corpus (settings from the e
     graphwire ingest data/demo/articles.jsonl
     .venv/bin/python bench/api_memory.py --label after --questions data/demo/questions.json
 
+`--load-synthetic N` first fills the (empty) graph and chunk store with N synthetic one-chunk articles instead:
+the generator and planted facts of bench/ingest_throughput.py written straight to Neo4j (no NLP), and the chunks
+upserted to Chroma with random unit vectors in MiniLM's space (the API embeds questions with the real model; what is
+measured is memory, not ranking).
+
+    .venv/bin/python bench/api_memory.py --load-synthetic 50000 --label "50k synthetic, after"
+
 It starts `uvicorn app.main:create_app` (one worker) from `--root` (default: this checkout; point it at an export of
 an older commit to measure "before"), reads VmRSS from /proc/<pid>/status after start-up, then sends `--per-mode`
 POST /v1/query requests (extractive answerer, so no LLM) to each mode in GET /v1/modes order, reading VmRSS after
@@ -20,16 +27,20 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._results import command_line, machine, write_results  # noqa: E402
+from core.embeddings import MINILM_DIMENSION, MINILM_MODEL_ID  # noqa: E402
 from core.neo4j_server import free_port, port_open  # noqa: E402
+from core.settings import EmbeddingBackend  # noqa: E402
 
 OUT = ROOT / "bench" / "api_memory"
 
@@ -96,6 +107,49 @@ def measure(root: Path, questions: list[str], rounds: int) -> dict[str, Any]:
         server.wait(timeout=30)
 
 
+class RandomVectors:
+    """Deterministic random unit vectors presented as MiniLM's vector space, so the API can open the collection."""
+
+    backend = EmbeddingBackend.OFFLINE.value
+    model_id = MINILM_MODEL_ID
+    dimension = MINILM_DIMENSION
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        rows = []
+        for text in texts:
+            rng = np.random.default_rng(abs(hash(text)) % 2**32)
+            v = rng.standard_normal(self.dimension).astype(np.float32)
+            rows.append(v / np.linalg.norm(v))
+        return np.vstack(rows) if rows else np.zeros((0, self.dimension), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector: np.ndarray = self.embed([text])[0]
+        return vector
+
+
+def load_synthetic(n: int) -> str:
+    """N synthetic articles into the configured (empty) Neo4j and Chroma collection; returns what was written."""
+    from bench.ingest_throughput import Synthetic, bench_writes
+    from core.bootstrap import apply_schema
+    from core.chroma import open_client
+    from core.chunk_store import ChunkStore
+    from core.graph import Graph
+    from core.settings import Settings
+    from ingest.chunker import chunk_article
+
+    settings = Settings()
+    graph = Graph.from_settings(settings)
+    apply_schema(graph)
+    written = bench_writes(graph, Synthetic(), n, settings.ingest_batch_size, 5_000)
+    graph.close()
+    synth = Synthetic()  # the same seed: the same articles again
+    chunks = [chunk_article(synth.article(i)[0])[0] for i in range(n)]
+    store = ChunkStore(open_client(settings), settings.chroma_collection, RandomVectors())  # type: ignore[arg-type]
+    store.upsert(chunks)
+    counts = written["graph_counts"]
+    return f"{n:,} synthetic articles ({counts}), {len(chunks):,} chunks in Chroma"
+
+
 def markdown(report: dict[str, Any]) -> str:
     lines = [
         "# API process memory after warming every mode",
@@ -133,7 +187,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="passes over every mode")
     parser.add_argument("--root", type=Path, default=ROOT, help="source tree the server runs from")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--load-synthetic", type=int, default=0, help="first write N synthetic articles (see above)")
     args = parser.parse_args()
+    if args.load_synthetic:
+        print(load_synthetic(args.load_synthetic), flush=True)
+        return
 
     questions = load_questions(args.questions, args.per_mode)
     previous = args.out.with_suffix(".json")

@@ -16,8 +16,6 @@ index, one chunk cache and one PPR snapshot however many modes it serves.
 
 from __future__ import annotations
 
-import threading
-
 from core.graph import Graph
 from core.settings import Settings
 from retrieval.graph.aliases import AliasStage, LlmAliasFn
@@ -50,8 +48,6 @@ class GraphServices:
         self.matcher = TieredMatcher(graph)
         self.chunks = ChunkCache(graph)
         self.snapshots = SnapshotCache(graph, version=self.version)
-        self._schema: GraphSchema | None = None
-        self._lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, graph: Graph, settings: Settings) -> GraphServices:
@@ -65,10 +61,8 @@ class GraphServices:
 
     @property
     def schema(self) -> GraphSchema:
-        with self._lock:
-            if self._schema is None:
-                self._schema = load_schema(self.schema_path)
-            return self._schema
+        """The configured schema (`load_schema` caches one per path, so extractors and retrievers share it)."""
+        return load_schema(self.schema_path)
 
     def analyse(self, question: str) -> tuple[QuestionAnalysis, list[EntityMatch]]:
         """Stages 1-2: the question's analysis and its matched entities (scores 0-100)."""

@@ -8,7 +8,8 @@
 //   DIRECT  relationships of each matched non-Publication entity (hops 1), and of its non-Publication neighbours
 //           (hops 2). REPORTED_BY is provenance, not a fact about the entity, and is left out of DIRECT.
 // Direction is preserved (subject = start node). Supporting chunks outside the question's date windows are dropped
-// (undated chunks stay; a window with `sources` applies only to chunks of those outlets); a relationship left with
+// (undated chunks stay; a window with `sources` applies only to chunks of those outlets; a window admits `day` when
+// w.lo <= day <= w.hi and w.md_lo <= its month-day <= w.md_hi, bounds from DateWindow.as_param); a relationship left with
 // no chunk is not returned. `named_hits` counts supporting chunks from outlets the question names.
 //
 // candidates: chunks that mention matched entities, chunks of documents from named publications, and (when the
@@ -63,9 +64,7 @@ CALL () {
     MATCH (c:Chunk {id: r.chunk_ids[i]})
     WITH r, i, c, left(toString(c.published_at), 10) AS day,
          [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
-    WHERE day IS NULL OR size(ws) = 0 OR any(w IN ws WHERE (w.start IS NULL OR day >= w.start)
-          AND (w.end IS NULL OR day <= w.end)
-          AND (w.md_start IS NULL OR (substring(day, 5) >= w.md_start AND substring(day, 5) <= w.md_end)))
+    WHERE day IS NULL OR size(ws) = 0 OR any(w IN ws WHERE w.lo <= day <= w.hi AND w.md_lo <= substring(day, 5) <= w.md_hi)
     WITH collect(c.id) AS chunk_ids, collect(i) AS positions,
          sum(CASE WHEN c.source IN $sources THEN 1 ELSE 0 END) AS named_hits
     RETURN chunk_ids, named_hits,
@@ -97,8 +96,7 @@ CALL () {
   WITH c, entities, mentions, left(toString(c.published_at), 10) AS day,
        [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
   WITH c, entities, mentions, day, ws,
-       any(w IN ws WHERE day IS NOT NULL AND (w.start IS NULL OR day >= w.start) AND (w.end IS NULL OR day <= w.end)
-           AND (w.md_start IS NULL OR (substring(day, 5) >= w.md_start AND substring(day, 5) <= w.md_end))) AS in_window
+       day IS NOT NULL AND any(w IN ws WHERE w.lo <= day <= w.hi AND w.md_lo <= substring(day, 5) <= w.md_hi) AS in_window
   WHERE day IS NULL OR size(ws) = 0 OR in_window
   WITH c, entities, mentions, coalesce(c.source IN $sources, false) AS named, coalesce(in_window, false) AS in_window
   ORDER BY entities DESC, named DESC, in_window DESC, mentions DESC, c.id

@@ -18,9 +18,7 @@ CALL (r) {
   MATCH (c:Chunk {id: r.chunk_ids[i]})
   WITH r, i, c, left(toString(c.published_at), 10) AS day,
        [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
-  WHERE day IS NULL OR size(ws) = 0 OR any(w IN ws WHERE (w.start IS NULL OR day >= w.start)
-        AND (w.end IS NULL OR day <= w.end)
-        AND (w.md_start IS NULL OR (substring(day, 5) >= w.md_start AND substring(day, 5) <= w.md_end)))
+  WHERE day IS NULL OR size(ws) = 0 OR any(w IN ws WHERE w.lo <= day <= w.hi AND w.md_lo <= substring(day, 5) <= w.md_hi)
   WITH collect(c.id) AS chunk_ids, collect(i) AS positions,
        sum(CASE WHEN c.source IN $sources THEN 1 ELSE 0 END) AS named_hits
   RETURN chunk_ids, named_hits,

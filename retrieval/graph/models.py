@@ -51,11 +51,18 @@ class DateWindow(BaseModel):
     sources: list[str] = Field(default_factory=list)
 
     def as_param(self) -> dict[str, object]:
+        """The window as the Cypher statements take it. What a window admits is decided here, once: a chunk
+        published on `day` (ISO "YYYY-MM-DD") is inside when `lo <= day <= hi` and `md_lo <= day[5:] <= md_hi`
+        (open ends and missing month-day ranges become bounds every date satisfies); `start`/`end` stay for the
+        Date-node lookup of bounded windows."""
+        start, end = self.start.isoformat() if self.start else None, self.end.isoformat() if self.end else None
         return {
-            "start": self.start.isoformat() if self.start else None,
-            "end": self.end.isoformat() if self.end else None,
-            "md_start": self.md_start,
-            "md_end": self.md_end,
+            "start": start,
+            "end": end,
+            "lo": start or "0000-00-00",
+            "hi": end or "9999-99-99",
+            "md_lo": self.md_start or "00-00",
+            "md_hi": self.md_end or "99-99",
             "sources": self.sources,
         }
 

@@ -101,4 +101,5 @@ def ppr_mode(ctx: RetrievalContext) -> PPRRetriever:
         relation_scorer=LazyRelationScorer(embedder, lambda: services.schema)
         if settings.ppr_relation_cues > 0
         else None,
+        chunks=services.chunks,
     )

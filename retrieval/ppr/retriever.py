@@ -8,6 +8,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from core.graph import Graph
+from retrieval.graph.chunks import ChunkCache
 from retrieval.models import EntityMatch, RankedChunk, RetrievalResult
 from retrieval.ppr.config import PPRConfig
 from retrieval.ppr.dictionary import DictionaryMatcher, EntityMatcher
@@ -45,8 +46,10 @@ class PPRRetriever:
         passage_seed_count: int = 5,
         relation_scorer: RelationScorer | None = None,
         use_dictionary: bool = True,
+        chunks: ChunkCache | None = None,
     ) -> None:
         self.graph = graph
+        self.chunks = chunks or ChunkCache(graph)  # the process's shared chunk cache when given
         self.cache = cache or SnapshotCache(graph)
         self.config = config or PPRConfig()
         self.matcher = matcher
@@ -127,29 +130,9 @@ class PPRRetriever:
         return relevance
 
     def _load_chunks(self, ranked: list[tuple[str, float]]) -> list[RankedChunk]:
-        if not ranked:
-            return []
-        rows = {r["chunk_id"]: r for r in self.graph.read("graph/chunks_by_id", ids=[cid for cid, _ in ranked])}
-        chunks = []
-        for cid, score in ranked:
-            row = rows.get(cid)
-            if row is None:  # deleted since the snapshot was taken
-                continue
-            published = row.get("published_at")
-            if published is not None and hasattr(published, "to_native"):
-                published = published.to_native()
-            chunks.append(
-                RankedChunk(
-                    chunk_id=cid,
-                    document_id=row["document_id"] or "",
-                    title=row["title"] or "",
-                    source=row.get("source"),
-                    published_at=published or None,
-                    text=row["text"] or "",
-                    score=score,
-                )
-            )
-        return chunks
+        records = self.chunks.get_many([cid for cid, _ in ranked]) if ranked else {}
+        # a chunk deleted since the snapshot was taken has no record and is skipped
+        return [RankedChunk.from_record(records[cid], score) for cid, score in ranked if cid in records]
 
 
 def _seed_weights(snap: GraphSnapshot, matches: list[EntityMatch]) -> dict[int, float]:
