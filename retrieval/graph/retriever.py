@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from core.graph import Graph
+from core.schema import configured_schema
 from core.settings import Settings
 from retrieval.graph.aliases import AliasStage, LlmAliasFn
 from retrieval.graph.chunks import ChunkCache
@@ -20,6 +21,7 @@ from retrieval.graph.relations import asked_relations
 from retrieval.graph.templates import TemplateLimits, TemplateRunner
 from retrieval.models import ChunkRecord, Excerpt, Fact, QuestionSummary, RetrievalResult
 from retrieval.timing import StageTimer
+from schema.model import GraphSchema
 
 if TYPE_CHECKING:
     from retrieval.services import GraphServices
@@ -37,11 +39,14 @@ class GraphRetriever:
         limits: TemplateLimits | None = None,
         name_index_ttl_s: float = 10.0,
         services: GraphServices | None = None,
+        schema: GraphSchema | None = None,
     ) -> None:
         """With `services`, the name index, stage 1 cache, matcher and chunk cache are the process's shared ones
-        (`llm_aliases` and `match_policy`, when given, still get a stage of their own)."""
+        (`llm_aliases` and `match_policy`, when given, still get a stage of their own). `schema`: whose relation cue
+        words say what a question asks (default: the services' schema, else the configured one)."""
         self.graph = graph
         self.caps = caps or FactCaps()
+        self.schema = schema or (services.schema if services is not None else configured_schema())
         if services is None:
             self.names = NameIndexCache(graph, ttl_s=name_index_ttl_s)
             self.aliases = AliasStage(llm_aliases)
@@ -62,7 +67,8 @@ class GraphRetriever:
         llm_aliases: LlmAliasFn | None = None,
         services: GraphServices | None = None,
     ) -> GraphRetriever:
-        return cls(graph, FactCaps.from_settings(settings), llm_aliases, services=services)
+        schema = services.schema if services is not None else configured_schema(settings)
+        return cls(graph, FactCaps.from_settings(settings), llm_aliases, services=services, schema=schema)
 
     def analyse(self, question: str) -> QuestionAnalysis:
         return self.aliases.run(question, self.names.get())
@@ -96,7 +102,9 @@ class GraphRetriever:
             )
         with timer.stage("templates"):
             out = self.templates.run(analysis, matches)
-            out.chain = self.templates.expand_chain(analysis, matches, out, sorted(asked_relations(question)))
+            out.chain = self.templates.expand_chain(
+                analysis, matches, out, sorted(asked_relations(question, self.schema))
+            )
         with timer.stage("filtering"):
             facts = select_facts(out, question, self.caps)
             wanted = list(dict.fromkeys(cid for fact in facts for cid in fact.chunk_ids))

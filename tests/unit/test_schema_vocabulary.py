@@ -143,6 +143,15 @@ def test_schema_path_switches_extractor_and_retriever_vocabulary(schema_path_env
     assert isinstance(answerer, ExtractiveAnswerer) and answerer.schema.name == "encyclopedia"
 
 
+def test_the_graph_retriever_reads_the_cue_words_of_its_settings_schema() -> None:
+    from retrieval.graph.retriever import GraphRetriever
+
+    settings = Settings(_env_file=None, schema_path=ENCYCLOPEDIA)  # type: ignore[call-arg]
+    retriever = GraphRetriever.from_settings(object(), settings)  # type: ignore[arg-type]  # no query is run
+    assert retriever.schema.name == "encyclopedia"
+    assert asked_relations("Who directed Tidewater Hymn?", retriever.schema) == {"DIRECTED": 1}
+
+
 @pytest.mark.parametrize(
     ("raw_change", "message"),
     [
