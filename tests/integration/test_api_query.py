@@ -57,6 +57,8 @@ def test_query_answers_a_multi_hop_question_with_facts_and_citations(client: Tes
 def test_query_abstains_on_the_unanswerable_question(client: TestClient) -> None:
     body = client.post("/v1/query", json={"question": "Who is the chief executive of Pellucid Robotics?"}).json()
     assert (body["answer"], body["abstained"], body["citations"], body["entities"]) == (ABSTENTION, True, [], [])
+    assert body["abstain_reason"] == "no question entity or publication matched a graph node"
+    assert body["analysis"] == {"yes_no": False, "outlets": [], "unknown_publications": []}
 
 
 def test_retrieve_returns_context_without_answering(client: TestClient) -> None:
@@ -66,6 +68,10 @@ def test_retrieve_returns_context_without_answering(client: TestClient) -> None:
     assert "Corvid Analytics competes with Lumen Labs" in body["chunks"][0]["text"]
     bridge = [f for f in body["facts"] if f["tier"] == "BRIDGE"]
     assert {f["subject"] for f in bridge} == {"Mara Ellison"} and all(f["evidence"] for f in bridge)
+    excerpts = body["excerpts"]  # the passages the answerer would get, only with include_context
+    assert excerpts and {"chunk_id", "title", "text"} <= set(excerpts[0]) and "abstain_reason" not in body
+    lean = client.post("/v1/retrieve", json={"question": question, "top_k": 1}).json()
+    assert "excerpts" not in lean and lean["analysis"]["yes_no"] is False
 
 
 @pytest.mark.parametrize(
