@@ -1,14 +1,18 @@
 """Fill a mode's ranking up to `top_k` from a second mode, each chunk marked with the mode that retrieved it.
 
-The five-stage graph retriever ranks only chunks its facts and matched entities reach, often fewer than asked for
-(none when no entity matched). The rest comes from the fill mode (PPR by default), after every graph-ranked chunk.
-Facts, entities, excerpts and the abstention reason stay the primary mode's: answerers see what the graph found.
+The five-stage graph retriever is sure of the chunks its facts rest on; the other chunks it ranks only mention a
+matched entity, and it often has fewer than asked for (none when no entity matched). So the ranking is: chunks behind
+the primary's facts (in its order), then the fill mode's (PPR, or `auto`, which picks per question), then the
+primary's other chunks. Facts, entities, excerpts and the abstention reason stay the primary's: answerers see what
+the graph found.
 """
 
 from __future__ import annotations
 
+import threading
+
 from retrieval.base import Retriever
-from retrieval.models import RetrievalResult
+from retrieval.models import RankedChunk, RetrievalResult
 
 
 class FilledRetriever:
@@ -16,25 +20,41 @@ class FilledRetriever:
         self.primary = primary
         self.fill = fill
         self.name = primary.name
+        self._inside = threading.local()  # a fill that routes back to this mode gets the primary's ranking alone
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
         result = self.primary.retrieve(question, top_k)
-        ranked = [c.model_copy(update={"retrieved_by": c.retrieved_by or self.primary.name}) for c in result.chunks]
-        have = {c.chunk_id for c in ranked}
+        if getattr(self._inside, "active", False):
+            return result
+        backed = {cid for fact in result.facts for cid in fact.chunk_ids}
+        head = [c for c in result.chunks if c.chunk_id in backed]
+        tail = [c for c in result.chunks if c.chunk_id not in backed]
+        ranked = [_marked(c, self.primary.name) for c in head]
         filled = 0
         if len(ranked) < top_k:
-            extra = self.fill.retrieve(question, top_k)
+            self._inside.active = True
+            try:
+                extra = self.fill.retrieve(question, top_k)
+            finally:
+                self._inside.active = False
+            by = str(extra.details.get("router", {}).get("mode", extra.mode))
+            have = {c.chunk_id for c in ranked}
             for chunk in extra.chunks:
                 if len(ranked) >= top_k:
                     break
                 if chunk.chunk_id not in have:
                     have.add(chunk.chunk_id)
-                    ranked.append(chunk.model_copy(update={"retrieved_by": chunk.retrieved_by or self.fill.name}))
+                    ranked.append(_marked(chunk, by))
                     filled += 1
             for stage, ms in extra.timings_ms.items():
                 result.timings_ms[f"fill_{stage}"] = ms
-        result.details["fill"] = {"mode": self.fill.name, "chunks": filled}
-        return result.model_copy(update={"chunks": ranked})
+            ranked += [_marked(c, self.primary.name) for c in tail if c.chunk_id not in have]
+        result.details["fill"] = {"mode": self.fill.name, "chunks": filled, "fact_chunks": len(head)}
+        return result.model_copy(update={"chunks": ranked[:top_k]})
+
+
+def _marked(chunk: RankedChunk, mode: str) -> RankedChunk:
+    return chunk if chunk.retrieved_by else chunk.model_copy(update={"retrieved_by": mode})
 
 
 def unfilled(retriever: Retriever) -> Retriever:
