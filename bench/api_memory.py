@@ -10,7 +10,8 @@ the generator and planted facts of bench/ingest_throughput.py written straight t
 upserted to Chroma with random unit vectors in MiniLM's space (the API embeds questions with the real model; what is
 measured is memory, not ranking).
 
-    .venv/bin/python bench/api_memory.py --load-synthetic 50000 --label "50k synthetic, after"
+    .venv/bin/python bench/api_memory.py --load-synthetic 50000
+    .venv/bin/python bench/api_memory.py --label "50k synthetic, after" --questions synthetic
 
 It starts `uvicorn app.main:create_app` (one worker) from `--root` (default: this checkout; point it at an export of
 an older commit to measure "before"), reads VmRSS from /proc/<pid>/status after start-up, then sends `--per-mode`
@@ -53,7 +54,21 @@ def status_kib(pid: int, field: str) -> int:
     raise KeyError(field)
 
 
+# For the --load-synthetic graph: two relation chains (auto routes them to ppr), two outlet yes/no questions (hybrid)
+# and one naming an outlet the corpus lacks (vector), about entities of its first articles.
+SYNTHETIC_QUESTIONS = [
+    "Who is the chief executive of Summit Northwind Labs?",
+    "Who is the chief executive of Arden Lattice Labs?",
+    "Did Metro Business Wire report that Boreal Summit Labs is linked to Warsaw?",
+    "Did The Ledger Daily report that Nia D Costa is linked to Flint Vantor Labs?",
+    "What did Reuters report about Ivo D Varga?",
+]
+
+
 def load_questions(path: Path, limit: int) -> list[str]:
+    """`path` is a JSON list of {question} or {query} records, or `synthetic` for SYNTHETIC_QUESTIONS."""
+    if str(path) == "synthetic":
+        return SYNTHETIC_QUESTIONS[:limit]
     records = json.loads(path.read_text(encoding="utf-8"))
     return [str(r.get("question") or r.get("query")) for r in records][:limit]
 
@@ -156,31 +171,61 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         "One uvicorn worker (`app.main:create_app`), VmRSS from /proc/<pid>/status after start-up, after each mode "
         "has answered its questions (POST /v1/query, extractive answerer, no LLM) and at the end; VmHWM is the peak. "
-        "`before`: the code before the retrieval modes shared one set of graph services (each of graph, ppr, hybrid "
-        "and auto built its own name index, chunk cache, PPR snapshot cache and matcher); `after`: one "
-        "`GraphServices` per process (retrieval/services.py).",
+        "`before`: every graph-backed mode built its own graph state (graph and hybrid a name index and chunk cache "
+        "each, ppr a third name index and a PPR snapshot, auto a fourth plus a pool of its own with a second graph, "
+        "hybrid, ppr and snapshot); `after`: one `GraphServices` per process (retrieval/services.py), and auto and "
+        "hybrid reuse the context's own mode instances.",
         "",
-        "| run | corpus | machine | questions x rounds | after start MiB | final MiB | peak MiB | errors |",
-        "|---|---|---|---|---|---|---|---|",
+        "| run | code | corpus | machine | questions x rounds | after start MiB | final MiB | peak MiB | errors |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for label, run in report["runs"].items():
         m = run["memory"]
         lines.append(
-            f"| {label} | {run['corpus']} | {run['machine']} | {run['questions']} x {run['rounds']} "
-            f"| {m['rss_after_start_mib']} | {m['rss_final_mib']} | {m['peak_rss_mib']} | {m['errors'] or 'none'} |"
+            f"| {label} | {run.get('code', '')} | {run['corpus']} | {run['machine']} | {run['questions']} x "
+            f"{run['rounds']} | {m['rss_after_start_mib']} | {m['rss_final_mib']} | {m['peak_rss_mib']} "
+            f"| {m['errors'] or 'none'} |"
         )
+    pairs = [(label[: -len(", after")], label) for label in report["runs"] if label.endswith(", after")]
+    deltas = []
+    for name, after in pairs:
+        before = report["runs"].get(f"{name}, before")
+        if before is None:
+            continue
+        b, a = before["memory"], report["runs"][after]["memory"]
+        deltas.append(
+            f"- {name}: final {a['rss_final_mib'] - b['rss_final_mib']:+.1f} MiB, peak "
+            f"{a['peak_rss_mib'] - b['peak_rss_mib']:+.1f} MiB; what warming hybrid and then auto added: before "
+            f"{_step(b, 'hybrid'):+.1f} and {_step(b, 'auto'):+.1f} MiB, after {_step(a, 'hybrid'):+.1f} and "
+            f"{_step(a, 'auto'):+.1f} MiB"
+        )
+    if deltas:
+        lines += ["", "After minus before:", "", *deltas]
     lines += ["", "RSS (MiB) after each mode's first questions, in the order the modes were warmed:", ""]
     for label, run in report["runs"].items():
         steps = ", ".join(f"{mode} {rss}" for mode, rss in run["memory"]["rss_after_mode_mib"].items())
         lines.append(f"- {label}: {steps}")
+    for note in report.get("notes") or []:
+        lines += ["", note]
     lines += ["", "Commands:", ""]
     lines += [f"- {label}: `{run['command']}`" for label, run in report["runs"].items()]
     return "\n".join(lines) + "\n"
 
 
+def _step(memory: dict[str, Any], mode: str) -> float:
+    """RSS added while `mode` answered its first questions (modes are warmed in GET /v1/modes order)."""
+    order = list(memory["rss_after_mode_mib"])
+    if mode not in order or order.index(mode) == 0:
+        return 0.0
+    after = memory["rss_after_mode_mib"]
+    return float(after[mode] - after[order[order.index(mode) - 1]])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--label", required=True, help="name of this run in the report, e.g. 'demo, after'")
+    parser.add_argument("--label", default="", help="name of this run in the report, e.g. 'demo, after'")
+    parser.add_argument("--code", default="", help="which code the server ran, for the report (e.g. a commit)")
+    parser.add_argument("--render", action="store_true", help="only rebuild the .md from the recorded runs")
     parser.add_argument("--corpus", default="", help="what the graph holds, for the report")
     parser.add_argument("--questions", type=Path, default=ROOT / "data" / "demo" / "questions.json")
     parser.add_argument("--per-mode", type=int, default=5, help="questions each mode answers per round")
@@ -193,11 +238,17 @@ def main() -> None:
         print(load_synthetic(args.load_synthetic), flush=True)
         return
 
-    questions = load_questions(args.questions, args.per_mode)
     previous = args.out.with_suffix(".json")
     report: dict[str, Any] = json.loads(previous.read_text()) if previous.exists() else {"runs": {}}
+    if args.render:
+        write_results(args.out, report, markdown(report))
+        return
+    if not args.label:
+        parser.error("--label is required")
+    questions = load_questions(args.questions, args.per_mode)
     report["runs"][args.label] = {
         "command": command_line(),
+        "code": args.code,
         "corpus": args.corpus,
         "machine": machine(),
         "questions": len(questions),
