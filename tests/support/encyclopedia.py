@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from core.graph import Graph
+from core.names import token_form
 from retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, RelationRow, build_snapshot
-from retrieval.ppr.synonyms import normalise
 
 CORPUS_DIR = Path(__file__).resolve().parents[1] / "data" / "encyclopedia"
 CORPUS_PATH = CORPUS_DIR / "corpus.json"
@@ -55,7 +55,7 @@ class EncyclopediaCorpus:
 
 
 def entity_key(label: str, name: str) -> str:
-    return f"{label}:{normalise(name)}"
+    return f"{label}:{token_form(name)}"
 
 
 def chunk_id(title: str) -> str:
@@ -77,13 +77,13 @@ def _scan_mentions(text: str, surfaces: list[tuple[str, str]], own: EntityRow) -
     """Entity key -> occurrences in the text; the passage's own title entity wins for its own surface forms."""
     found: dict[str, int] = {}
     taken: list[tuple[int, int]] = []
-    own_forms = {normalise(s) for s in own.aliases}
+    own_forms = {token_form(s) for s in own.aliases}
     for surface, key in surfaces:
         for m in re.finditer(r"(?<!\w)" + re.escape(surface) + r"(?!\w)", text):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue
             taken.append((m.start(), m.end()))
-            target = own.key if normalise(surface) in own_forms else key
+            target = own.key if token_form(surface) in own_forms else key
             found[target] = found.get(target, 0) + 1
     return found
 
@@ -139,7 +139,7 @@ def write_to_graph(graph: Graph, corpus: EncyclopediaCorpus | None = None) -> En
     graph.write_batches(
         "fixture/entities",
         [
-            {"key": e.key, "name": e.name, "label": e.label, "aliases": list(e.aliases), "norm": normalise(e.name)}
+            {"key": e.key, "name": e.name, "label": e.label, "aliases": list(e.aliases), "norm": token_form(e.name)}
             for e in corpus.entities
         ],
     )
