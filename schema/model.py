@@ -83,6 +83,7 @@ class SurfacePattern(_Strict):
     after_must: str | None = None  # ... or must start like this ("X, the former Y executive")
     subject_matches: str | None = None  # regex searched, ignoring case, in the subject's name ("a regulator")
     coerce_object: str | None = None  # "the CEO of Alameda": the object is this label even if NER said a place
+    coerce_from: list[str] | None = None  # labels coerce_object may override here (default: extraction's)
 
 
 class RelationRules(_Strict):
@@ -204,7 +205,13 @@ class GraphSchema(BaseModel):
             allowed = {(p.source, p.target) for p in self.patterns if p.type == rel_type}
             for sp in relation.surface_patterns:
                 where = f"{rel_type} surface pattern {sp.name!r}"
-                known_labels(where, [*sp.subject, *sp.object, *([sp.coerce_object] if sp.coerce_object else [])])
+                named = [
+                    *sp.subject,
+                    *sp.object,
+                    *([sp.coerce_object] if sp.coerce_object else []),
+                    *(sp.coerce_from or []),
+                ]
+                known_labels(where, named)
                 objects = [*sp.object, *([sp.coerce_object] if sp.coerce_object else [])]
                 if not any((s, o) in allowed for s in sp.subject for o in objects):
                     raise ValueError(f"{where}: no (subject, object) label pair of it is an allowed pattern")
@@ -319,13 +326,23 @@ def bundled_schema_paths() -> list[Path]:
 
 @cache
 def load_schema(path: Path | None = None) -> GraphSchema:
-    """Load and validate a schema file (and the gazetteer file it names); a bad file fails with the reason."""
-    source = path or default_schema_path()
+    """Load and validate a schema file (and the gazetteer file it names); a bad file fails with the reason.
+
+    A relative path that does not exist from the working directory but names a bundled schema ("encyclopedia.yaml",
+    "schema/encyclopedia.yaml") loads the bundled file, so SCHEMA_PATH works wherever the process runs."""
+    source = _bundled_fallback(path) if path is not None else default_schema_path()
     raw = _read_yaml(source, "schema")
     if isinstance(raw, dict) and raw.get("gazetteer") and "gazetteer_data" not in raw:
         gazetteer = source.parent / str(raw["gazetteer"])
         raw = {**raw, "gazetteer_data": _read_yaml(gazetteer, "gazetteer") or {}}
     return GraphSchema.model_validate(raw)
+
+
+def _bundled_fallback(path: Path) -> Path:
+    bundled = Path(__file__).parent / path.name
+    if path.is_absolute() or path.exists() or path.parent not in (Path(), Path("schema")) or not bundled.is_file():
+        return path
+    return bundled
 
 
 def _read_yaml(path: Path, what: str) -> Any:

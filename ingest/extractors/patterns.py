@@ -65,7 +65,7 @@ def compile_patterns(schema: GraphSchema) -> tuple[RelationPattern, ...]:
                     after_must=re.compile(after_must, flags) if after_must else None,
                     subject_must=re.compile(subject, re.IGNORECASE) if subject else None,
                     coerce_object=sp.coerce_object,
-                    coercible=coercible,
+                    coercible=frozenset(sp.coerce_from) if sp.coerce_from is not None else coercible,
                 )
             )
     return tuple(compiled)

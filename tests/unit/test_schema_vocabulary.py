@@ -89,6 +89,14 @@ def test_bundled_schemas_load_and_every_type_is_described(path: Path) -> None:
     assert set(schema.relation_cues) <= set(schema.types)
 
 
+def test_a_bundled_schema_is_found_from_any_working_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert load_schema(Path("schema/encyclopedia.yaml")).name == "encyclopedia"
+    assert load_schema(Path("encyclopedia.yaml")).name == "encyclopedia"
+    with pytest.raises(ValueError, match="cannot read schema file"):
+        load_schema(Path("schema/no-such-domain.yaml"))
+
+
 def test_the_encyclopedia_schema_is_a_real_second_domain() -> None:
     schema = load_schema(ENCYCLOPEDIA)
     assert {"Person", "Organization", "CreativeWork", "Location", "Event", "Product"} <= set(schema.labels)
