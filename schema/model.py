@@ -64,6 +64,8 @@ class LabelRules(_Strict):
     keep_article: bool = False  # keep a leading "the" ("The Verge"); other labels drop it
     relation_only: bool = False  # keep an entity only when a relation uses it (a bare "fraud" is a topic)
     lowercase_names: bool = False  # names may be all lower case (charges); others need a capital or digit
+    max_words: int | None = None  # a NER name of more words is not one of these ("Person": 5)
+    no_digits: bool = False  # a NER name with a digit is not one of these (people's names have none)
 
 
 class SurfacePattern(_Strict):

@@ -44,6 +44,8 @@ class ExtractionVocabulary:
     relation_only: frozenset[str]  # entities only worth keeping when a relation uses them
     keep_article: frozenset[str]  # labels whose names keep a leading "the"
     lowercase: frozenset[str]  # labels whose names need no capital or digit
+    max_words: dict[str, int]  # label -> most words a NER name of it may have
+    no_digits: frozenset[str]  # labels whose NER names have no digits
     stop_names: frozenset[str]
     strip_suffix: dict[str, re.Pattern[str]]  # label -> what NER glues to its names ("Brightwater Bank CFO")
     relabel: tuple[tuple[str, frozenset[str], frozenset[str]], ...]  # (label, from labels, head words), in order
@@ -58,6 +60,8 @@ class ExtractionVocabulary:
             relation_only=frozenset(label for label, r in rules.items() if r.relation_only),
             keep_article=frozenset(label for label, r in rules.items() if r.keep_article),
             lowercase=frozenset(label for label, r in rules.items() if r.lowercase_names),
+            max_words={label: r.max_words for label, r in rules.items() if r.max_words is not None},
+            no_digits=frozenset(label for label, r in rules.items() if r.no_digits),
             stop_names=frozenset(name.lower() for name in schema.extraction.stop_names),
             strip_suffix={label: re.compile(r.strip_suffix) for label, r in rules.items() if r.strip_suffix},
             relabel=tuple(
@@ -362,7 +366,9 @@ def _plausible_name(surface: str, label: str, vocab: ExtractionVocabulary) -> bo
         return False
     if surface.lower() in vocab.stop_names or not any(ch.isalpha() for ch in surface):
         return False
-    return not (label == "Person" and (len(surface.split()) > 5 or any(ch.isdigit() for ch in surface)))
+    if len(surface.split()) > vocab.max_words.get(label, len(surface.split())):
+        return False
+    return not (label in vocab.no_digits and any(ch.isdigit() for ch in surface))
 
 
 _WORKER: OfflineExtractor | None = None  # the extractor of an extraction worker process
