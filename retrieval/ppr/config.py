@@ -33,7 +33,7 @@ class GraphOptions(BaseModel):
     weight_by_support: bool = False  # multiply a relationship's weight by how many chunks support it
     mention_weight: float = Field(default=1.0, ge=0.0)
     weight_by_mentions: bool = False  # multiply a MENTIONS weight by its `count`
-    title_weight: float = Field(default=2.0, ge=0.0)  # extra weight on the edge between a passage and its title entity
+    title_weight: float = Field(default=5.0, ge=0.0)  # extra weight on the edge between a passage and its title entity
     synonym_threshold: float | None = Field(default=90.0, ge=0.0, le=100.0)  # rapidfuzz ratio; None = no synonym edges
     synonym_weight: float = Field(default=1.0, ge=0.0)
     cooccurrence_weight: float = Field(default=0.3, ge=0.0)  # entity-entity edges per shared sentence; 0 = none
