@@ -108,7 +108,7 @@ class Settings(BaseSettings):
     # PPR seeds: "dictionary" (names and aliases of the graph's entities, n-gram and fuzzy) or "stages" (that plus the
     # graph retriever's stages 1-2: outlets, aliases, tiered matching)
     ppr_seeds: str = "dictionary"
-    graph_fill_mode: str = "auto"  # mode that fills graph mode's ranking up to top_k after its fact chunks ("none": off)
+    graph_fill_mode: str = "auto"  # fills graph mode's ranking to top_k after its fact chunks ("none": off)
     ppr_snapshot_check_s: float = 5.0  # how often PPR checks whether the graph changed (then re-exports it)
     router_unanswerable_mode: str = "vector"  # mode=auto sends questions that look unanswerable to this mode
     # mode=hybrid: the graph's chunk ranking joins flat+ as one more fused signal ("boost") or limits it ("restrict")

@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from core.documents import Article, Chunk
 from core.graph import Graph
+from core.schema import configured_schema
 from ingest.chunker import chunk_article
 from ingest.extractors.base import ExtractionFailure, Extractor
 from ingest.known_relations import KnownRelations
@@ -32,7 +33,7 @@ from ingest.resolve import EntityResolver
 from ingest.rows import GraphRows, build_rows
 from ingest.state import StateStore
 from ingest.writer import GraphWriter
-from schema.model import GraphSchema, load_schema
+from schema.model import GraphSchema
 
 
 class ChunkSink(Protocol):
@@ -87,7 +88,7 @@ def ingest_articles(
         (str(row["key"]) for row in stored_entities), lambda keys: graph.read("ingest/relation_keys_from", keys=keys)
     )
     work = _plan(articles[: opts.limit] if opts.limit else articles, writer, state, opts, report)
-    run = _Run(extractor, schema or load_schema(), resolver, known, writer, chunk_store, report)
+    run = _Run(extractor, schema or configured_schema(), resolver, known, writer, chunk_store, report)
     with (
         tqdm(
             total=sum(len(w.chunks) for w in work), unit="chunk", disable=not opts.progress, dynamic_ncols=True

@@ -148,6 +148,7 @@ class GraphSchema(BaseModel):
     relation_rules: dict[str, RelationRules] = Field(default_factory=dict)
     extraction: ExtractionRules = Field(default_factory=ExtractionRules)
     gazetteer: str | None = None  # the gazetteer file, relative to the schema file
+    title_label: str | None = None  # label of a title entity the tagger did not label (ingest/entity_layer.py)
     gazetteer_data: GazetteerData = Field(default_factory=GazetteerData)
 
     @model_validator(mode="before")
@@ -198,6 +199,7 @@ class GraphSchema(BaseModel):
             known_labels(f"node label {label}", rules.relabel_from)
             _compiles(f"node label {label} strip_suffix", rules.strip_suffix)
         known_labels("extraction.coercible_labels", self.extraction.coercible_labels)
+        known_labels("title_label", [self.title_label] if self.title_label else [])
         for rel_type, relation in self.relation_rules.items():
             weaker = [t for t in relation.supersedes if t not in self.relationship_types]
             if weaker:
