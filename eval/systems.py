@@ -45,7 +45,6 @@ class SystemBuilder:
         self._stack = ExitStack()
         self._graph: Graph | None = None
         self._store: ChunkStore | None = None
-        self._flat: dict[str, Retriever] | None = None
         self._ctx: RetrievalContext | None = None
 
     def __enter__(self) -> SystemBuilder:
@@ -79,11 +78,7 @@ class SystemBuilder:
         return built
 
     def _flat_retriever(self, name: str) -> Retriever:
-        if self._flat is None:
-            from retrieval.flat import build_flat_retrievers
-
-            self._flat = dict(build_flat_retrievers(self.store))
-        return self._flat[name]
+        return self._context().flat_retrievers()[name]  # the same flat index the registry's flat modes use
 
     def _context(self) -> RetrievalContext:
         """One context for the whole run: every system shares its graph services and flat index, as in the API."""
