@@ -47,6 +47,7 @@ from cli.ingest_cmd import DEFAULT_PROCESSES  # noqa: E402
 from core.bootstrap import apply_schema  # noqa: E402
 from core.documents import Article, Chunk  # noqa: E402
 from core.graph import Graph  # noqa: E402
+from core.names import digits_of  # noqa: E402
 from core.neo4j_server import LocalNeo4j, free_port  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from ingest.chunker import chunk_article  # noqa: E402
@@ -55,7 +56,6 @@ from ingest.gazetteer import Gazetteer, KnownEntity  # noqa: E402
 from ingest.known_relations import KnownRelations  # noqa: E402
 from ingest.loaders import load_articles  # noqa: E402
 from ingest.models import ExtractedEntity, ExtractedRelation, Extraction  # noqa: E402
-from ingest.normalize import digits_of  # noqa: E402
 from ingest.pipeline import IngestOptions, fill_graph_counts, ingest_articles  # noqa: E402
 from ingest.prune import prune  # noqa: E402
 from ingest.report import IngestReport  # noqa: E402

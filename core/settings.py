@@ -109,7 +109,7 @@ class Settings(BaseSettings):
     # graph retriever's stages 1-2: outlets, aliases, tiered matching)
     ppr_seeds: str = "dictionary"
     graph_fill_mode: str = "auto"  # fills graph mode's ranking to top_k after its fact chunks ("none": off)
-    ppr_snapshot_check_s: float = 5.0  # how often PPR checks whether the graph changed (then re-exports it)
+    ppr_snapshot_check_s: float = 5.0  # how often the name index and PPR snapshot check whether the graph changed
     router_unanswerable_mode: str = "vector"  # mode=auto sends questions that look unanswerable to this mode
     # mode=hybrid: the graph's chunk ranking joins flat+ as one more fused signal ("boost") or limits it ("restrict")
     hybrid_guidance_mode: str = "boost"

@@ -14,9 +14,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from core.documents import Chunk
+from core.names import normalise_name
 from ingest.chunker import strip_prefix
 from ingest.models import ExtractedEntity, Extraction
-from ingest.normalize import normalise_name
 
 OPENING_CHARS = 250  # how far into the body the title's words must all appear
 _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")

@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field
 
+from core.names import normalise_name
 from core.schema import configured_schema
-from ingest.normalize import normalise_name
 from schema.model import GraphSchema
 
 _SOURCE_SPLIT = re.compile(r"\s+[-|:]\s+")

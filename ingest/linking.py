@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from core.documents import Chunk
 from core.graph import Graph
+from core.names import normalise_name
 from ingest.extractors.offline import extraction_text
-from ingest.normalize import normalise_name
 from ingest.rows import Row
 from ingest.sentences import sentence_of, sentence_starts
 from schema.lexicon import generic_words

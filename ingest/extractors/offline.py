@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.documents import Chunk
+from core.names import clean_surface, normalise_name
 from core.schema import configured_schema
 from ingest.chunker import strip_prefix
 from ingest.entity_layer import add_title_entities
@@ -23,7 +24,6 @@ from ingest.extractors.base import ExtractionFailure
 from ingest.extractors.patterns import ENT, RelationPattern, compile_patterns
 from ingest.gazetteer import Gazetteer
 from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
-from ingest.normalize import clean_surface, normalise_name
 from ingest.sentences import sentence_of, sentence_starts
 from schema.model import GraphSchema
 

@@ -12,9 +12,9 @@ from typing import Protocol
 
 from rapidfuzz import fuzz, process
 
+from core.names import token_form
 from retrieval.models import EntityMatch, MatchTier
 from retrieval.ppr.snapshot import GraphSnapshot
-from retrieval.ppr.synonyms import normalise
 from schema.lexicon import generic_words
 
 MAX_SPAN_TOKENS = 6
@@ -38,14 +38,14 @@ class DictionaryMatcher:
             if titled is not None and idx not in titled:
                 continue
             for surface in {name, *aliases}:
-                norm = normalise(surface)
+                norm = token_form(surface)
                 if norm and norm not in generic and idx not in self._lookup[norm]:
                     self._lookup[norm].append(idx)
         self._surfaces = list(self._lookup)
 
     def match(self, question: str) -> list[EntityMatch]:
         raw_tokens = question.split()
-        tokens = [normalise(_POSSESSIVE.sub("", t)) for t in raw_tokens]
+        tokens = [token_form(_POSSESSIVE.sub("", t)) for t in raw_tokens]
         used = [False] * len(tokens)
         matches: list[EntityMatch] = []
         for size in range(min(MAX_SPAN_TOKENS, len(tokens)), 0, -1):
@@ -74,8 +74,8 @@ class DictionaryMatcher:
             while end < len(raw_tokens) and not used[end] and raw_tokens[end][:1].isupper():
                 end += 1
             mention = _POSSESSIVE.sub("", " ".join(raw_tokens[start:end]).strip(" ?.,;:!\"'"))
-            best = process.extractOne(normalise(mention), self._surfaces, scorer=fuzz.ratio)
-            if best and best[1] >= self.fuzzy_cutoff and len(normalise(mention)) > 3:
+            best = process.extractOne(token_form(mention), self._surfaces, scorer=fuzz.ratio)
+            if best and best[1] >= self.fuzzy_cutoff and len(token_form(mention)) > 3:
                 found.extend(
                     self._match(mention, idx, MatchTier.FUZZY, best[1] / 100.0) for idx in self._lookup[best[0]]
                 )

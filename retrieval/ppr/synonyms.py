@@ -12,9 +12,6 @@ from core.names import token_form
 MAX_BUCKET = 200  # a token shared by more names than this (e.g. "the") is too common to block on
 
 
-normalise = token_form  # the name retrieval/ppr/dictionary.py imports it under
-
-
 def synonym_pairs(names: Sequence[str], threshold: float) -> list[tuple[int, int]]:
     """Pairs (i < j) of distinct entities whose normalised names reach `threshold` (rapidfuzz ratio, 0-100).
 
