@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -33,3 +34,13 @@ def write_results(out: Path, results: Any, markdown: str | None = None) -> None:
     out.with_suffix(".json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     if markdown is not None:
         out.with_suffix(".md").write_text(markdown if markdown.endswith("\n") else markdown + "\n", encoding="utf-8")
+
+
+def add_wipe_flag(parser: argparse.ArgumentParser) -> None:
+    """`--wipe`, required by benchmarks that empty the Neo4j at NEO4J_URI."""
+    parser.add_argument("--wipe", action="store_true", help="required: the Neo4j at NEO4J_URI is emptied")
+
+
+def require_wipe(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if not args.wipe:
+        parser.error("this benchmark empties the Neo4j at NEO4J_URI: pass --wipe")

@@ -24,10 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -39,8 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._results import command_line, machine, write_results  # noqa: E402
+from bench._server import start_api  # noqa: E402
 from core.embeddings import MINILM_DIMENSION, MINILM_MODEL_ID  # noqa: E402
-from core.neo4j_server import free_port, port_open  # noqa: E402
+from core.neo4j_server import free_port  # noqa: E402
 from core.settings import EmbeddingBackend  # noqa: E402
 
 OUT = ROOT / "bench" / "api_memory"
@@ -73,25 +71,9 @@ def load_questions(path: Path, limit: int) -> list[str]:
     return [str(r.get("question") or r.get("query")) for r in records][:limit]
 
 
-def start_server(root: Path, port: int) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", "127.0.0.1",
-           "--port", str(port), "--workers", "1", "--log-level", "warning", "--no-access-log"]  # fmt: skip
-    env = {**os.environ, "LOG_LEVEL": "WARNING", "PYTHONPATH": str(root)}
-    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"uvicorn exited: {proc.stderr.read().decode() if proc.stderr else ''}")
-        if port_open("127.0.0.1", port):
-            return proc
-        time.sleep(0.2)
-    proc.terminate()
-    raise RuntimeError("uvicorn did not start within 120 s")
-
-
 def measure(root: Path, questions: list[str], rounds: int) -> dict[str, Any]:
     port = free_port()
-    server = start_server(root, port)
+    server = start_api(port)
     mib = lambda kib: round(kib / 1024, 1)  # noqa: E731
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=300) as client:

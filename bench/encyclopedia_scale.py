@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench._results import command_line, machine, write_results
+from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
 from core.documents import Article
 from core.graph import Graph
 from core.settings import Settings
@@ -62,10 +62,9 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=7)
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--out", type=Path, default=Path("bench/encyclopedia_scale"))
-    parser.add_argument("--wipe", action="store_true", help="required: the Neo4j at NEO4J_URI is emptied")
+    add_wipe_flag(parser)
     args = parser.parse_args()
-    if not args.wipe:
-        parser.error("this benchmark empties the Neo4j at NEO4J_URI: pass --wipe")
+    require_wipe(parser, args)
     logging.disable(logging.WARNING)
     settings = Settings()
     graph = Graph.from_settings(settings)

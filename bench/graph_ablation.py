@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench._results import command_line, machine, write_results
+from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
 from core.embeddings import embedder_from_settings
 from core.graph import Graph
 from core.settings import Settings
@@ -86,10 +86,9 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--questions", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=Path("bench/graph_ablation"))
-    parser.add_argument("--wipe", action="store_true", help="required: the Neo4j at NEO4J_URI is emptied")
+    add_wipe_flag(parser)
     args = parser.parse_args()
-    if not args.wipe:
-        parser.error("this benchmark empties the Neo4j at NEO4J_URI: pass --wipe")
+    require_wipe(parser, args)
     logging.disable(logging.WARNING)
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     settings = Settings()

@@ -20,7 +20,6 @@ import json
 import os
 import platform
 import shlex
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -35,8 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._results import write_results  # noqa: E402
+from bench._server import start_api  # noqa: E402
 from core.graph import Graph  # noqa: E402
-from core.neo4j_server import free_port, port_open  # noqa: E402
+from core.neo4j_server import free_port  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from retrieval.graph import GraphRetriever  # noqa: E402
 
@@ -84,22 +84,6 @@ def in_process(settings: Settings, questions: list[str], top_k: int, warmup: int
     }
 
 
-def _start_server(port: int, workers: int) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", "127.0.0.1",
-           "--port", str(port), "--workers", str(workers), "--log-level", "warning", "--no-access-log"]  # fmt: skip
-    env = {**os.environ, "LOG_LEVEL": "WARNING", "NEO4J_APPLY_SCHEMA_ON_START": "false"}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"uvicorn exited: {proc.stderr.read().decode() if proc.stderr else ''}")
-        if port_open("127.0.0.1", port):
-            return proc
-        time.sleep(0.2)
-    proc.terminate()
-    raise RuntimeError("uvicorn did not start within 60 s")
-
-
 async def _load(base: str, questions: list[str], requests: int, concurrency: int, top_k: int) -> dict[str, Any]:
     latencies: list[float] = []
     errors: dict[str, int] = defaultdict(int)
@@ -136,7 +120,7 @@ async def _load(base: str, questions: list[str], requests: int, concurrency: int
 
 def over_http(questions: list[str], requests: int, concurrency: int, top_k: int, workers: int) -> dict[str, Any]:
     port = free_port()
-    server = _start_server(port, workers)
+    server = start_api(port, workers, {"NEO4J_APPLY_SCHEMA_ON_START": "false"}, timeout_s=60.0)
     try:
         result = asyncio.run(_load(f"http://127.0.0.1:{port}", questions, requests, concurrency, top_k))
         return {**result, "workers": workers}

@@ -1,0 +1,32 @@
+"""Start the API under uvicorn on a loopback port for a benchmark, and wait until it accepts connections."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from core.neo4j_server import port_open
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def start_api(
+    port: int, workers: int = 1, env: dict[str, str] | None = None, timeout_s: float = 120.0
+) -> subprocess.Popen[bytes]:
+    """`uvicorn app.main:create_app` with `workers` processes; `env` is added to this process's environment."""
+    cmd = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", "127.0.0.1",
+           "--port", str(port), "--workers", str(workers), "--log-level", "warning", "--no-access-log"]  # fmt: skip
+    full_env = {**os.environ, "LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT), **(env or {})}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"uvicorn exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+        if port_open("127.0.0.1", port):
+            return proc
+        time.sleep(0.2)
+    proc.terminate()
+    raise RuntimeError(f"uvicorn did not start within {timeout_s:.0f} s")
