@@ -10,6 +10,7 @@
 #   SYSTEMS=vector,bm25,graph bench/eval_offline.sh
 #   SKIP_INGEST=1 bench/eval_offline.sh   # reuse the stores of a previous run in $EVAL_WORK
 #   DATASET=hotpotqa bench/eval_offline.sh  # the title-scored HotpotQA set instead (hotpotqa/: its own stores)
+#   DATASET=encyclopedia bench/eval_offline.sh  # tests/data/encyclopedia, title-scored (encyclopedia/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,7 +18,8 @@ DATASET="${DATASET:-multihop-rag}"
 case "$DATASET" in
   multihop-rag) WORK="${EVAL_WORK:-/tmp/graphwire-eval}" ;;
   hotpotqa) WORK="${EVAL_WORK:-/tmp/graphwire-eval-hotpotqa}" ;;  # a graph holds one corpus: separate stores
-  *) echo "DATASET must be multihop-rag or hotpotqa, not $DATASET" >&2; exit 2 ;;
+  encyclopedia) WORK="${EVAL_WORK:-/tmp/graphwire-eval-encyclopedia}" ;;
+  *) echo "DATASET must be multihop-rag, hotpotqa or encyclopedia, not $DATASET" >&2; exit 2 ;;
 esac
 DATA="${DATA:-../shared/data}"
 export NEO4J_HOME="$WORK/neo4j" CHROMA_PATH="$WORK/chroma" EXTRACTION_CACHE_PATH="$WORK/cache/extractions.sqlite"
@@ -32,7 +34,11 @@ $GW neo4j start
 trap '$GW neo4j stop' EXIT
 if [[ "$DATASET" == hotpotqa ]]; then
   # 994 Wikipedia paragraphs (title, body; null source and date), 100 questions scored by document title
-  CORPUS="$DATA/hotpotqa/corpus.json" RUNS="hotpotqa"
+  CORPUS="$DATA/hotpotqa/corpus.json" RUNS="hotpotqa" QUESTIONS="$DATA/hotpotqa/questions.json"
+elif [[ "$DATASET" == encyclopedia ]]; then
+  # the project's own 35 passages and 30 compositional questions, converted to the title-scored format
+  .venv/bin/python -m bench.encyclopedia_titles "$WORK/data"
+  CORPUS="$WORK/data/corpus.json" RUNS="encyclopedia" QUESTIONS="$WORK/data/questions.json"
 else
   CORPUS="$DATA/multihop-rag/corpus.facts.json" RUNS="full sample200"
 fi
@@ -41,8 +47,8 @@ if [[ -z "${SKIP_INGEST:-}" ]]; then
   $GW ingest "$CORPUS" --extractor offline
 fi
 
-if [[ "$DATASET" == hotpotqa ]]; then
-  $GW eval --questions "$DATA/hotpotqa/questions.json" --no-answers --systems "$SYSTEMS" --out "$WORK/hotpotqa"
+if [[ "$DATASET" != multihop-rag ]]; then
+  $GW eval --questions "$QUESTIONS" --no-answers --systems "$SYSTEMS" --out "$WORK/$RUNS"
 else
   $GW eval --no-answers --systems "$SYSTEMS" --out "$WORK/full"
   $GW eval --questions "$DATA/cs564-sample-queries.json" --answerer extractive --systems "$SYSTEMS" \
