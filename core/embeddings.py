@@ -1,5 +1,5 @@
-"""Text embedders: offline int8 ONNX models (MiniLM-L6, the default, and bge-small-en-v1.5) and any OpenAI-compatible
-/v1/embeddings endpoint.
+"""Text embedders: offline int8 ONNX models (bge-small-en-v1.5, the default, and MiniLM-L6) and any OpenAI-compatible
+/v1/embeddings endpoint (bench/embedders.md compares the two offline ones).
 
 Every embedder returns L2-normalised float32 rows, so a dot product is the cosine similarity. Passages (chunks,
 relation descriptions) go through `embed`, questions through `embed_query` / `embed_queries`: asymmetric models such

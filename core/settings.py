@@ -58,8 +58,8 @@ class Settings(BaseSettings):
     # Embeddings
     # offline (a local ONNX model, see OFFLINE_EMBEDDING_MODEL) or openai (any OpenAI-compatible /v1/embeddings)
     embedding_backend: EmbeddingBackend = EmbeddingBackend.OFFLINE
-    # offline backend's model: minilm (bundled MiniLM-L6) or bge-small (bge-small-en-v1.5, fetched by `make install`)
-    offline_embedding_model: OfflineEmbeddingModel = OfflineEmbeddingModel.MINILM
+    # offline backend's model: bge-small (bge-small-en-v1.5, fetched by `make install`) or minilm (bundled MiniLM-L6)
+    offline_embedding_model: OfflineEmbeddingModel = OfflineEmbeddingModel.BGE_SMALL
     embedding_model: str = "text-embedding-3-small"  # embedding model name for the openai backend
     embedding_base_url: str | None = None  # embeddings base URL for the openai backend (defaults to LLM_BASE_URL)
     embedding_api_key: SecretStr | None = None  # API key for the embeddings endpoint (defaults to LLM_API_KEY)

@@ -23,7 +23,11 @@ BRIDGE = "Quarrow Minerals doubles lithium refining for its biggest customer"  #
 
 @pytest.fixture
 def stack(graph: Graph, tmp_path: Path) -> tuple[GraphRetriever, FlatPlusRetriever]:
-    store = ChunkStore.from_settings(Settings(chroma_path=tmp_path / "chroma", chroma_collection="hybrid_test"))
+    # MiniLM: the premise below is a bridge that flat+ alone ranks low; bge-small already ranks it third on its own
+    settings = Settings(
+        chroma_path=tmp_path / "chroma", chroma_collection="hybrid_test", offline_embedding_model="minilm"
+    )
+    store = ChunkStore.from_settings(settings)
     report = ingest_articles(
         chain_articles(),
         graph,

@@ -79,7 +79,7 @@ def test_reopens_in_a_fresh_process(settings: Settings) -> None:
         "from core.settings import Settings\n"
         "store = ChunkStore.from_settings(Settings(chroma_path=sys.argv[1], chroma_collection='test_chunks'))\n"
         "fed = [c for c in store.get_all() if c.document_id == 'fed'][0]\n"
-        "hits = store.collection.query(query_texts=['football goal'], n_results=1)['ids'][0]\n"
+        "hits = store.collection.query(query_texts=['a footballer scoring two goals'], n_results=1)['ids'][0]\n"
         "seen = {'count': store.count(), 'source': fed.source, 'date': str(fed.published_at), 'top': hits}\n"
         "print(json.dumps(seen))\n"
     )

@@ -87,19 +87,19 @@ def test_openai_embedder_orders_batches_and_normalises() -> None:
 
 
 def test_settings_pick_one_shared_offline_embedder() -> None:
-    settings = Settings(embedding_backend=EmbeddingBackend.OFFLINE)
+    settings = Settings(embedding_backend=EmbeddingBackend.OFFLINE, offline_embedding_model="minilm")
     first = embedder_from_settings(settings)
     assert isinstance(first, MiniLMOnnxEmbedder)
-    assert embedder_from_settings(Settings(embedding_backend=EmbeddingBackend.OFFLINE)) is first
+    assert embedder_from_settings(Settings(offline_embedding_model="minilm")) is first
 
 
-def test_settings_pick_bge_small_without_loading_it() -> None:
+def test_bge_small_is_the_offline_default_and_loads_lazily() -> None:
     settings = Settings(embedding_backend=EmbeddingBackend.OFFLINE, offline_embedding_model="bge-small")
-    assert settings.offline_embedding_model is OfflineEmbeddingModel.BGE_SMALL
+    assert Settings.model_fields["offline_embedding_model"].default is OfflineEmbeddingModel.BGE_SMALL
     embedder = embedder_from_settings(settings)
     assert isinstance(embedder, BgeSmallOnnxEmbedder)
     assert embedder.model_id == BGE_SMALL_MODEL_ID and embedder.dimension == BGE_SMALL_DIMENSION
-    assert embedder_from_settings(Settings(embedding_backend=EmbeddingBackend.OFFLINE)) is not embedder
+    assert embedder_from_settings(Settings(offline_embedding_model="minilm")) is not embedder
 
 
 def test_a_stored_collection_reopens_with_the_model_it_names() -> None:
