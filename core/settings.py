@@ -104,7 +104,8 @@ class Settings(BaseSettings):
     ppr_method: str = "auto"  # PPR solver: power (exact), push (approximate, for large graphs) or auto
     # share of the PPR restart mass moved along the relationships a question asks about ("the director of X")
     ppr_relation_cues: float = Field(default=0.0, ge=0.0, le=1.0)
-    ppr_passage_seeds: float = Field(default=0.0, ge=0.0, le=1.0)  # share of PPR restart mass on similar passages
+    # share of PPR restart mass on similar passages, for questions that name no title entity
+    ppr_passage_seeds: float = Field(default=0.5, ge=0.0, le=1.0)
     # PPR seeds: "dictionary" (names and aliases of the graph's entities, n-gram and fuzzy) or "stages" (that plus the
     # graph retriever's stages 1-2: outlets, aliases, tiered matching)
     ppr_seeds: str = "dictionary"

@@ -50,7 +50,8 @@ class ScoringOptions(BaseModel):
     push_epsilon: float = Field(default=1e-6, gt=0.0)  # forward push: residual threshold per out-edge
     push_above_edges: int = Field(default=500_000, ge=0)  # AUTO switches to push above this many walk edges
     node_specificity: bool = True  # divide a seed's weight by the number of chunks that mention it
-    passage_seed_weight: float = Field(default=0.0, ge=0.0, le=1.0)  # share of the restart mass on similar passages
+    # share of the restart mass on similar passages (questions naming no title entity only: retrieval/ppr/retriever.py)
+    passage_seed_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     chunk_scoring: ChunkScoring = ChunkScoring.PASSAGE
     # Share of the restart mass moved along the seeds' relationships whose type the question asks about
     # (relation cues: "director of X" favours X's DIRECTED neighbour); used when a relation scorer is given.
