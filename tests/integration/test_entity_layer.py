@@ -18,9 +18,10 @@ from core.settings import Settings
 from ingest.extractors.offline import OfflineExtractor
 from ingest.loaders import load_articles
 from ingest.pipeline import IngestOptions, delete_documents, ingest_articles
-from retrieval.ppr.config import GraphOptions
+from retrieval.ppr.config import GraphOptions, PPRConfig
 from retrieval.ppr.engine import build_walk_graph
-from retrieval.ppr.export import export_snapshot
+from retrieval.ppr.export import SnapshotCache, export_snapshot
+from retrieval.ppr.retriever import PPRRetriever
 from retrieval.registry import RetrievalContext
 from schema.model import load_schema
 
@@ -107,3 +108,25 @@ def test_graph_mode_fills_to_top_k(layered: Graph, neo4j_settings: Settings) -> 
                                 graph=lambda: layered)  # fmt: skip
     alone = unfilled.retriever("graph").retrieve("Who directed Marrowdale?", top_k=5)
     assert "fill" not in alone.details and all(c.retrieved_by is None for c in alone.chunks)
+
+
+class _RecordingScorer:
+    """A passage scorer that says which questions asked it (and ranks the Lantern page first)."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.asked: list[str] = []
+        self.lantern = next(r["chunk_id"] for r in mentions(graph) if r["title"] == "Lantern (series)")
+
+    def score(self, question: str, top_n: int) -> dict[str, float]:
+        self.asked.append(question)
+        return {self.lantern: 1.0}
+
+
+def test_passage_seeds_only_for_questions_without_a_title_entity(layered: Graph) -> None:
+    scorer = _RecordingScorer(layered)
+    ppr = PPRRetriever(layered, SnapshotCache(layered, 0.0), PPRConfig(), passage_scorer=scorer)
+    titled = ppr.retrieve("Who directed Marrowdale?", top_k=3)
+    assert titled.details["titled_seeds"] == 1 and scorer.asked == []
+    untitled = ppr.retrieve("Which harbour towns are in Kestria?", top_k=6)  # Kestria: named, but no page is about it
+    assert untitled.details["titled_seeds"] == 0 and scorer.asked == ["Which harbour towns are in Kestria?"]
+    assert "Lantern (series)" in {c.title for c in untitled.chunks}  # reached only through the passage seed
