@@ -85,6 +85,110 @@ class GraphSnapshot:
         return int(total)
 
 
+@dataclass
+class _Entities:
+    keys: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    aliases: list[tuple[str, ...]] = field(default_factory=list)
+    index: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, rows: Iterable[EntityRow]) -> _Entities:
+        out = cls()
+        for row in rows:
+            if row.key in out.index:
+                continue
+            out.index[row.key] = len(out.keys)
+            out.keys.append(row.key)
+            out.names.append(row.name)
+            out.labels.append(row.label)
+            out.aliases.append(tuple(row.aliases))
+        return out
+
+
+class _ChunkIds(dict[str, int]):
+    """Chunk id -> index, in order of first appearance (chunks are known through their mentions and relations)."""
+
+    def of(self, chunk: str) -> int:
+        idx = self.get(chunk)
+        if idx is None:
+            idx = self[chunk] = len(self)
+        return idx
+
+    def ordered(self) -> list[str]:
+        ids = [""] * len(self)
+        for chunk, idx in self.items():
+            ids[idx] = chunk
+        return ids
+
+
+@dataclass
+class _Triplets:
+    """(row, col, value) lists for one sparse matrix."""
+
+    rows: list[int] = field(default_factory=list)
+    cols: list[int] = field(default_factory=list)
+    vals: list[float] = field(default_factory=list)
+
+    def add(self, row: int, col: int, value: float = 1.0) -> None:
+        self.rows.append(row)
+        self.cols.append(col)
+        self.vals.append(value)
+
+    def matrix(self, shape: tuple[int, int], binary: bool = False) -> sparse.csr_matrix:
+        m = sparse.csr_matrix((self.vals, (self.rows, self.cols)), shape=shape, dtype=np.float64)
+        if binary:
+            m.data[:] = 1.0  # duplicates are summed on construction; here they count once
+        return m
+
+
+@dataclass
+class _MentionParts:
+    counts: _Triplets = field(default_factory=_Triplets)  # chunk x entity, MENTIONS counts
+    titles: _Triplets = field(default_factory=_Triplets)  # chunk x entity, title entities
+    sentences: _Triplets = field(default_factory=_Triplets)  # (chunk, sentence) slot x entity, for co-occurrence
+    slots: dict[tuple[int, int], int] = field(default_factory=dict)
+
+
+def _mention_parts(mentions: Iterable[MentionRow], entities: _Entities, chunks: _ChunkIds) -> _MentionParts:
+    out = _MentionParts()
+    for m in mentions:
+        ent = entities.index.get(m.entity_key)
+        if ent is None:
+            continue
+        c = chunks.of(m.chunk_id)
+        for sentence in m.sentences:
+            out.sentences.add(out.slots.setdefault((c, sentence), len(out.slots)), ent)
+        out.counts.add(c, ent, float(max(m.weight, 1)))
+        if m.is_title:
+            out.titles.add(c, ent)
+    return out
+
+
+@dataclass
+class _RelationParts:
+    source: list[int] = field(default_factory=list)
+    target: list[int] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)
+    chunks: _Triplets = field(default_factory=_Triplets)  # relationship x chunk, supporting chunks
+
+
+def _relation_parts(relations: Iterable[RelationRow], entities: _Entities, chunks: _ChunkIds) -> _RelationParts:
+    out = _RelationParts()
+    for rel in relations:
+        s, t = entities.index.get(rel.source_key), entities.index.get(rel.target_key)
+        if s is None or t is None or s == t:
+            continue
+        r = len(out.types)
+        out.source.append(s)
+        out.target.append(t)
+        out.types.append(rel.type)
+        for chunk in rel.chunk_ids:
+            out.chunks.add(r, chunks.of(chunk))
+    return out
+
+
 def build_snapshot(
     entities: Iterable[EntityRow],
     mentions: Iterable[MentionRow],
@@ -92,94 +196,27 @@ def build_snapshot(
     fingerprint: str = "",
 ) -> GraphSnapshot:
     """Index the rows. Rows naming an unknown entity are dropped; chunks are known through their mentions/relations."""
-    keys: list[str] = []
-    names: list[str] = []
-    labels: list[str] = []
-    aliases: list[tuple[str, ...]] = []
-    entity_index: dict[str, int] = {}
-    for row in entities:
-        if row.key in entity_index:
-            continue
-        entity_index[row.key] = len(keys)
-        keys.append(row.key)
-        names.append(row.name)
-        labels.append(row.label)
-        aliases.append(tuple(row.aliases))
-
-    chunk_index: dict[str, int] = {}
-
-    def chunk_id_of(chunk: str) -> int:
-        idx = chunk_index.get(chunk)
-        if idx is None:
-            idx = chunk_index[chunk] = len(chunk_index)
-        return idx
-
-    m_rows: list[int] = []
-    m_cols: list[int] = []
-    m_vals: list[float] = []
-    t_rows: list[int] = []
-    t_cols: list[int] = []
-    s_rows: list[int] = []  # (chunk, sentence) slot -> entity, for co-occurrence
-    s_cols: list[int] = []
-    slots: dict[tuple[int, int], int] = {}
-    for m in mentions:
-        ent = entity_index.get(m.entity_key)
-        if ent is None:
-            continue
-        c = chunk_id_of(m.chunk_id)
-        for sentence in m.sentences:
-            s_rows.append(slots.setdefault((c, sentence), len(slots)))
-            s_cols.append(ent)
-        m_rows.append(c)
-        m_cols.append(ent)
-        m_vals.append(float(max(m.weight, 1)))
-        if m.is_title:
-            t_rows.append(c)
-            t_cols.append(ent)
-
-    r_src: list[int] = []
-    r_dst: list[int] = []
-    r_types: list[str] = []
-    rc_rows: list[int] = []
-    rc_cols: list[int] = []
-    for rel in relations:
-        s = entity_index.get(rel.source_key)
-        t = entity_index.get(rel.target_key)
-        if s is None or t is None or s == t:
-            continue
-        r = len(r_types)
-        r_src.append(s)
-        r_dst.append(t)
-        r_types.append(rel.type)
-        for chunk in rel.chunk_ids:
-            rc_rows.append(r)
-            rc_cols.append(chunk_id_of(chunk))
-
-    n_e, n_c, n_r = len(keys), len(chunk_index), len(r_types)
-    chunk_ids = [""] * n_c
-    for chunk, idx in chunk_index.items():
-        chunk_ids[idx] = chunk
-    mentions_m = sparse.csr_matrix((m_vals, (m_rows, m_cols)), shape=(n_c, n_e), dtype=np.float64)
-    titles_m = sparse.csr_matrix((np.ones(len(t_rows)), (t_rows, t_cols)), shape=(n_c, n_e), dtype=np.float64)
-    titles_m.data[:] = 1.0
-    rel_chunks = sparse.csr_matrix((np.ones(len(rc_rows)), (rc_rows, rc_cols)), shape=(n_r, n_c), dtype=np.float64)
-    rel_chunks.data[:] = 1.0  # duplicates summed above; a chunk supports a relationship once
+    ents = _Entities.of(entities)
+    chunks = _ChunkIds()
+    ment = _mention_parts(mentions, ents, chunks)
+    rels = _relation_parts(relations, ents, chunks)
+    n_e, n_c, n_r = len(ents.keys), len(chunks), len(rels.types)
     return GraphSnapshot(
-        cooccurrence=_cooccurrence(s_rows, s_cols, len(slots), n_e),
-        entity_keys=keys,
-        entity_names=names,
-        entity_labels=labels,
-        entity_aliases=aliases,
-        chunk_ids=chunk_ids,
-        mentions=mentions_m,
-        titles=titles_m,
-        rel_source=np.asarray(r_src, dtype=np.int64),
-        rel_target=np.asarray(r_dst, dtype=np.int64),
-        rel_types=r_types,
-        rel_chunks=rel_chunks,
+        entity_keys=ents.keys,
+        entity_names=ents.names,
+        entity_labels=ents.labels,
+        entity_aliases=ents.aliases,
+        chunk_ids=chunks.ordered(),
+        mentions=ment.counts.matrix((n_c, n_e)),
+        titles=ment.titles.matrix((n_c, n_e), binary=True),
+        rel_source=np.asarray(rels.source, dtype=np.int64),
+        rel_target=np.asarray(rels.target, dtype=np.int64),
+        rel_types=rels.types,
+        rel_chunks=rels.chunks.matrix((n_r, n_c), binary=True),
+        cooccurrence=_cooccurrence(ment.sentences.rows, ment.sentences.cols, len(ment.slots), n_e),
         fingerprint=fingerprint,
-        entity_index=entity_index,
-        chunk_index=chunk_index,
+        entity_index=ents.index,
+        chunk_index=dict(chunks),
     )
 
 
