@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -36,6 +37,21 @@ class ExtractorChoice(StrEnum):
 def _quiet_driver_notifications() -> None:
     # "property key does not exist" on a fresh database is expected noise during the first ingest.
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+
+
+@dataclass(frozen=True)
+class IngestRequest:
+    """What `graphwire ingest PATH` was asked to do, from its options."""
+
+    path: Path
+    extractor: ExtractorChoice
+    limit: int | None  # only the first N documents
+    resume: bool  # skip documents a previous run of this input finished
+    retry_failed: bool  # only documents with failed chunks (LLM)
+    force: bool  # re-extract documents even when unchanged
+    batch_docs: int  # documents per extract/write batch
+    n_process: int  # offline extractor worker processes
+    gazetteer: Path | None  # YAML of known entities (None: gazetteer.yaml beside the input, if any)
 
 
 DEFAULT_PROCESSES = min(2, os.cpu_count() or 1)  # spaCy NER is the slowest part of offline ingestion
@@ -73,21 +89,18 @@ def ingest(
             return
         if path is None:
             raise typer.BadParameter("give a PATH to ingest, or --delete DOC")
-        report = _run_ingest(
-            graph,
-            settings,
-            schema,
-            path,
-            extractor,
-            limit,
-            resume,
-            retry_failed,
-            force,
-            batch_docs,
-            n_process,
-            store,
-            gazetteer,
+        request = IngestRequest(
+            path=path,
+            extractor=extractor,
+            limit=limit,
+            resume=resume,
+            retry_failed=retry_failed,
+            force=force,
+            batch_docs=batch_docs,
+            n_process=n_process,
+            gazetteer=gazetteer,
         )
+        report = _run_ingest(request, graph, settings, schema, store)
         print_summary(report)
         if report.failures:
             raise typer.Exit(code=2)
@@ -96,48 +109,37 @@ def ingest(
 
 
 def _run_ingest(
-    graph: Graph,
-    settings: Settings,
-    schema: GraphSchema,
-    path: Path,
-    choice: ExtractorChoice,
-    limit: int | None,
-    resume: bool,
-    retry_failed: bool,
-    force: bool,
-    batch_docs: int,
-    n_process: int,
-    store: ChunkSink | None,
-    gazetteer_path: Path | None,
+    request: IngestRequest, graph: Graph, settings: Settings, schema: GraphSchema, store: ChunkSink | None
 ) -> IngestReport:
+    path = request.path
     loaded = load_articles(path)
     for error in loaded.errors:
         console.print(f"[yellow]skipped[/] {error.location} {error.title or ''}: {error.reason}")
     gazetteer = Gazetteer.from_sources((a.source for a in loaded.articles), schema=schema)
-    gazetteer_file = gazetteer_path or default_gazetteer(path)
+    gazetteer_file = request.gazetteer or default_gazetteer(path)
     if gazetteer_file is not None:
         gazetteer = gazetteer.with_file(gazetteer_file)
         console.print(f"gazetteer: {gazetteer_file} ({len(gazetteer.known)} known entities)")
-    extractor = build_extractor(choice, settings, schema, gazetteer, n_process)
+    extractor = build_extractor(request.extractor, settings, schema, gazetteer, request.n_process)
     articles = loaded.articles
-    if retry_failed:
+    if request.retry_failed:
         failed_docs = _failed_documents(extractor)
         articles = [a for a in articles if a.doc_id in failed_docs]
         console.print(f"retrying {len(articles)} documents with failed chunks")
     state = StateStore(Path(settings.ingest_state_path), str(path.resolve()), extractor.name, schema.fingerprint)
-    if resume:
+    if request.resume:
         state.load()
     else:
         state.reset()
     options = IngestOptions(
         chunk_size=settings.chunk_size,
         chunk_overlap=settings.chunk_overlap,
-        batch_documents=batch_docs,
+        batch_documents=request.batch_docs,
         write_batch_size=settings.ingest_batch_size,
         write_threads=settings.ingest_write_threads,
         fuzzy_threshold=settings.fuzzy_merge_threshold,
-        limit=limit,
-        force=force or retry_failed,
+        limit=request.limit,
+        force=request.force or request.retry_failed,
         progress=True,
     )
     resolver = EntityResolver(settings.fuzzy_merge_threshold, gazetteer.publication_aliases())
