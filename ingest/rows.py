@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
-from datetime import date, timedelta
 from typing import Any
 
 from core.documents import Article, Chunk
+from ingest.enrich import ENRICH_EXTRACTOR, enrich
 from ingest.known_relations import KnownRelations
 from ingest.models import Extraction
 from ingest.resolve import EntityResolver, ResolvedEntity
@@ -80,56 +80,63 @@ def build_rows(
     per-document surname resolution applied); `stored_documents` are the ids of documents the graph already had
     when the run started (their rows MERGE, the others CREATE); `known` says which relationships the graph has."""
     rows = GraphRows()
-    touched: dict[str, ResolvedEntity] = {}
-    doc_publication: dict[str, str] = {}
+    enrichment = enrich(articles, chunks, resolver)
+    touched: dict[str, ResolvedEntity] = {p.key: p for p in enrichment.publications.values()}
     for article in articles:
-        pub = resolver.resolve(article.source, "Publication") if article.source else None
-        if pub is not None:
-            touched[pub.key] = pub
-            doc_publication[article.doc_id] = pub.key
-        row = _document_row(article, doc_publication.get(article.doc_id))
+        row = _document_row(article, enrichment.publication_key(article.doc_id))
         rows.documents.add(row, article.doc_id not in stored_documents)
-    rows.days = [_day_row(day) for day in sorted({a.published_at for a in articles if a.published_at is not None})]
-    chunk_publication: dict[str, str] = {}
+    rows.days = enrichment.days
     chunk_is_new: dict[str, bool] = {}
     for chunk in chunks:
         chunk_is_new[chunk.id] = chunk.document_id not in stored_documents
         rows.chunks.add(_chunk_row(chunk), chunk_is_new[chunk.id])
-        if chunk.document_id in doc_publication:
-            chunk_publication[chunk.id] = doc_publication[chunk.document_id]
     relations: dict[tuple[str, str, str], _RelationAccumulator] = defaultdict(_RelationAccumulator)
     for extraction in extractions:
-        counts: dict[str, _MentionAccumulator] = defaultdict(_MentionAccumulator)
-        for entity in extraction.entities:
-            resolved = resolver.resolve(entity.name, entity.label)
-            if resolved is None:
-                continue
-            for alias in entity.aliases:
-                resolver.add_alias(resolved, alias)
-            touched[resolved.key] = resolved
-            counts[resolved.key].add(entity.mentions, entity.title, entity.sentences)
+        counts = _add_extraction(extraction, resolver, touched, relations)
         for key, mention in counts.items():
             rows.mentions.add(mention.row(extraction.chunk_id, key), chunk_is_new[extraction.chunk_id])
-        for rel in extraction.relations:
-            source = resolver.resolve(rel.source, rel.source_label)
-            target = resolver.resolve(rel.target, rel.target_label)
-            if source is None or target is None or source.key == target.key:
-                continue
-            touched[source.key], touched[target.key] = source, target
-            relations[(source.key, rel.type, target.key)].add(extraction.chunk_id, rel.evidence, extraction.extractor)
-        publication = chunk_publication.get(extraction.chunk_id)
-        if publication is not None:
-            for key in counts:
-                if touched[key].label != "Publication":
-                    relations[(key, "REPORTED_BY", publication)].add(extraction.chunk_id, None, "enrich")
+        for triple in enrichment.reported_by(extraction.chunk_id, (touched[key] for key in counts)):
+            relations[triple].add(extraction.chunk_id, None, ENRICH_EXTRACTOR)
     rows.entities = [_entity_row(e) for e in resolver.take_unstored(touched)]
+    _add_relation_rows(rows, relations, known)
+    return rows
+
+
+def _add_extraction(
+    extraction: Extraction,
+    resolver: EntityResolver,
+    touched: dict[str, ResolvedEntity],
+    relations: dict[tuple[str, str, str], _RelationAccumulator],
+) -> dict[str, _MentionAccumulator]:
+    """Resolve one chunk's extraction: its mentions by entity key; its relationships go into `relations`."""
+    counts: dict[str, _MentionAccumulator] = defaultdict(_MentionAccumulator)
+    for entity in extraction.entities:
+        resolved = resolver.resolve(entity.name, entity.label)
+        if resolved is None:
+            continue
+        for alias in entity.aliases:
+            resolver.add_alias(resolved, alias)
+        touched[resolved.key] = resolved
+        counts[resolved.key].add(entity.mentions, entity.title, entity.sentences)
+    for rel in extraction.relations:
+        source = resolver.resolve(rel.source, rel.source_label)
+        target = resolver.resolve(rel.target, rel.target_label)
+        if source is None or target is None or source.key == target.key:
+            continue
+        touched[source.key], touched[target.key] = source, target
+        relations[(source.key, rel.type, target.key)].add(extraction.chunk_id, rel.evidence, extraction.extractor)
+    return counts
+
+
+def _add_relation_rows(
+    rows: GraphRows, relations: dict[tuple[str, str, str], _RelationAccumulator], known: KnownRelations
+) -> None:
     known.prefetch(source for source, _, _ in relations)
     for (s, t, o), acc in relations.items():
         evidence = acc.evidence if any(acc.evidence) else None  # no sentence states it: no evidence list
         row = {"source": s, "type": t, "target": o, "chunk_ids": acc.chunk_ids, "evidence": evidence,
                "extractor": acc.extractor}  # fmt: skip
         rows.relations.add(row, known.claim(s, t, o))
-    return rows
 
 
 def _document_row(article: Article, publication: str | None) -> Row:
@@ -165,15 +172,4 @@ def _entity_row(entity: ResolvedEntity) -> Row:
         "name": entity.name,
         "norm": entity.norm,
         "aliases": list(dict.fromkeys(entity.aliases)),
-    }
-
-
-def _day_row(day: date) -> Row:
-    return {
-        "date": day.isoformat(),
-        "year": day.year,
-        "month": day.month,
-        "day": day.day,
-        "prev": (day - timedelta(days=1)).isoformat(),
-        "next": (day + timedelta(days=1)).isoformat(),
     }
