@@ -2,7 +2,7 @@
 
 The deterministic extractor is always on: question spans are looked up in the graph's name/alias index (longest
 match first), capitalised spans the index does not know are kept for fuzzy matching, and publications, dates and
-cues come from the shared question parser (retrieval/question.py) over an outlet gazetteer built from the graph.
+cues come from the shared question parser (`retrieval/question/`) over an outlet gazetteer built from the graph.
 When an LLM is configured its proposals (1-4 proper nouns with aliases) are added.
 """
 
