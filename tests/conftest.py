@@ -48,17 +48,27 @@ def _unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
+def _isolated(settings: Settings, stores: Path) -> Settings:
+    """What a test run writes beside Neo4j (Chroma folder, ingest state, extraction cache) goes to its own temporary
+    folder, never to the checkout's .graphwire/ (whose vectors may come from another embedder)."""
+    return settings.model_copy(
+        update={"chroma_path": stores / "chroma", "ingest_state_path": stores / "ingest-state",
+                "extraction_cache_path": stores / "cache" / "extractions.sqlite"}
+    )  # fmt: skip
+
+
 @pytest.fixture(scope="session")
 def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    stores = tmp_path_factory.mktemp("stores")
     if os.environ.get("NEO4J_URI"):
-        yield Settings()
+        yield _isolated(Settings(), stores)
         return
     if _docker_running():
         from testcontainers.neo4j import Neo4jContainer  # type: ignore[import-untyped]
 
         password = "graphwire-test"
         with Neo4jContainer("neo4j:5.26-community", password=password) as container:
-            yield Settings(neo4j_uri=container.get_connection_url(), neo4j_password=password)
+            yield _isolated(Settings(neo4j_uri=container.get_connection_url(), neo4j_password=password), stores)
         return
     if shutil.which("java") is None or shutil.which("mvn") is None:
         _unavailable("no NEO4J_URI, no Docker engine, and no java/mvn to run the local launcher")
@@ -66,12 +76,13 @@ def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setting
     server = LocalNeo4j(home, bolt_port=free_port(), http_port=free_port(), heap="768m", pagecache="128m")
     try:
         server.start(timeout_s=240)
-        yield Settings(
+        settings = Settings(
             neo4j_uri=server.bolt_uri,
             neo4j_password=server.password_file.read_text().strip(),
             neo4j_home=home,
             neo4j_http_port=server.http_port or 7474,
         )
+        yield _isolated(settings, stores)
     finally:
         server.stop()
         shutil.rmtree(home, ignore_errors=True)

@@ -25,9 +25,14 @@ def openai_stub(_openai_stub_server: OpenAIStub) -> Iterator[OpenAIStub]:
 
 
 @pytest.fixture
-def llm_settings(openai_stub: OpenAIStub) -> Settings:
-    """Settings for the stub: short timeouts and near-zero backoff so retry tests stay fast."""
+def llm_settings(openai_stub: OpenAIStub, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """Settings for the stub: short timeouts and near-zero backoff so retry tests stay fast; stores in a temporary
+    folder, not the checkout's .graphwire/."""
+    stores = tmp_path_factory.mktemp("llm-stores")
     return Settings(
+        chroma_path=stores / "chroma",
+        ingest_state_path=stores / "ingest-state",
+        extraction_cache_path=stores / "cache" / "extractions.sqlite",
         llm_base_url=openai_stub.base_url,
         llm_api_key="test-key",  # type: ignore[arg-type]
         llm_model=MODEL,
