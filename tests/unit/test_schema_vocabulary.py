@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from core.neo4j_server import free_port
 from core.schema import configured_schema
 from core.settings import Settings, get_settings
 from ingest.extractors.offline import OfflineExtractor
@@ -190,7 +191,12 @@ def test_the_entities_endpoint_checks_labels_against_the_configured_schema(
     monkeypatch.setattr(entities, "lookup_entities", lambda graph, q, limit, label: [])
     fixture_schema = ROOT / "tests" / "data" / "encyclopedia" / "schema.yaml"  # labels Film, Book, Place, ...
     settings = Settings(  # type: ignore[call-arg]
-        _env_file=None, neo4j_password="unused", chroma_path=tmp_path / "chroma", schema_path=fixture_schema
+        _env_file=None,
+        neo4j_uri=f"bolt://127.0.0.1:{free_port()}",  # nothing listens: no Neo4j of the environment (CI's) is reached
+        neo4j_password="unused",
+        neo4j_apply_schema_on_start=False,
+        chroma_path=tmp_path / "chroma",
+        schema_path=fixture_schema,
     )
     app = create_app(settings)
     app.dependency_overrides[get_graph] = lambda: object()
