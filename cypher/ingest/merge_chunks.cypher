@@ -1,6 +1,8 @@
+// Chunks of documents the graph already has; a chunk written again is scanned again by the dictionary linker.
 UNWIND $rows AS row
 MATCH (d:Document {id: row.document_id})
 MERGE (c:Chunk {id: row.id})
 SET c.document_id = row.document_id, c.index = row.index, c.text = row.text, c.title = row.title,
     c.source = row.source, c.published_at = row.published_at
+REMOVE c.linked
 MERGE (d)-[:HAS_CHUNK]->(c)
