@@ -130,3 +130,21 @@ def test_passage_seeds_only_for_questions_without_a_title_entity(layered: Graph)
     untitled = ppr.retrieve("Which harbour towns are in Kestria?", top_k=6)  # Kestria: named, but no page is about it
     assert untitled.details["titled_seeds"] == 0 and scorer.asked == ["Which harbour towns are in Kestria?"]
     assert "Lantern (series)" in {c.title for c in untitled.chunks}  # reached only through the passage seed
+
+
+def test_a_name_from_a_later_run_reaches_an_older_chunk_when_it_is_written_again(graph: Graph) -> None:
+    from core.documents import Article
+
+    older = Article(title="Desktop notes", body="Many users still run qvwm-style setups, and some run Qvwm itself.")
+    later = Article(title="Qvwm", body="Qvwm is a lightweight window manager for Linux systems, released in 1996.")
+    extractor, options = OfflineExtractor(load_schema()), IngestOptions(progress=False)
+    ingest_articles([older], graph, extractor, options=options)
+    ingest_articles([later], graph, extractor, options=options)
+
+    def qvwm_pages() -> set[str]:
+        return {r["title"] for r in mentions(graph) if r["name"] == "Qvwm"}
+
+    assert qvwm_pages() == {"Qvwm"}  # the older chunk was linked before the name existed
+    ingest_articles([older], graph, extractor, options=IngestOptions(progress=False, force=True))
+    assert qvwm_pages() == {"Qvwm", "Desktop notes"}
+    graph.write("admin/wipe")
