@@ -31,7 +31,7 @@ class DictionaryMatcher:
     def __init__(self, snapshot: GraphSnapshot, fuzzy_cutoff: float = 90.0, titles_only: bool = False) -> None:
         self.snapshot = snapshot
         self.fuzzy_cutoff = fuzzy_cutoff
-        titled = set(snapshot.titles.indices.tolist()) if titles_only else None
+        titled = snapshot.titled if titles_only else None
         self._lookup: dict[str, list[int]] = defaultdict(list)
         generic = generic_words()  # never a name on its own (schema/lexicon/generic_words.txt)
         for idx, (name, aliases) in enumerate(zip(snapshot.entity_names, snapshot.entity_aliases, strict=True)):

@@ -71,7 +71,6 @@ class SnapshotCache:
         self._exporter = exporter
         self._cache: Refreshing[str, GraphSnapshot] = Refreshing(self.version.fingerprint, self._export, 0.0)
         self._walks: dict[str, WalkGraph] = {}
-        self._titled: tuple[GraphSnapshot, frozenset[str]] | None = None
         self._lock = threading.Lock()
 
     @property
@@ -90,12 +89,7 @@ class SnapshotCache:
 
     def titled_keys(self) -> frozenset[str]:
         """Keys of the entities some chunk has as its title entity (what its document is about)."""
-        snap = self.snapshot()
-        with self._lock:
-            if self._titled is None or self._titled[0] is not snap:
-                keys = frozenset(snap.entity_keys[i] for i in set(snap.titles.indices.tolist()))
-                self._titled = (snap, keys)
-            return self._titled[1]
+        return self.snapshot().titled_keys
 
     def walk(self, options: GraphOptions) -> WalkGraph:
         snap = self.snapshot()

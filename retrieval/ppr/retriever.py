@@ -141,11 +141,8 @@ class PPRRetriever:
 
 
 def _titled_seeds(snap: GraphSnapshot, entity_seeds: dict[int, float]) -> int:
-    """How many seed entities are a document's title entity (have a title edge in the snapshot)."""
-    if not entity_seeds or not snap.titles.nnz:
-        return 0
-    titled = np.asarray(snap.titles.sum(axis=0)).ravel() > 0
-    return int(sum(bool(titled[i]) for i in entity_seeds))
+    """How many seed entities are a document's title entity."""
+    return sum(1 for i in entity_seeds if i in snap.titled)
 
 
 def _seed_weights(snap: GraphSnapshot, matches: list[EntityMatch]) -> dict[int, float]:

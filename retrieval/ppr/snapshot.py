@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -70,6 +71,15 @@ class GraphSnapshot:
     @property
     def n_relations(self) -> int:
         return len(self.rel_types)
+
+    @cached_property
+    def titled(self) -> frozenset[int]:
+        """Indices of the entities some chunk has as its title entity (what its document is about)."""
+        return frozenset(self.titles.indices.tolist())
+
+    @cached_property
+    def titled_keys(self) -> frozenset[str]:
+        return frozenset(self.entity_keys[i] for i in self.titled)
 
     def chunk_counts(self) -> npt.NDArray[np.float64]:
         """How many chunks mention each entity (HippoRAG's |P_i| for node specificity)."""
