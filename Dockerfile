@@ -8,8 +8,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /srv/graphwire
-# Metadata first, then the packages (keep this list equal to [tool.setuptools.packages.find] in pyproject.toml).
+# Metadata first, then the package: graphwire/ and the top-level folders it links to (docs/architecture.md).
 COPY pyproject.toml README.md ./
+COPY graphwire ./graphwire
 COPY app ./app
 COPY cli ./cli
 COPY core ./core

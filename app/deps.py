@@ -15,11 +15,11 @@ from chromadb.api import ClientAPI
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader
 
-from app.errors import ApiError
-from app.resources import ChromaProvider, GraphProvider
-from core.graph import Graph
-from core.settings import Settings
-from retrieval.registry import RetrievalContext
+from graphwire.app.errors import ApiError
+from graphwire.app.resources import ChromaProvider, GraphProvider
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.retrieval.registry import RetrievalContext
 
 API_KEY_HEADER = "X-API-Key"
 _api_key_scheme = APIKeyHeader(

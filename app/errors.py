@@ -20,8 +20,8 @@ from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.resources import Neo4jNotConfiguredError
-from core.logging import request_id_var
+from graphwire.app.resources import Neo4jNotConfiguredError
+from graphwire.core.logging import request_id_var
 
 log = logging.getLogger(__name__)
 

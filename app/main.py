@@ -9,13 +9,13 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI
 from starlette.concurrency import run_in_threadpool
 
-from app.errors import ErrorResponse, install_error_handlers
-from app.middleware import RequestContextMiddleware
-from app.resources import ChromaProvider, GraphProvider
-from app.routers import build_v1_router, health
-from core.logging import configure_logging
-from core.settings import Settings, get_settings
-from retrieval.registry import RetrievalContext
+from graphwire.app.errors import ErrorResponse, install_error_handlers
+from graphwire.app.middleware import RequestContextMiddleware
+from graphwire.app.resources import ChromaProvider, GraphProvider
+from graphwire.app.routers import build_v1_router, health
+from graphwire.core.logging import configure_logging
+from graphwire.core.settings import Settings, get_settings
+from graphwire.retrieval.registry import RetrievalContext
 
 log = logging.getLogger(__name__)
 

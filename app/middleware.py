@@ -9,8 +9,8 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import error_response
-from core.logging import request_id_var
+from graphwire.app.errors import error_response
+from graphwire.core.logging import request_id_var
 
 log = logging.getLogger("graphwire.access")
 

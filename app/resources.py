@@ -8,10 +8,10 @@ from typing import Any
 
 from neo4j.exceptions import AuthError
 
-from core.bootstrap import apply_schema
-from core.chroma import open_client
-from core.graph import Graph
-from core.settings import Settings
+from graphwire.core.bootstrap import apply_schema
+from graphwire.core.chroma import open_client
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from core.neo4j_server import port_open
+from graphwire.core.neo4j_server import port_open
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -17,7 +17,7 @@ def start_api(
     port: int, workers: int = 1, env: dict[str, str] | None = None, timeout_s: float = 120.0
 ) -> subprocess.Popen[bytes]:
     """`uvicorn app.main:create_app` with `workers` processes; `env` is added to this process's environment."""
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", "127.0.0.1",
+    cmd = [sys.executable, "-m", "uvicorn", "--factory", "graphwire.app.main:create_app", "--host", "127.0.0.1",
            "--port", str(port), "--workers", str(workers), "--log-level", "warning", "--no-access-log"]  # fmt: skip
     full_env = {**os.environ, "LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT), **(env or {})}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

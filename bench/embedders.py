@@ -36,13 +36,13 @@ import chromadb  # noqa: E402
 import numpy as np  # noqa: E402
 from chromadb.config import Settings as ChromaSettings  # noqa: E402
 
-from core.chunk_store import ChunkStore  # noqa: E402
-from core.documents import Chunk  # noqa: E402
-from core.embeddings import OFFLINE_EMBEDDERS, OnnxEmbedder, Vectors  # noqa: E402
-from core.settings import OfflineEmbeddingModel, Settings  # noqa: E402
-from ingest.chunker import chunk_article  # noqa: E402
-from ingest.loaders import load_articles  # noqa: E402
-from retrieval.flat import build_flat_retrievers  # noqa: E402
+from graphwire.core.chunk_store import ChunkStore  # noqa: E402
+from graphwire.core.documents import Chunk  # noqa: E402
+from graphwire.core.embeddings import OFFLINE_EMBEDDERS, OnnxEmbedder, Vectors  # noqa: E402
+from graphwire.core.settings import OfflineEmbeddingModel, Settings  # noqa: E402
+from graphwire.ingest.chunker import chunk_article  # noqa: E402
+from graphwire.ingest.loaders import load_articles  # noqa: E402
+from graphwire.retrieval.flat import build_flat_retrievers  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "data"
 WRITE_BATCH = 256  # chunks per ChunkStore.upsert call, as ingest writes them

@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
-from core.documents import Article
-from core.graph import Graph
-from core.settings import Settings
-from ingest.extractors.offline import OfflineExtractor
-from ingest.pipeline import IngestOptions, ingest_articles
-from retrieval.registry import RetrievalContext
-from schema.model import load_schema
+from graphwire.core.documents import Article
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.ingest.extractors.offline import OfflineExtractor
+from graphwire.ingest.pipeline import IngestOptions, ingest_articles
+from graphwire.retrieval.registry import RetrievalContext
+from graphwire.schema.model import load_schema
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "hotpotqa"
 

@@ -28,15 +28,15 @@ sys.path.insert(0, str(REPO))
 from tqdm import tqdm  # noqa: E402
 
 from bench._results import write_results  # noqa: E402
-from core.chunk_store import ChunkStore  # noqa: E402
-from core.documents import Article, Chunk  # noqa: E402
-from core.settings import Settings  # noqa: E402
-from eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, Question, load_corpus, load_questions  # noqa: E402
-from eval.scorers import score_retrieval  # noqa: E402
-from ingest.chunker import chunk_article  # noqa: E402
-from ingest.loaders import parse_published  # noqa: E402
-from retrieval.base import Retriever  # noqa: E402
-from retrieval.flat import build_flat_retrievers  # noqa: E402
+from graphwire.core.chunk_store import ChunkStore  # noqa: E402
+from graphwire.core.documents import Article, Chunk  # noqa: E402
+from graphwire.core.settings import Settings  # noqa: E402
+from graphwire.eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, Question, load_corpus, load_questions  # noqa: E402
+from graphwire.eval.scorers import score_retrieval  # noqa: E402
+from graphwire.ingest.chunker import chunk_article  # noqa: E402
+from graphwire.ingest.loaders import parse_published  # noqa: E402
+from graphwire.retrieval.base import Retriever  # noqa: E402
+from graphwire.retrieval.flat import build_flat_retrievers  # noqa: E402
 
 METRICS = ("perfect_at_10", "perfect_at_4", "map_at_10", "mrr_at_10", "hits_at_10", "hits_at_4")
 LABELS = {

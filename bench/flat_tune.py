@@ -21,11 +21,11 @@ sys.path.insert(0, str(REPO / "bench"))
 from flat_retrieval import DEFAULT_CORPUS, DEFAULT_QUESTIONS, corpus_chunks, open_store  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from core.settings import Settings  # noqa: E402
-from eval.datasets import load_questions  # noqa: E402
-from eval.scorers import score_retrieval  # noqa: E402
-from retrieval.flat import FlatIndex, FlatPlusConfig, FlatPlusRetriever  # noqa: E402
-from retrieval.timing import StageTimer  # noqa: E402
+from graphwire.core.settings import Settings  # noqa: E402
+from graphwire.eval.datasets import load_questions  # noqa: E402
+from graphwire.eval.scorers import score_retrieval  # noqa: E402
+from graphwire.retrieval.flat import FlatIndex, FlatPlusConfig, FlatPlusRetriever  # noqa: E402
+from graphwire.retrieval.timing import StageTimer  # noqa: E402
 
 GRIDS: dict[str, dict[str, list[float]]] = {
     "small": {

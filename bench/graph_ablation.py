@@ -23,19 +23,19 @@ from pathlib import Path
 from typing import Any
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
-from core.embeddings import embedder_from_settings
-from core.graph import Graph
-from core.settings import Settings
-from ingest.extractors.offline import OfflineExtractor
-from ingest.loaders import load_articles
-from ingest.pipeline import IngestOptions, ingest_articles
-from retrieval.base import Retriever
-from retrieval.ppr.config import ChunkScoring, GraphOptions, PPRConfig, ScoringOptions
-from retrieval.ppr.export import SnapshotCache
-from retrieval.ppr.mode import GraphStageMatcher, LazyRelationScorer
-from retrieval.ppr.retriever import PPRRetriever
-from retrieval.registry import RetrievalContext
-from schema.model import load_schema
+from graphwire.core.embeddings import embedder_from_settings
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.ingest.extractors.offline import OfflineExtractor
+from graphwire.ingest.loaders import load_articles
+from graphwire.ingest.pipeline import IngestOptions, ingest_articles
+from graphwire.retrieval.base import Retriever
+from graphwire.retrieval.ppr.config import ChunkScoring, GraphOptions, PPRConfig, ScoringOptions
+from graphwire.retrieval.ppr.export import SnapshotCache
+from graphwire.retrieval.ppr.mode import GraphStageMatcher, LazyRelationScorer
+from graphwire.retrieval.ppr.retriever import PPRRetriever
+from graphwire.retrieval.registry import RetrievalContext
+from graphwire.schema.model import load_schema
 
 KS = (2, 5, 8, 10)
 

@@ -18,18 +18,18 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from core.chroma import open_client
-from core.graph import Graph
-from core.settings import get_settings
-from eval.datasets import load_questions
-from eval.scorers import RetrievalScore, score_retrieval
-from retrieval.flat.common import Guidance, GuidanceMode, ranked_chunks
-from retrieval.flat.modes import flat_plus_mode
-from retrieval.flat.plus import FlatPlusRetriever
-from retrieval.hybrid import HybridConfig
-from retrieval.models import RankedChunk
-from retrieval.registry import RetrievalContext, graph_mode
-from retrieval.timing import StageTimer
+from graphwire.core.chroma import open_client
+from graphwire.core.graph import Graph
+from graphwire.core.settings import get_settings
+from graphwire.eval.datasets import load_questions
+from graphwire.eval.scorers import RetrievalScore, score_retrieval
+from graphwire.retrieval.flat.common import Guidance, GuidanceMode, ranked_chunks
+from graphwire.retrieval.flat.modes import flat_plus_mode
+from graphwire.retrieval.flat.plus import FlatPlusRetriever
+from graphwire.retrieval.hybrid import HybridConfig
+from graphwire.retrieval.models import RankedChunk
+from graphwire.retrieval.registry import RetrievalContext, graph_mode
+from graphwire.retrieval.timing import StageTimer
 
 QUESTIONS = Path(__file__).resolve().parents[1].parent / "shared/data/multihop-rag/MultiHopRAG.partial.json"
 GRID = [

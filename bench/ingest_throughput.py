@@ -43,26 +43,26 @@ from pydantic import SecretStr  # noqa: E402
 from rapidfuzz import fuzz, process  # noqa: E402
 
 from bench._results import write_results  # noqa: E402
-from cli.ingest_cmd import DEFAULT_PROCESSES  # noqa: E402
-from core.bootstrap import apply_schema  # noqa: E402
-from core.documents import Article, Chunk  # noqa: E402
-from core.graph import Graph  # noqa: E402
-from core.names import digits_of  # noqa: E402
-from core.neo4j_server import LocalNeo4j, free_port  # noqa: E402
-from core.settings import Settings  # noqa: E402
-from ingest.chunker import chunk_article  # noqa: E402
-from ingest.extractors.offline import OfflineExtractor  # noqa: E402
-from ingest.gazetteer import Gazetteer, KnownEntity  # noqa: E402
-from ingest.known_relations import KnownRelations  # noqa: E402
-from ingest.loaders import load_articles  # noqa: E402
-from ingest.models import ExtractedEntity, ExtractedRelation, Extraction  # noqa: E402
-from ingest.pipeline import IngestOptions, fill_graph_counts, ingest_articles  # noqa: E402
-from ingest.prune import prune  # noqa: E402
-from ingest.report import IngestReport  # noqa: E402
-from ingest.resolve import EntityResolver  # noqa: E402
-from ingest.rows import build_rows  # noqa: E402
-from ingest.writer import GraphWriter  # noqa: E402
-from schema.model import load_schema  # noqa: E402
+from graphwire.cli.ingest_cmd import DEFAULT_PROCESSES  # noqa: E402
+from graphwire.core.bootstrap import apply_schema  # noqa: E402
+from graphwire.core.documents import Article, Chunk  # noqa: E402
+from graphwire.core.graph import Graph  # noqa: E402
+from graphwire.core.names import digits_of  # noqa: E402
+from graphwire.core.neo4j_server import LocalNeo4j, free_port  # noqa: E402
+from graphwire.core.settings import Settings  # noqa: E402
+from graphwire.ingest.chunker import chunk_article  # noqa: E402
+from graphwire.ingest.extractors.offline import OfflineExtractor  # noqa: E402
+from graphwire.ingest.gazetteer import Gazetteer, KnownEntity  # noqa: E402
+from graphwire.ingest.known_relations import KnownRelations  # noqa: E402
+from graphwire.ingest.loaders import load_articles  # noqa: E402
+from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction  # noqa: E402
+from graphwire.ingest.pipeline import IngestOptions, fill_graph_counts, ingest_articles  # noqa: E402
+from graphwire.ingest.prune import prune  # noqa: E402
+from graphwire.ingest.report import IngestReport  # noqa: E402
+from graphwire.ingest.resolve import EntityResolver  # noqa: E402
+from graphwire.ingest.rows import build_rows  # noqa: E402
+from graphwire.ingest.writer import GraphWriter  # noqa: E402
+from graphwire.schema.model import load_schema  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_CORPUS = REPO.parent / "shared" / "data" / "multihop-rag" / "corpus.facts.json"

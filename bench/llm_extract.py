@@ -19,11 +19,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from support.openai_stub import OpenAIStub, tool_call  # noqa: E402
 
-from core.documents import Chunk  # noqa: E402
-from core.settings import Settings  # noqa: E402
-from ingest.extraction_cache import CachedExtractor  # noqa: E402
-from ingest.extractors.llm import LLMExtractor  # noqa: E402
-from schema.model import load_schema  # noqa: E402
+from graphwire.core.documents import Chunk  # noqa: E402
+from graphwire.core.settings import Settings  # noqa: E402
+from graphwire.ingest.extraction_cache import CachedExtractor  # noqa: E402
+from graphwire.ingest.extractors.llm import LLMExtractor  # noqa: E402
+from graphwire.schema.model import load_schema  # noqa: E402
 
 REPLY = {
     "nodes": [{"id": "Sam Altman", "type": "Person"}, {"id": "OpenAI", "type": "Organization"}],

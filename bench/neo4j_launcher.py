@@ -23,10 +23,10 @@ from pydantic import SecretStr
 from tqdm import tqdm
 
 from bench._results import write_results
-from core.bootstrap import apply_schema
-from core.graph import Graph
-from core.neo4j_server import LAUNCHER_DIR, LocalNeo4j, free_port
-from core.settings import Settings
+from graphwire.core.bootstrap import apply_schema
+from graphwire.core.graph import Graph
+from graphwire.core.neo4j_server import LAUNCHER_DIR, LocalNeo4j, free_port
+from graphwire.core.settings import Settings
 
 OUT = Path(__file__).resolve().parent
 COMMAND = "`.venv/bin/python -m bench.neo4j_launcher" + (

@@ -15,14 +15,14 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 import numpy as np  # noqa: E402
 
 from bench._results import write_results  # noqa: E402
-from core.embeddings import MiniLMOnnxEmbedder  # noqa: E402
-from retrieval.ppr.config import ChunkScoring, EdgeDirection, PPRConfig, ScoringOptions  # noqa: E402
-from retrieval.ppr.dictionary import DictionaryMatcher  # noqa: E402
-from retrieval.ppr.engine import PPREngine, build_walk_graph  # noqa: E402
-from retrieval.ppr.passages import EmbeddingPassageScorer  # noqa: E402
-from retrieval.ppr.relations import RelationTypeScorer  # noqa: E402
-from retrieval.ppr.snapshot import GraphSnapshot  # noqa: E402
-from schema.model import load_schema  # noqa: E402
+from graphwire.core.embeddings import MiniLMOnnxEmbedder  # noqa: E402
+from graphwire.retrieval.ppr.config import ChunkScoring, EdgeDirection, PPRConfig, ScoringOptions  # noqa: E402
+from graphwire.retrieval.ppr.dictionary import DictionaryMatcher  # noqa: E402
+from graphwire.retrieval.ppr.engine import PPREngine, build_walk_graph  # noqa: E402
+from graphwire.retrieval.ppr.passages import EmbeddingPassageScorer  # noqa: E402
+from graphwire.retrieval.ppr.relations import RelationTypeScorer  # noqa: E402
+from graphwire.retrieval.ppr.snapshot import GraphSnapshot  # noqa: E402
+from graphwire.schema.model import load_schema  # noqa: E402
 from tests.support.encyclopedia import SCHEMA_PATH, EncyclopediaCorpus, load_corpus  # noqa: E402
 
 OUT = Path(__file__).with_name("ppr_ablation")

@@ -21,11 +21,11 @@ from pydantic import SecretStr
 
 from bench._results import write_results
 from bench.ppr_scale import synthetic_rows
-from core.bootstrap import apply_schema
-from core.graph import Graph
-from core.neo4j_server import LocalNeo4j, free_port
-from core.settings import Settings
-from retrieval.ppr.export import export_snapshot, graph_fingerprint
+from graphwire.core.bootstrap import apply_schema
+from graphwire.core.graph import Graph
+from graphwire.core.neo4j_server import LocalNeo4j, free_port
+from graphwire.core.settings import Settings
+from graphwire.retrieval.ppr.export import export_snapshot, graph_fingerprint
 from tests.support.statements import TEST_CATALOGUE  # the fixture statements (tests/support/cypher/fixture/)
 
 OUT = Path(__file__).with_name("ppr_export")

@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.graph import Graph
-from core.settings import Settings
-from retrieval.ppr.mode import GraphStageMatcher
-from retrieval.router import RoutingPolicy, default_rules, extract_features
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.retrieval.ppr.mode import GraphStageMatcher
+from graphwire.retrieval.router import RoutingPolicy, default_rules, extract_features
 
 ALL_MODES = ["graph", "ppr", "vector", "hybrid"]
 

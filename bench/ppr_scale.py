@@ -19,10 +19,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from bench._results import write_results
-from retrieval.ppr.config import GraphOptions, PPRMethod, ScoringOptions
-from retrieval.ppr.engine import PPREngine, build_walk_graph
-from retrieval.ppr.policies import TopK, rank
-from retrieval.ppr.snapshot import EntityRow, MentionRow, RelationRow, build_snapshot
+from graphwire.retrieval.ppr.config import GraphOptions, PPRMethod, ScoringOptions
+from graphwire.retrieval.ppr.engine import PPREngine, build_walk_graph
+from graphwire.retrieval.ppr.policies import TopK, rank
+from graphwire.retrieval.ppr.snapshot import EntityRow, MentionRow, RelationRow, build_snapshot
 
 OUT = Path(__file__).with_name("ppr_scale")
 EXACT_CHECKS = 10

@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 from rich.console import Console
 
-from core.graph import Graph
-from core.settings import Settings
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
 
 
 def open_graph_or_exit(settings: Settings, console: Console) -> Graph:

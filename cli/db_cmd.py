@@ -6,9 +6,9 @@ import typer
 from neo4j.exceptions import AuthError, ServiceUnavailable
 from rich.console import Console
 
-from cli.common import open_graph_or_exit
-from core.bootstrap import apply_schema
-from core.settings import get_settings
+from graphwire.cli.common import open_graph_or_exit
+from graphwire.core.bootstrap import apply_schema
+from graphwire.core.settings import get_settings
 
 app = typer.Typer(help="Database administration.", no_args_is_help=True)
 console = Console()

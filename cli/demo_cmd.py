@@ -19,10 +19,10 @@ import uvicorn
 from rich.console import Console
 from rich.table import Table
 
-from cli import ingest_cmd
-from core.logging import configure_logging
-from core.neo4j_server import LocalNeo4j, Neo4jServerError, port_open
-from core.settings import Settings, get_settings
+from graphwire.cli import ingest_cmd
+from graphwire.core.logging import configure_logging
+from graphwire.core.neo4j_server import LocalNeo4j, Neo4jServerError, port_open
+from graphwire.core.settings import Settings, get_settings
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
 console = Console()
@@ -80,7 +80,7 @@ def _start_api(host: str, port: int) -> uvicorn.Server:
     if port_open(host, port):
         console.print(f"[bold red]error:[/] port {port} on {host} is taken; pass --port or set API_PORT")
         raise typer.Exit(1)
-    config = uvicorn.Config("app.main:create_app", factory=True, host=host, port=port, log_config=None)
+    config = uvicorn.Config("graphwire.app.main:create_app", factory=True, host=host, port=port, log_config=None)
     server = uvicorn.Server(config)
     threading.Thread(target=server.run, name="graphwire-api", daemon=True).start()
     deadline = time.monotonic() + 60

@@ -11,13 +11,13 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from core.settings import get_settings
-from eval.datasets import DEFAULT_QUESTIONS, FORMATS, DatasetError
-from eval.harness import EvalOptions, evaluate
-from eval.report import build_report
-from eval.runner import RunMismatchError
-from eval.summary import TITLES
-from eval.systems import UnknownSystemError
+from graphwire.core.settings import get_settings
+from graphwire.eval.datasets import DEFAULT_QUESTIONS, FORMATS, DatasetError
+from graphwire.eval.harness import EvalOptions, evaluate
+from graphwire.eval.report import build_report
+from graphwire.eval.runner import RunMismatchError
+from graphwire.eval.summary import TITLES
+from graphwire.eval.systems import UnknownSystemError
 
 console = Console(stderr=True)
 DEFAULT_OUT = Path(".graphwire/eval/run")

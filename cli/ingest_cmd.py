@@ -13,17 +13,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from core.bootstrap import apply_schema
-from core.graph import Graph
-from core.settings import Settings, get_settings
-from ingest.extractors.base import Extractor
-from ingest.gazetteer import Gazetteer
-from ingest.loaders import load_articles
-from ingest.pipeline import ChunkSink, IngestOptions, delete_documents, ingest_articles
-from ingest.report import IngestReport
-from ingest.resolve import EntityResolver
-from ingest.state import StateStore
-from schema.model import GraphSchema, load_schema
+from graphwire.core.bootstrap import apply_schema
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings, get_settings
+from graphwire.ingest.extractors.base import Extractor
+from graphwire.ingest.gazetteer import Gazetteer
+from graphwire.ingest.loaders import load_articles
+from graphwire.ingest.pipeline import ChunkSink, IngestOptions, delete_documents, ingest_articles
+from graphwire.ingest.report import IngestReport
+from graphwire.ingest.resolve import EntityResolver
+from graphwire.ingest.state import StateStore
+from graphwire.schema.model import GraphSchema, load_schema
 
 console = Console()
 
@@ -172,13 +172,13 @@ def build_extractor(
 ) -> Extractor:
     use_llm = choice == ExtractorChoice.LLM or (choice == ExtractorChoice.AUTO and settings.llm_configured)
     if not use_llm:
-        from ingest.extractors.offline import OfflineExtractor
+        from graphwire.ingest.extractors.offline import OfflineExtractor
 
         return OfflineExtractor(schema.labels, gazetteer, n_process=n_process, schema=schema)
     if not settings.llm_configured:
         raise typer.BadParameter("--extractor llm needs LLM_BASE_URL and LLM_MODEL")
-    from ingest.extraction_cache import CachedExtractor
-    from ingest.extractors.llm import LLMExtractor
+    from graphwire.ingest.extraction_cache import CachedExtractor
+    from graphwire.ingest.extractors.llm import LLMExtractor
 
     return CachedExtractor(
         LLMExtractor(settings, schema), settings.extraction_cache_path, schema_fingerprint=schema.fingerprint
@@ -194,7 +194,7 @@ def _failed_documents(extractor: Extractor) -> set[str]:
 
 def _chunk_store(settings: Settings) -> ChunkSink:
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
-    from core.chunk_store import ChunkStore
+    from graphwire.core.chunk_store import ChunkStore
 
     return ChunkStore.from_settings(settings)
 

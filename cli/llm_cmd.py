@@ -8,9 +8,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from core.llm import LLMNotConfigured, probe
-from core.settings import get_settings
-from ingest.extraction_cache import ExtractionCache
+from graphwire.core.llm import LLMNotConfigured, probe
+from graphwire.core.settings import get_settings
+from graphwire.ingest.extraction_cache import ExtractionCache
 
 app = typer.Typer(help="The LLM endpoint and the extraction cache (see docs/llm.md).", no_args_is_help=True)
 console = Console()

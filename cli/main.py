@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from cli import db_cmd, demo_cmd, embeddings_cmd, eval_cmd, ingest_cmd, llm_cmd, neo4j_cmd, query_cmd, serve_cmd
+from graphwire.cli import (
+    db_cmd,
+    demo_cmd,
+    embeddings_cmd,
+    eval_cmd,
+    ingest_cmd,
+    llm_cmd,
+    neo4j_cmd,
+    query_cmd,
+    serve_cmd,
+)
 
 app = typer.Typer(help="graphwire: graph-RAG for news-like corpora.", no_args_is_help=True)
 

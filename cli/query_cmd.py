@@ -9,11 +9,17 @@ import typer
 from neo4j.exceptions import AuthError, ServiceUnavailable
 from rich.console import Console
 
-from cli.common import open_graph_or_exit
-from core.chroma import open_client
-from core.settings import get_settings
-from retrieval.models import Answer, RetrievalResult
-from retrieval.registry import AnswererName, RetrievalContext, UnknownModeError, build_answerer, build_retriever
+from graphwire.cli.common import open_graph_or_exit
+from graphwire.core.chroma import open_client
+from graphwire.core.settings import get_settings
+from graphwire.retrieval.models import Answer, RetrievalResult
+from graphwire.retrieval.registry import (
+    AnswererName,
+    RetrievalContext,
+    UnknownModeError,
+    build_answerer,
+    build_retriever,
+)
 
 console = Console()
 

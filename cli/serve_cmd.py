@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 import uvicorn
 
-from core.logging import configure_logging
-from core.settings import get_settings
+from graphwire.core.logging import configure_logging
+from graphwire.core.settings import get_settings
 
 
 def serve(
@@ -21,7 +21,7 @@ def serve(
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_json)
     uvicorn.run(
-        "app.main:create_app",
+        "graphwire.app.main:create_app",
         factory=True,
         host=host or settings.api_host,
         port=port or settings.api_port,

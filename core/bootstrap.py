@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import cypher
-from core.graph import Graph
+from graphwire import cypher
+from graphwire.core.graph import Graph
 
 
 def apply_schema(graph: Graph, await_timeout_s: int = 60) -> list[str]:

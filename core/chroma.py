@@ -7,7 +7,7 @@ from typing import Any
 import chromadb
 from chromadb.config import Settings as ChromaSettings
 
-from core.settings import Settings
+from graphwire.core.settings import Settings
 
 
 def open_client(settings: Settings) -> Any:

@@ -16,9 +16,9 @@ from chromadb import Documents, EmbeddingFunction, Embeddings
 from chromadb.errors import InternalError, NotFoundError, UniqueConstraintError
 from chromadb.utils.embedding_functions import register_embedding_function
 
-from core.chroma import open_client
-from core.documents import Chunk
-from core.embeddings import (
+from graphwire.core.chroma import open_client
+from graphwire.core.documents import Chunk
+from graphwire.core.embeddings import (
     MINILM_MODEL_ID,
     Embedder,
     EmbeddingError,
@@ -26,7 +26,7 @@ from core.embeddings import (
     embedder_from_settings,
     offline_embedder_for,
 )
-from core.settings import EmbeddingBackend, Settings, get_settings
+from graphwire.core.settings import EmbeddingBackend, Settings, get_settings
 
 EF_NAME = "graphwire-embedder"
 EMBEDDING_KEY = "graphwire_embedding"  # collection metadata: the vector space the collection was built in

@@ -22,7 +22,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from core.settings import EmbeddingBackend, OfflineEmbeddingModel, Settings
+from graphwire.core.settings import EmbeddingBackend, OfflineEmbeddingModel, Settings
 
 # onnxruntime queues telemetry events unless this is set before it is imported (also set in core/__init__.py).
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")

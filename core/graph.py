@@ -11,8 +11,8 @@ from typing import Any, LiteralString, cast
 from neo4j import Driver, GraphDatabase, Query, RoutingControl
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 
-import cypher
-from core.settings import Settings
+from graphwire import cypher
+from graphwire.core.settings import Settings
 
 RETRYABLE = (TransientError, ServiceUnavailable, SessionExpired)
 MIN_PARALLEL_ROWS = 1000  # below this many rows per thread, one transaction is cheaper than two

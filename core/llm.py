@@ -29,7 +29,7 @@ from langchain_core.outputs import LLMResult
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel
 
-from core.settings import Settings
+from graphwire.core.settings import Settings
 
 T = TypeVar("T")
 PLACEHOLDER_API_KEY = "not-needed"  # local servers (Ollama, vLLM) ignore the key, but the client requires one

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from core.settings import LOCAL_HOSTS, Settings
+from graphwire.core.settings import LOCAL_HOSTS, Settings
 
 LAUNCHER_DIR = Path(__file__).resolve().parents[1] / "tools" / "neo4j"
 MAIN_CLASS = "io.graphwire.neo4j.Launcher"

@@ -6,8 +6,8 @@ pointing `SCHEMA_PATH` at another schema file switches the domain vocabulary of 
 
 from __future__ import annotations
 
-from core.settings import Settings, get_settings
-from schema.model import GraphSchema, load_schema
+from graphwire.core.settings import Settings, get_settings
+from graphwire.schema.model import GraphSchema, load_schema
 
 
 def configured_schema(settings: Settings | None = None) -> GraphSchema:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel
 
-from eval.datasets import CorpusArticle
+from graphwire.eval.datasets import CorpusArticle
 
 
 class StoreCheck(BaseModel):

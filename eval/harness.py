@@ -8,13 +8,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from core.settings import Settings
-from eval.datasets import DEFAULT_QUESTIONS, default_corpus, load_corpus, load_questions, select
-from eval.records import RunManifest
-from eval.report import build_report
-from eval.runner import RunPlan, run
-from eval.summary import SystemSummary
-from eval.systems import ORACLE, SystemBuilder, available_systems
+from graphwire.core.settings import Settings
+from graphwire.eval.datasets import DEFAULT_QUESTIONS, default_corpus, load_corpus, load_questions, select
+from graphwire.eval.records import RunManifest
+from graphwire.eval.report import build_report
+from graphwire.eval.runner import RunPlan, run
+from graphwire.eval.summary import SystemSummary
+from graphwire.eval.systems import ORACLE, SystemBuilder, available_systems
 
 
 class EvalOptions(BaseModel):

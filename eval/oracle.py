@@ -10,10 +10,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 
-from core.documents import Chunk
-from eval.datasets import EvalQuestion, TitleQuestion
-from eval.scorers import normalize_title, squash
-from retrieval.models import RankedChunk, RetrievalResult
+from graphwire.core.documents import Chunk
+from graphwire.eval.datasets import EvalQuestion, TitleQuestion
+from graphwire.eval.scorers import normalize_title, squash
+from graphwire.retrieval.models import RankedChunk, RetrievalResult
 
 
 class OracleRetriever:

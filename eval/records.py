@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from eval.scorers import AnswerScore, RetrievalScore, TitleRetrievalScore
-from retrieval.models import Usage
+from graphwire.eval.scorers import AnswerScore, RetrievalScore, TitleRetrievalScore
+from graphwire.retrieval.models import Usage
 
 RUN_FILE = "run.json"
 RECORDS_DIR = "records"

@@ -11,8 +11,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
-from eval.records import QuestionRecord, RunManifest, load_manifest, load_records, write_json_atomic  # noqa: E402
-from eval.summary import (  # noqa: E402
+from graphwire.eval.records import QuestionRecord, RunManifest, load_manifest, load_records, write_json_atomic  # noqa: E402
+from graphwire.eval.summary import (  # noqa: E402
     RETRIEVAL_METRICS,
     TITLE_METRICS,
     TITLES,

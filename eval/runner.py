@@ -9,8 +9,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from eval.datasets import EvalQuestion, TitleQuestion
-from eval.records import (
+from graphwire.eval.datasets import EvalQuestion, TitleQuestion
+from graphwire.eval.records import (
     QuestionRecord,
     RecordedChunk,
     RunManifest,
@@ -20,9 +20,9 @@ from eval.records import (
     save_manifest,
     save_record,
 )
-from eval.scorers import score_answer, score_retrieval, score_titles
-from retrieval.base import Answerer, Retriever
-from retrieval.models import RetrievalResult
+from graphwire.eval.scorers import score_answer, score_retrieval, score_titles
+from graphwire.retrieval.base import Answerer, Retriever
+from graphwire.retrieval.models import RetrievalResult
 
 
 class RunMismatchError(ValueError):

@@ -23,7 +23,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
-from retrieval.models import ABSTENTION
+from graphwire.retrieval.models import ABSTENTION
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Retrieval

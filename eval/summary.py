@@ -7,9 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, Field
 
-from eval.datasets import QUESTION_TYPES
-from eval.records import QuestionRecord
-from eval.scorers import Outcome
+from graphwire.eval.datasets import QUESTION_TYPES
+from graphwire.eval.records import QuestionRecord
+from graphwire.eval.scorers import Outcome
 
 RETRIEVAL_METRICS = (
     "hits_at_4",

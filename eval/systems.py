@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import ExitStack
 
-from core.chunk_store import ChunkStore
-from core.graph import Graph
-from core.settings import Settings
-from eval.corpus_check import CorpusCheck, compare_titles, unreachable
-from eval.datasets import CorpusArticle, Question
-from eval.oracle import OracleRetriever
-from retrieval.base import Answerer, Retriever
-from retrieval.registry import RetrievalContext, UnknownModeError, build_answerer, build_retriever, mode_names
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.eval.corpus_check import CorpusCheck, compare_titles, unreachable
+from graphwire.eval.datasets import CorpusArticle, Question
+from graphwire.eval.oracle import OracleRetriever
+from graphwire.retrieval.base import Answerer, Retriever
+from graphwire.retrieval.registry import RetrievalContext, UnknownModeError, build_answerer, build_retriever, mode_names
 
 ORACLE = "oracle"
 FLAT_MODES = ("vector", "bm25", "fused", "flat_plus")

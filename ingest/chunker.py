@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from core.documents import Article, Chunk
+from graphwire.core.documents import Article, Chunk
 
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+")
 _SPACES = re.compile(r"\s+")

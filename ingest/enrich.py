@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from core.documents import Article, Chunk
-from ingest.resolve import EntityResolver, ResolvedEntity
+from graphwire.core.documents import Article, Chunk
+from graphwire.ingest.resolve import EntityResolver, ResolvedEntity
 
 ENRICH_EXTRACTOR = "enrich"  # the `extractor` recorded on the relationships this stage derives
 REPORTED_BY = "REPORTED_BY"

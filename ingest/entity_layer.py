@@ -13,10 +13,10 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 
-from core.documents import Chunk
-from core.names import normalise_name
-from ingest.chunker import strip_prefix
-from ingest.models import ExtractedEntity, Extraction
+from graphwire.core.documents import Chunk
+from graphwire.core.names import normalise_name
+from graphwire.ingest.chunker import strip_prefix
+from graphwire.ingest.models import ExtractedEntity, Extraction
 
 OPENING_CHARS = 250  # how far into the body the title's words must all appear
 _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")

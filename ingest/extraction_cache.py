@@ -33,9 +33,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from core.documents import Chunk
-from ingest.extractors.base import ExtractionFailure, Extractor
-from ingest.models import Extraction
+from graphwire.core.documents import Chunk
+from graphwire.ingest.extractors.base import ExtractionFailure, Extractor
+from graphwire.ingest.models import Extraction
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS extractions (

@@ -17,9 +17,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field
 
-from core.names import normalise_name
-from core.schema import configured_schema
-from schema.model import GraphSchema
+from graphwire.core.names import normalise_name
+from graphwire.core.schema import configured_schema
+from graphwire.schema.model import GraphSchema
 
 _SOURCE_SPLIT = re.compile(r"\s+[-|:]\s+")
 

@@ -15,13 +15,13 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from core.documents import Chunk
-from core.graph import Graph
-from core.names import normalise_name
-from ingest.extractors.offline import extraction_text
-from ingest.rows import Row
-from ingest.sentences import sentence_of, sentence_starts
-from schema.lexicon import generic_words
+from graphwire.core.documents import Chunk
+from graphwire.core.graph import Graph
+from graphwire.core.names import normalise_name
+from graphwire.ingest.extractors.offline import extraction_text
+from graphwire.ingest.rows import Row
+from graphwire.ingest.sentences import sentence_of, sentence_starts
+from graphwire.schema.lexicon import generic_words
 
 MAX_SPAN_WORDS = 8
 MIN_NAME_CHARS = 3

@@ -15,7 +15,7 @@ import yaml
 from dateutil import parser as date_parser
 from pydantic import BaseModel, ValidationError
 
-from core.documents import Article
+from graphwire.core.documents import Article
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
 _FIELDS = ("title", "body", "source", "published_at", "url", "author", "category")

@@ -19,21 +19,21 @@ from typing import Any, Protocol
 
 from tqdm import tqdm
 
-from core.documents import Article, Chunk
-from core.graph import Graph
-from core.schema import configured_schema
-from ingest.chunker import chunk_article
-from ingest.extractors.base import ExtractionFailure, Extractor
-from ingest.known_relations import KnownRelations
-from ingest.linking import DictionaryLinker
-from ingest.models import Extraction
-from ingest.prune import prune
-from ingest.report import FailureNote, IngestReport
-from ingest.resolve import EntityResolver
-from ingest.rows import GraphRows, build_rows
-from ingest.state import StateStore
-from ingest.writer import GraphWriter
-from schema.model import GraphSchema
+from graphwire.core.documents import Article, Chunk
+from graphwire.core.graph import Graph
+from graphwire.core.schema import configured_schema
+from graphwire.ingest.chunker import chunk_article
+from graphwire.ingest.extractors.base import ExtractionFailure, Extractor
+from graphwire.ingest.known_relations import KnownRelations
+from graphwire.ingest.linking import DictionaryLinker
+from graphwire.ingest.models import Extraction
+from graphwire.ingest.prune import prune
+from graphwire.ingest.report import FailureNote, IngestReport
+from graphwire.ingest.resolve import EntityResolver
+from graphwire.ingest.rows import GraphRows, build_rows
+from graphwire.ingest.state import StateStore
+from graphwire.ingest.writer import GraphWriter
+from graphwire.schema.model import GraphSchema
 
 
 class ChunkSink(Protocol):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ingest.models import ExtractedEntity, Extraction
-from schema.model import GraphSchema
+from graphwire.ingest.models import ExtractedEntity, Extraction
+from graphwire.schema.model import GraphSchema
 
 
 def prune(extraction: Extraction, schema: GraphSchema, dropped: Counter[str]) -> Extraction:

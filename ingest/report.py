@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ingest.loaders import LoadError
+from graphwire.ingest.loaders import LoadError
 
 
 class FailureNote(BaseModel):

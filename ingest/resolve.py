@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from core.names import clean_surface, digits_of, entity_key, normalise_name
-from ingest.models import Extraction
+from graphwire.core.names import clean_surface, digits_of, entity_key, normalise_name
+from graphwire.ingest.models import Extraction
 
 MIN_FUZZY_CHARS = 6
 SURNAME_LABELS = frozenset({"Person", "Organization", "Location"})

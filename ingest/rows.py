@@ -7,11 +7,11 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.documents import Article, Chunk
-from ingest.enrich import ENRICH_EXTRACTOR, enrich
-from ingest.known_relations import KnownRelations
-from ingest.models import Extraction
-from ingest.resolve import EntityResolver, ResolvedEntity
+from graphwire.core.documents import Article, Chunk
+from graphwire.ingest.enrich import ENRICH_EXTRACTOR, enrich
+from graphwire.ingest.known_relations import KnownRelations
+from graphwire.ingest.models import Extraction
+from graphwire.ingest.resolve import EntityResolver, ResolvedEntity
 
 Row = dict[str, Any]
 

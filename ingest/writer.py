@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.graph import Graph
-from ingest.rows import GraphRows, Row
+from graphwire.core.graph import Graph
+from graphwire.ingest.rows import GraphRows, Row
 
 
 class GraphWriter:

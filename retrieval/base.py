@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from retrieval.models import Answer, RetrievalResult
+from graphwire.retrieval.models import Answer, RetrievalResult
 
 
 class Retriever(Protocol):

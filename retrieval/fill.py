@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import threading
 
-from retrieval.base import Retriever
-from retrieval.models import RankedChunk, RetrievalResult
+from graphwire.retrieval.base import Retriever
+from graphwire.retrieval.models import RankedChunk, RetrievalResult
 
 
 class FilledRetriever:

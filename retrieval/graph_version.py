@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-from core.graph import Graph
-from core.refresh import Refreshing
+from graphwire.core.graph import Graph
+from graphwire.core.refresh import Refreshing
 
 GraphCounts = Mapping[str, int]
 

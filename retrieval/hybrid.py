@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from retrieval.base import Retriever
-from retrieval.fill import unfilled
-from retrieval.flat.common import Guidance, GuidanceMode
-from retrieval.flat.plus import FlatPlusRetriever
-from retrieval.models import RetrievalResult
+from graphwire.retrieval.base import Retriever
+from graphwire.retrieval.fill import unfilled
+from graphwire.retrieval.flat.common import Guidance, GuidanceMode
+from graphwire.retrieval.flat.plus import FlatPlusRetriever
+from graphwire.retrieval.models import RetrievalResult
 
 if TYPE_CHECKING:
-    from retrieval.registry import RetrievalContext
+    from graphwire.retrieval.registry import RetrievalContext
 
 
 class HybridConfig(BaseModel):

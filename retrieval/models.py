@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from core.documents import Chunk
-from retrieval.question import PublicationMention
+from graphwire.core.documents import Chunk
+from graphwire.retrieval.question import PublicationMention
 
 
 class MatchTier(StrEnum):

@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from core.graph import Graph
-from retrieval.graph.lookup import EntityHit, lookup_entities
-from retrieval.models import MatchTier
+from graphwire.core.graph import Graph
+from graphwire.retrieval.graph.lookup import EntityHit, lookup_entities
+from graphwire.retrieval.models import MatchTier
 
 MAX_HOPS_NEIGHBORHOOD = 3
 MAX_HOPS_PATH = 6

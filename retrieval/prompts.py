@@ -12,7 +12,7 @@ import secrets
 
 from pydantic import BaseModel
 
-from retrieval.models import ABSTENTION
+from graphwire.retrieval.models import ABSTENTION
 
 
 class Prompt(BaseModel, frozen=True):

@@ -19,14 +19,14 @@ from enum import StrEnum
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, cast
 
-from core.graph import Graph
-from core.settings import Settings
-from retrieval.base import Answerer, Retriever
-from retrieval.fill import FilledRetriever
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.retrieval.base import Answerer, Retriever
+from graphwire.retrieval.fill import FilledRetriever
 
 if TYPE_CHECKING:
-    from retrieval.flat import FlatRetriever
-    from retrieval.services import GraphServices
+    from graphwire.retrieval.flat import FlatRetriever
+    from graphwire.retrieval.services import GraphServices
 
 
 class UnknownModeError(ValueError):
@@ -59,7 +59,7 @@ class RetrievalContext:
         return self.graph()
 
     def services(self) -> GraphServices:
-        from retrieval.services import GraphServices
+        from graphwire.retrieval.services import GraphServices
 
         graph = self.require_graph()
         with self._lock:
@@ -70,10 +70,10 @@ class RetrievalContext:
     def flat_retrievers(self) -> dict[str, FlatRetriever]:
         with self._lock:
             if self._flat is None:
-                from core.chroma import open_client
-                from core.chunk_store import ChunkStore
-                from core.embeddings import embedder_from_settings
-                from retrieval.flat import build_flat_retrievers
+                from graphwire.core.chroma import open_client
+                from graphwire.core.chunk_store import ChunkStore
+                from graphwire.core.embeddings import embedder_from_settings
+                from graphwire.retrieval.flat import build_flat_retrievers
 
                 settings = self.settings
                 client = self.chroma() if self.chroma is not None else open_client(settings)
@@ -115,20 +115,20 @@ class ModeSpec:
 MODES: dict[str, ModeSpec] = {
     spec.name: spec
     for spec in (
-        ModeSpec("graph", "five-stage deterministic graph retriever (KEY/BRIDGE/DIRECT facts)", "retrieval.registry:graph_mode", needs_graph=True),  # noqa: E501
-        ModeSpec("ppr", "Personalized PageRank over entities, facts and passages (HippoRAG 2 / FastGraphRAG)", "retrieval.ppr.mode:ppr_mode", needs_graph=True),  # noqa: E501
-        ModeSpec("vector", "ChromaDB top-k over the chunks (the vector baseline)", "retrieval.flat.modes:vector_mode", needs_chroma=True),  # noqa: E501
-        ModeSpec("bm25", "BM25 over the same chunks", "retrieval.flat.modes:bm25_mode", needs_chroma=True),
-        ModeSpec("fused", "reciprocal-rank fusion of vector and BM25", "retrieval.flat.modes:fused_mode", needs_chroma=True),  # noqa: E501
-        ModeSpec("flat_plus", "fused + named outlets, dates, one pick per outlet and claim", "retrieval.flat.modes:flat_plus_mode", needs_chroma=True),  # noqa: E501
-        ModeSpec("hybrid", "graph-guided flat search: the graph's chunk ranking fused into flat+", "retrieval.hybrid:hybrid_mode", needs_graph=True, needs_chroma=True),  # noqa: E501
-        ModeSpec("auto", "router: picks graph, vector, hybrid or ppr from question features and says why", "retrieval.router:auto_mode", needs_graph=True),  # noqa: E501
+        ModeSpec("graph", "five-stage deterministic graph retriever (KEY/BRIDGE/DIRECT facts)", "graphwire.retrieval.registry:graph_mode", needs_graph=True),  # noqa: E501
+        ModeSpec("ppr", "Personalized PageRank over entities, facts and passages (HippoRAG 2 / FastGraphRAG)", "graphwire.retrieval.ppr.mode:ppr_mode", needs_graph=True),  # noqa: E501
+        ModeSpec("vector", "ChromaDB top-k over the chunks (the vector baseline)", "graphwire.retrieval.flat.modes:vector_mode", needs_chroma=True),  # noqa: E501
+        ModeSpec("bm25", "BM25 over the same chunks", "graphwire.retrieval.flat.modes:bm25_mode", needs_chroma=True),
+        ModeSpec("fused", "reciprocal-rank fusion of vector and BM25", "graphwire.retrieval.flat.modes:fused_mode", needs_chroma=True),  # noqa: E501
+        ModeSpec("flat_plus", "fused + named outlets, dates, one pick per outlet and claim", "graphwire.retrieval.flat.modes:flat_plus_mode", needs_chroma=True),  # noqa: E501
+        ModeSpec("hybrid", "graph-guided flat search: the graph's chunk ranking fused into flat+", "graphwire.retrieval.hybrid:hybrid_mode", needs_graph=True, needs_chroma=True),  # noqa: E501
+        ModeSpec("auto", "router: picks graph, vector, hybrid or ppr from question features and says why", "graphwire.retrieval.router:auto_mode", needs_graph=True),  # noqa: E501
     )
 }  # fmt: skip
 
 
 def graph_mode(ctx: RetrievalContext) -> Retriever:
-    from retrieval.graph import GraphRetriever
+    from graphwire.retrieval.graph import GraphRetriever
 
     graph = GraphRetriever.from_settings(ctx.require_graph(), ctx.settings, services=ctx.services())
     fill = ctx.settings.graph_fill_mode
@@ -165,12 +165,12 @@ def build_answerer(name: str | AnswererName, settings: Settings) -> Answerer:
     if choice is AnswererName.AUTO:
         choice = AnswererName.LLM if settings.llm_configured else AnswererName.EXTRACTIVE
     if choice is AnswererName.EXTRACTIVE:
-        from core.schema import configured_schema
-        from retrieval.answer.extractive import ExtractiveAnswerer
+        from graphwire.core.schema import configured_schema
+        from graphwire.retrieval.answer.extractive import ExtractiveAnswerer
 
         return ExtractiveAnswerer(schema=configured_schema(settings))
     if not settings.llm_configured:
         raise UnknownModeError("answerer 'llm' needs LLM_BASE_URL and LLM_MODEL; use 'extractive' or 'auto'")
-    from retrieval.answer.llm import LLMAnswerer
+    from graphwire.retrieval.answer.llm import LLMAnswerer
 
     return LLMAnswerer(settings)

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from retrieval.base import Retriever
-from retrieval.graph.models import QuestionAnalysis
-from retrieval.models import EntityMatch, MatchTier, RetrievalResult
+from graphwire.retrieval.base import Retriever
+from graphwire.retrieval.graph.models import QuestionAnalysis
+from graphwire.retrieval.models import EntityMatch, MatchTier, RetrievalResult
 
 if TYPE_CHECKING:
-    from retrieval.registry import RetrievalContext
+    from graphwire.retrieval.registry import RetrievalContext
 
 # "the director of X", "the studio that produced X": a relation to follow from a named entity
 _RELATION_CHAIN = re.compile(
@@ -187,7 +187,7 @@ class AutoRetriever:
 
 def auto_mode(ctx: RetrievalContext) -> AutoRetriever:
     """Routes with the shared stages 1-2 to the context's own mode instances (no second copy of any)."""
-    from retrieval.registry import mode_names
+    from graphwire.retrieval.registry import mode_names
 
     policy = RoutingPolicy(default_rules(ctx.settings.router_unanswerable_mode), mode_names)
     services = ctx.services()

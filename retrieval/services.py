@@ -16,17 +16,17 @@ index, one chunk cache and one PPR snapshot however many modes it serves.
 
 from __future__ import annotations
 
-from core.graph import Graph
-from core.settings import Settings
-from retrieval.graph.aliases import AliasStage, LlmAliasFn
-from retrieval.graph.chunks import ChunkCache
-from retrieval.graph.matching import TieredMatcher
-from retrieval.graph.models import QuestionAnalysis
-from retrieval.graph.names import NameIndexCache
-from retrieval.graph_version import GraphVersion
-from retrieval.models import EntityMatch
-from retrieval.ppr.export import SnapshotCache
-from schema.model import GraphSchema, load_schema
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.retrieval.graph.aliases import AliasStage, LlmAliasFn
+from graphwire.retrieval.graph.chunks import ChunkCache
+from graphwire.retrieval.graph.matching import TieredMatcher
+from graphwire.retrieval.graph.models import QuestionAnalysis
+from graphwire.retrieval.graph.names import NameIndexCache
+from graphwire.retrieval.graph_version import GraphVersion
+from graphwire.retrieval.models import EntityMatch
+from graphwire.retrieval.ppr.export import SnapshotCache
+from graphwire.schema.model import GraphSchema, load_schema
 
 
 class GraphServices:
@@ -54,7 +54,7 @@ class GraphServices:
         """With the LLM alias extractor in stage 1 when an LLM is configured."""
         llm_aliases = None
         if settings.llm_configured:
-            from retrieval.aliases.llm import LLMAliasExtractor
+            from graphwire.retrieval.aliases.llm import LLMAliasExtractor
 
             llm_aliases = LLMAliasExtractor(settings)
         return cls(graph, settings, llm_aliases)

@@ -78,7 +78,7 @@ def format_default(value: Any) -> str | None:
 
 def collect(source: str | None = None) -> list[SettingDoc]:
     """Every Settings field in source order, with its section, comment and default."""
-    from core.settings import Settings
+    from graphwire.core.settings import Settings
 
     source = source if source is not None else SETTINGS_SOURCE.read_text(encoding="utf-8")
     lines = source.splitlines()

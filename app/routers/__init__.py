@@ -1,7 +1,7 @@
 """The HTTP routers. Feature routers live under /v1, behind the API key; /health and /version sit at the root.
 
 To add a feature router: create `app/routers/<name>.py` with `router = APIRouter(tags=[...])` (no prefix; paths
-are relative to /v1), then add ONE line to `V1_ROUTERS` below: "app.routers.<name>". Nothing else to touch.
+are relative to /v1), then add ONE line to `V1_ROUTERS` below: "graphwire.app.routers.<name>". Nothing else to touch.
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from importlib import import_module
 
 from fastapi import APIRouter, Depends
 
-from app.deps import require_api_key
+from graphwire.app.deps import require_api_key
 
 V1_PREFIX = "/v1"
 
 # One module path per line; each module exposes `router: APIRouter`.
 V1_ROUTERS: list[str] = [
-    "app.routers.query",
-    "app.routers.entities",
-    "app.routers.graph",
+    "graphwire.app.routers.query",
+    "graphwire.app.routers.entities",
+    "graphwire.app.routers.graph",
 ]
 
 

@@ -8,10 +8,10 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from app.deps import GraphDep, SettingsDep
-from app.errors import ApiError
-from core.schema import configured_schema
-from retrieval.graph.lookup import EntityHit, GraphStats, graph_stats, lookup_entities
+from graphwire.app.deps import GraphDep, SettingsDep
+from graphwire.app.errors import ApiError
+from graphwire.core.schema import configured_schema
+from graphwire.retrieval.graph.lookup import EntityHit, GraphStats, graph_stats, lookup_entities
 
 router = APIRouter(tags=["graph"])
 

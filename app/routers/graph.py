@@ -13,10 +13,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
-from app.deps import GraphDep
-from app.errors import ApiError
-from core.graph import Graph
-from retrieval.paths import (
+from graphwire.app.deps import GraphDep
+from graphwire.app.errors import ApiError
+from graphwire.core.graph import Graph
+from graphwire.retrieval.paths import (
     MAX_HOPS_NEIGHBORHOOD,
     MAX_HOPS_PATH,
     AmbiguousEntityError,

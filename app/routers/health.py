@@ -13,8 +13,8 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from app.deps import ChromaProviderDep, GraphProviderDep, SettingsDep
-from schema.model import load_schema
+from graphwire.app.deps import ChromaProviderDep, GraphProviderDep, SettingsDep
+from graphwire.schema.model import load_schema
 
 router = APIRouter(tags=["service"])
 

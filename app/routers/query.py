@@ -12,11 +12,11 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from app.deps import RetrievalDep, SettingsDep
-from app.errors import ApiError
-from core.settings import Settings
-from retrieval.base import Answerer
-from retrieval.models import (
+from graphwire.app.deps import RetrievalDep, SettingsDep
+from graphwire.app.errors import ApiError
+from graphwire.core.settings import Settings
+from graphwire.retrieval.base import Answerer
+from graphwire.retrieval.models import (
     Answer,
     Citation,
     Excerpt,
@@ -27,7 +27,7 @@ from retrieval.models import (
     RetrievalResult,
     Usage,
 )
-from retrieval.registry import AnswererName, RetrievalContext, UnknownModeError, build_answerer, mode_names
+from graphwire.retrieval.registry import AnswererName, RetrievalContext, UnknownModeError, build_answerer, mode_names
 
 router = APIRouter(tags=["query"])
 _state_lock = threading.Lock()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from core.documents import Chunk
-from ingest.models import Extraction
+from graphwire.core.documents import Chunk
+from graphwire.ingest.models import Extraction
 
 
 class ExtractionFailure(Exception):

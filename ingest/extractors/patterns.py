@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from schema.model import GraphSchema, load_schema
+from graphwire.schema.model import GraphSchema, load_schema
 
 ENT = "\x00"  # stands in for an entity between the pair
 

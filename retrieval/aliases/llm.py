@@ -18,10 +18,10 @@ from typing import Any
 import openai
 from pydantic import BaseModel, Field
 
-from core.llm import LLMClient, RetriesExhausted, UsageCounter, parse_json_lenient
-from core.settings import Settings
-from retrieval.graph.models import Mention, MentionOrigin
-from retrieval.prompts import ALIAS_PROMPT, alias_messages
+from graphwire.core.llm import LLMClient, RetriesExhausted, UsageCounter, parse_json_lenient
+from graphwire.core.settings import Settings
+from graphwire.retrieval.graph.models import Mention, MentionOrigin
+from graphwire.retrieval.prompts import ALIAS_PROMPT, alias_messages
 
 log = logging.getLogger(__name__)
 MAX_ENTITIES = 4

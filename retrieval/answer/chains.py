@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from retrieval.models import Fact, FactTier
+from graphwire.retrieval.models import Fact, FactTier
 
 _MAX_CHAIN = 4
 _MAX_PATHS = 20_000

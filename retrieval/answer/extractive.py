@@ -24,11 +24,11 @@ import re
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
-from core.schema import configured_schema
-from retrieval.answer.chains import TIER_WEIGHT, best_chain, compose, explained
-from retrieval.answer.judgements import asks_about_order, looks_yes_no, order_verdict, supporting_facts
-from retrieval.graph.relations import asked_relations
-from retrieval.models import (
+from graphwire.core.schema import configured_schema
+from graphwire.retrieval.answer.chains import TIER_WEIGHT, best_chain, compose, explained
+from graphwire.retrieval.answer.judgements import asks_about_order, looks_yes_no, order_verdict, supporting_facts
+from graphwire.retrieval.graph.relations import asked_relations
+from graphwire.retrieval.models import (
     ABSTENTION,
     Answer,
     Citation,
@@ -38,8 +38,8 @@ from retrieval.models import (
     RankedChunk,
     RetrievalResult,
 )
-from retrieval.question import PublicationMention
-from schema.model import GraphSchema
+from graphwire.retrieval.question import PublicationMention
+from graphwire.schema.model import GraphSchema
 
 __all__ = ["ExtractiveAnswerer", "asked_label", "asked_relations", "asks_about_order"]
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from retrieval.graph.relations import asked_relations
-from retrieval.graph.text import content_terms
-from retrieval.models import Fact, FactTier, RankedChunk, RetrievalResult
-from retrieval.question import PublicationMention
-from schema.model import GraphSchema
+from graphwire.retrieval.graph.relations import asked_relations
+from graphwire.retrieval.graph.text import content_terms
+from graphwire.retrieval.models import Fact, FactTier, RankedChunk, RetrievalResult
+from graphwire.retrieval.question import PublicationMention
+from graphwire.schema.model import GraphSchema
 
 _ORDER = re.compile(r"\b(before|after|earlier than|later than|prior to|sooner than)\b", re.IGNORECASE)
 _NOT_ORDER = re.compile(

@@ -16,10 +16,10 @@ import re
 
 import openai
 
-from core.llm import LLMClient, RetriesExhausted, UsageSnapshot
-from core.settings import Settings
-from retrieval.models import ABSTENTION, Answer, Citation, Fact, FactTier, RankedChunk, RetrievalResult, Usage
-from retrieval.prompts import ANSWER_PROMPT, answer_messages
+from graphwire.core.llm import LLMClient, RetriesExhausted, UsageSnapshot
+from graphwire.core.settings import Settings
+from graphwire.retrieval.models import ABSTENTION, Answer, Citation, Fact, FactTier, RankedChunk, RetrievalResult, Usage
+from graphwire.retrieval.prompts import ANSWER_PROMPT, answer_messages
 
 log = logging.getLogger(__name__)
 _TIER_ORDER = {FactTier.KEY: 0, FactTier.BRIDGE: 1, FactTier.DIRECT: 2}

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from core.chunk_store import ChunkStore
-from core.settings import Settings
-from retrieval.flat.common import Guidance, GuidanceMode
-from retrieval.flat.dense import DenseRetriever
-from retrieval.flat.index import FlatIndex
-from retrieval.flat.lexical import BM25Retriever, FusedRetriever
-from retrieval.flat.plus import FlatPlusConfig, FlatPlusRetriever
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.settings import Settings
+from graphwire.retrieval.flat.common import Guidance, GuidanceMode
+from graphwire.retrieval.flat.dense import DenseRetriever
+from graphwire.retrieval.flat.index import FlatIndex
+from graphwire.retrieval.flat.lexical import BM25Retriever, FusedRetriever
+from graphwire.retrieval.flat.plus import FlatPlusConfig, FlatPlusRetriever
 
 FlatRetriever = DenseRetriever | BM25Retriever | FusedRetriever | FlatPlusRetriever
 

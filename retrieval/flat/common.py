@@ -9,9 +9,9 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
-from retrieval.flat.fusion import RRF_K
-from retrieval.flat.index import IndexSnapshot, Scores
-from retrieval.models import RankedChunk
+from graphwire.retrieval.flat.fusion import RRF_K
+from graphwire.retrieval.flat.index import IndexSnapshot, Scores
+from graphwire.retrieval.models import RankedChunk
 
 
 class GuidanceMode(StrEnum):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from core.chunk_store import ChunkStore
-from retrieval.flat.common import Guidance, GuidanceMode
-from retrieval.flat.fusion import RRF_K
-from retrieval.models import RankedChunk, RetrievalResult
-from retrieval.timing import StageTimer
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.retrieval.flat.common import Guidance, GuidanceMode
+from graphwire.retrieval.flat.fusion import RRF_K
+from graphwire.retrieval.models import RankedChunk, RetrievalResult
+from graphwire.retrieval.timing import StageTimer
 
 BOOST_POOL = 50  # dense candidates re-ranked together with the guidance in boost mode
 

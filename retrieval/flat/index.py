@@ -19,10 +19,10 @@ from rank_bm25 import BM25Okapi
 from scipy import sparse
 from threadpoolctl import ThreadpoolController
 
-from core.chunk_store import ChunkStore
-from core.documents import Chunk
-from core.refresh import Refreshing
-from retrieval.flat.tokenize import bm25_tokens
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.documents import Chunk
+from graphwire.core.refresh import Refreshing
+from graphwire.retrieval.flat.tokenize import bm25_tokens
 
 Scores = npt.NDArray[np.float64]
 _THREADPOOLS = ThreadpoolController()

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from core.embeddings import Embedder
-from retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
-from retrieval.flat.fusion import RRF_K, ranks_of, rrf, top_positions
-from retrieval.flat.index import FlatIndex, Scores
-from retrieval.models import RetrievalResult
-from retrieval.timing import StageTimer
+from graphwire.core.embeddings import Embedder
+from graphwire.retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
+from graphwire.retrieval.flat.fusion import RRF_K, ranks_of, rrf, top_positions
+from graphwire.retrieval.flat.index import FlatIndex, Scores
+from graphwire.retrieval.models import RetrievalResult
+from graphwire.retrieval.timing import StageTimer
 
 
 class BM25Retriever:

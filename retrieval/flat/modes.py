@@ -2,20 +2,20 @@
 
 All four modes share the context's one chunk store and one in-memory flat index (`RetrievalContext.flat_retrievers`).
 
-    ModeSpec("vector", "ChromaDB top-k over the chunks (the vector baseline)", "retrieval.flat.modes:vector_mode", needs_chroma=True)
-    ModeSpec("bm25", "BM25 over the same chunks", "retrieval.flat.modes:bm25_mode", needs_chroma=True)
-    ModeSpec("fused", "reciprocal-rank fusion of vector and BM25 (k=60)", "retrieval.flat.modes:fused_mode", needs_chroma=True)
-    ModeSpec("flat_plus", "fused + named outlets, dates, one pick per outlet and claim", "retrieval.flat.modes:flat_plus_mode", needs_chroma=True)
+    ModeSpec("vector", "ChromaDB top-k over the chunks (the vector baseline)", "graphwire.retrieval.flat.modes:vector_mode", needs_chroma=True)
+    ModeSpec("bm25", "BM25 over the same chunks", "graphwire.retrieval.flat.modes:bm25_mode", needs_chroma=True)
+    ModeSpec("fused", "reciprocal-rank fusion of vector and BM25 (k=60)", "graphwire.retrieval.flat.modes:fused_mode", needs_chroma=True)
+    ModeSpec("flat_plus", "fused + named outlets, dates, one pick per outlet and claim", "graphwire.retrieval.flat.modes:flat_plus_mode", needs_chroma=True)
 """  # noqa: E501
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from retrieval.flat import FlatRetriever
+from graphwire.retrieval.flat import FlatRetriever
 
 if TYPE_CHECKING:
-    from retrieval.registry import RetrievalContext
+    from graphwire.retrieval.registry import RetrievalContext
 
 
 def flat_retrievers(ctx: RetrievalContext) -> dict[str, FlatRetriever]:

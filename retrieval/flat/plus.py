@@ -19,13 +19,13 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel
 
-from core.embeddings import Embedder
-from retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
-from retrieval.flat.fusion import ranks_of, rrf
-from retrieval.flat.index import FlatIndex, IndexSnapshot, Scores
-from retrieval.models import RetrievalResult
-from retrieval.question import OutletGazetteer, PublicationMention, QuestionSignals, question_signals
-from retrieval.timing import StageTimer
+from graphwire.core.embeddings import Embedder
+from graphwire.retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
+from graphwire.retrieval.flat.fusion import ranks_of, rrf
+from graphwire.retrieval.flat.index import FlatIndex, IndexSnapshot, Scores
+from graphwire.retrieval.models import RetrievalResult
+from graphwire.retrieval.question import OutletGazetteer, PublicationMention, QuestionSignals, question_signals
+from graphwire.retrieval.timing import StageTimer
 
 Mask = npt.NDArray[np.bool_]
 PICK_OFFSET = 1.0  # picked chunks score above every fused score (fused scores stay well below 1)

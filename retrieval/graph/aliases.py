@@ -13,12 +13,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
-from core.names import match_form
-from retrieval.graph.dates import date_windows
-from retrieval.graph.models import Mention, MentionOrigin, PublicationMatch, QuestionAnalysis
-from retrieval.graph.names import PUBLICATION, NameIndex
-from retrieval.graph.text import CALENDAR_WORDS, QUESTION_WORDS, STOPWORDS, Token, tokenize
-from retrieval.question import QuestionSignals, question_signals
+from graphwire.core.names import match_form
+from graphwire.retrieval.graph.dates import date_windows
+from graphwire.retrieval.graph.models import Mention, MentionOrigin, PublicationMatch, QuestionAnalysis
+from graphwire.retrieval.graph.names import PUBLICATION, NameIndex
+from graphwire.retrieval.graph.text import CALENDAR_WORDS, QUESTION_WORDS, STOPWORDS, Token, tokenize
+from graphwire.retrieval.question import QuestionSignals, question_signals
 
 # Lower-case words allowed inside a capitalised name ("Bank of America", "Procter & Gamble").
 _CONNECTORS = frozenset({"of", "and", "&", "de", "du", "la", "le", "van", "von", "der", "for", "the", "on", "in"})

@@ -11,8 +11,8 @@ from collections import OrderedDict
 from datetime import date
 from typing import Any
 
-from core.graph import Graph
-from retrieval.models import ChunkRecord
+from graphwire.core.graph import Graph
+from graphwire.retrieval.models import ChunkRecord
 
 
 def to_date(value: Any) -> date | None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from calendar import monthrange
 from datetime import date, timedelta
 
-from retrieval.graph.models import DateWindow
-from retrieval.question import DateMention, DateRelation, QuestionSignals
+from graphwire.retrieval.graph.models import DateWindow
+from graphwire.retrieval.question import DateMention, DateRelation, QuestionSignals
 
 
 def _bounds(mention: DateMention) -> tuple[date, date] | None:

@@ -10,10 +10,10 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.settings import Settings
-from retrieval.graph.models import CandidateChunk, RawFact, TemplateOutput
-from retrieval.graph.text import content_terms
-from retrieval.models import Fact, FactTier, RankedChunk
+from graphwire.core.settings import Settings
+from graphwire.retrieval.graph.models import CandidateChunk, RawFact, TemplateOutput
+from graphwire.retrieval.graph.text import content_terms
+from graphwire.retrieval.models import Fact, FactTier, RankedChunk
 
 _TIER_WEIGHT = {FactTier.KEY: 3.0, FactTier.BRIDGE: 2.0, FactTier.DIRECT: 1.0}
 _BUCKET = {FactTier.KEY: 0, FactTier.BRIDGE: 1, FactTier.DIRECT: 2}

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
-from core.graph import Graph
-from core.names import match_form
-from retrieval.graph.matching import TIER_RANK, MatchPolicy, classify
-from retrieval.graph.names import name_variants
-from retrieval.models import MatchTier
+from graphwire.core.graph import Graph
+from graphwire.core.names import match_form
+from graphwire.retrieval.graph.matching import TIER_RANK, MatchPolicy, classify
+from graphwire.retrieval.graph.names import name_variants
+from graphwire.retrieval.models import MatchTier
 
 # A lookup is looser than question matching: any whole-token partial match is shown, best first.
 _LOOKUP_POLICY = MatchPolicy(min_coverage=0.0, fuzzy_threshold=75.0)

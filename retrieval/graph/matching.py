@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from core.graph import Graph
-from core.names import match_form
-from retrieval.graph.models import Mention, QuestionAnalysis
-from retrieval.graph.names import PUBLICATION, NameIndex, NodeRef, name_variants
-from retrieval.models import EntityMatch, MatchTier
+from graphwire.core.graph import Graph
+from graphwire.core.names import match_form
+from graphwire.retrieval.graph.models import Mention, QuestionAnalysis
+from graphwire.retrieval.graph.names import PUBLICATION, NameIndex, NodeRef, name_variants
+from graphwire.retrieval.models import EntityMatch, MatchTier
 
 # Best first: question matching and GET /v1/entities order hits by this.
 TIER_RANK = {MatchTier.EXACT: 0, MatchTier.PREFIX: 1, MatchTier.SUBSTRING: 2, MatchTier.FUZZY: 3}

@@ -8,8 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from retrieval.models import ChunkRecord, EntityMatch, Fact
-from retrieval.question import QuestionSignals
+from graphwire.retrieval.models import ChunkRecord, EntityMatch, Fact
+from graphwire.retrieval.question import QuestionSignals
 
 _BEFORE_CUES = frozenset({"before", "earlier", "prior to", "previous", "previously", "first"})
 _AFTER_CUES = frozenset({"after", "later", "subsequent", "subsequently", "following", "since", "then"})

@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.graph import Graph
-from core.names import match_form
-from core.refresh import Refreshing
-from retrieval.graph_version import GraphVersion
-from retrieval.question import OutletGazetteer
+from graphwire.core.graph import Graph
+from graphwire.core.names import match_form
+from graphwire.core.refresh import Refreshing
+from graphwire.retrieval.graph_version import GraphVersion
+from graphwire.retrieval.question import OutletGazetteer
 
 PUBLICATION = "Publication"
 

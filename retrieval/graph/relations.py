@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from core.schema import configured_schema
-from schema.model import GraphSchema
+from graphwire.core.schema import configured_schema
+from graphwire.schema.model import GraphSchema
 
 # "founded in late 2015", "acquired on March 3": the word dates the relation, it does not ask for the other entity.
 _DATED = re.compile(

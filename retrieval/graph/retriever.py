@@ -8,23 +8,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.graph import Graph
-from core.schema import configured_schema
-from core.settings import Settings
-from retrieval.graph.aliases import AliasStage, LlmAliasFn
-from retrieval.graph.chunks import ChunkCache
-from retrieval.graph.filtering import FactCaps, excerpt, rank_chunks, select_facts
-from retrieval.graph.matching import MatchPolicy, TieredMatcher
-from retrieval.graph.models import CandidateChunk, QuestionAnalysis
-from retrieval.graph.names import NameIndexCache
-from retrieval.graph.relations import asked_relations
-from retrieval.graph.templates import TemplateLimits, TemplateRunner
-from retrieval.models import ChunkRecord, Excerpt, Fact, QuestionSummary, RetrievalResult
-from retrieval.timing import StageTimer
-from schema.model import GraphSchema
+from graphwire.core.graph import Graph
+from graphwire.core.schema import configured_schema
+from graphwire.core.settings import Settings
+from graphwire.retrieval.graph.aliases import AliasStage, LlmAliasFn
+from graphwire.retrieval.graph.chunks import ChunkCache
+from graphwire.retrieval.graph.filtering import FactCaps, excerpt, rank_chunks, select_facts
+from graphwire.retrieval.graph.matching import MatchPolicy, TieredMatcher
+from graphwire.retrieval.graph.models import CandidateChunk, QuestionAnalysis
+from graphwire.retrieval.graph.names import NameIndexCache
+from graphwire.retrieval.graph.relations import asked_relations
+from graphwire.retrieval.graph.templates import TemplateLimits, TemplateRunner
+from graphwire.retrieval.models import ChunkRecord, Excerpt, Fact, QuestionSummary, RetrievalResult
+from graphwire.retrieval.timing import StageTimer
+from graphwire.schema.model import GraphSchema
 
 if TYPE_CHECKING:
-    from retrieval.services import GraphServices
+    from graphwire.retrieval.services import GraphServices
 
 
 class GraphRetriever:

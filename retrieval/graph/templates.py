@@ -6,11 +6,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from core.graph import Graph
-from retrieval.graph.chunks import ChunkCache
-from retrieval.graph.models import CandidateChunk, QuestionAnalysis, RawFact, TemplateOutput
-from retrieval.graph.names import PUBLICATION
-from retrieval.models import EntityMatch
+from graphwire.core.graph import Graph
+from graphwire.retrieval.graph.chunks import ChunkCache
+from graphwire.retrieval.graph.models import CandidateChunk, QuestionAnalysis, RawFact, TemplateOutput
+from graphwire.retrieval.graph.names import PUBLICATION
+from graphwire.retrieval.models import EntityMatch
 
 _FLAGS = ("entities", "mentions", "named", "in_window")
 

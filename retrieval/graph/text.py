@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.names import match_form
+from graphwire.core.names import match_form
 
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 # A word: letters/digits, allowing inner apostrophes, hyphens, dots and ampersands ("Bankman-Fried", "U.S.", "AT&T").

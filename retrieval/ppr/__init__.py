@@ -1,17 +1,24 @@
 """Personalized PageRank retrieval (HippoRAG 2 / FastGraphRAG style) over a cached CSR snapshot of the graph."""
 
-from retrieval.ppr.config import ChunkScoring, EdgeDirection, GraphOptions, PPRConfig, PPRMethod, ScoringOptions
-from retrieval.ppr.engine import (
+from graphwire.retrieval.ppr.config import (
+    ChunkScoring,
+    EdgeDirection,
+    GraphOptions,
+    PPRConfig,
+    PPRMethod,
+    ScoringOptions,
+)
+from graphwire.retrieval.ppr.engine import (
     PPREngine,
     WalkGraph,
     build_walk_graph,
     personalized_pagerank,
     push_personalized_pagerank,
 )
-from retrieval.ppr.export import SnapshotCache, export_snapshot
-from retrieval.ppr.policies import Elbow, RankingPolicy, Threshold, TopK, make_policy, rank
-from retrieval.ppr.retriever import PPRRetriever
-from retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, RelationRow, build_snapshot
+from graphwire.retrieval.ppr.export import SnapshotCache, export_snapshot
+from graphwire.retrieval.ppr.policies import Elbow, RankingPolicy, Threshold, TopK, make_policy, rank
+from graphwire.retrieval.ppr.retriever import PPRRetriever
+from graphwire.retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, RelationRow, build_snapshot
 
 __all__ = [
     "ChunkScoring",

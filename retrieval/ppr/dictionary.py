@@ -12,10 +12,10 @@ from typing import Protocol
 
 from rapidfuzz import fuzz, process
 
-from core.names import token_form
-from retrieval.models import EntityMatch, MatchTier
-from retrieval.ppr.snapshot import GraphSnapshot
-from schema.lexicon import generic_words
+from graphwire.core.names import token_form
+from graphwire.retrieval.models import EntityMatch, MatchTier
+from graphwire.retrieval.ppr.snapshot import GraphSnapshot
+from graphwire.schema.lexicon import generic_words
 
 MAX_SPAN_TOKENS = 6
 _POSSESSIVE = re.compile(r"['’]s$")

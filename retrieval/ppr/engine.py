@@ -9,9 +9,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from retrieval.ppr.config import ChunkScoring, EdgeDirection, GraphOptions, PPRMethod, ScoringOptions
-from retrieval.ppr.snapshot import GraphSnapshot
-from retrieval.ppr.synonyms import synonym_pairs
+from graphwire.retrieval.ppr.config import ChunkScoring, EdgeDirection, GraphOptions, PPRMethod, ScoringOptions
+from graphwire.retrieval.ppr.snapshot import GraphSnapshot
+from graphwire.retrieval.ppr.synonyms import synonym_pairs
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -8,13 +8,13 @@ from typing import Any, LiteralString, cast
 
 from neo4j import ManagedTransaction
 
-import cypher
-from core.graph import Graph
-from core.refresh import Refreshing
-from retrieval.graph_version import GraphVersion, fingerprint_of, read_counts
-from retrieval.ppr.config import GraphOptions
-from retrieval.ppr.engine import WalkGraph, build_walk_graph
-from retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, RelationRow, build_snapshot
+from graphwire import cypher
+from graphwire.core.graph import Graph
+from graphwire.core.refresh import Refreshing
+from graphwire.retrieval.graph_version import GraphVersion, fingerprint_of, read_counts
+from graphwire.retrieval.ppr.config import GraphOptions
+from graphwire.retrieval.ppr.engine import WalkGraph, build_walk_graph
+from graphwire.retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, RelationRow, build_snapshot
 
 
 def graph_fingerprint(graph: Graph) -> str:

@@ -7,19 +7,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.embeddings import Embedder, embedder_from_settings
-from core.graph import Graph
-from retrieval.graph.aliases import LlmAliasFn
-from retrieval.graph.models import QuestionAnalysis
-from retrieval.models import EntityMatch
-from retrieval.ppr.config import PPRConfig, PPRMethod, ScoringOptions
-from retrieval.ppr.relations import RelationTypeScorer
-from retrieval.ppr.retriever import PPRRetriever
-from schema.model import GraphSchema, load_schema
+from graphwire.core.embeddings import Embedder, embedder_from_settings
+from graphwire.core.graph import Graph
+from graphwire.retrieval.graph.aliases import LlmAliasFn
+from graphwire.retrieval.graph.models import QuestionAnalysis
+from graphwire.retrieval.models import EntityMatch
+from graphwire.retrieval.ppr.config import PPRConfig, PPRMethod, ScoringOptions
+from graphwire.retrieval.ppr.relations import RelationTypeScorer
+from graphwire.retrieval.ppr.retriever import PPRRetriever
+from graphwire.schema.model import GraphSchema, load_schema
 
 if TYPE_CHECKING:
-    from retrieval.registry import RetrievalContext
-    from retrieval.services import GraphServices
+    from graphwire.retrieval.registry import RetrievalContext
+    from graphwire.retrieval.services import GraphServices
 
 
 class GraphStageMatcher:
@@ -36,7 +36,7 @@ class GraphStageMatcher:
         services: GraphServices | None = None,
     ) -> None:
         if services is None:
-            from retrieval.services import GraphServices
+            from graphwire.retrieval.services import GraphServices
 
             services = GraphServices(graph, llm_aliases=llm_aliases, check_every_s=name_index_ttl_s)
         self.services = services
@@ -54,7 +54,7 @@ class ChunkStorePassageScorer:
     """Passage similarity from the Chroma chunk store (cosine), for passage seeds."""
 
     def __init__(self, chroma_client: object, collection: str, embedder: Embedder) -> None:
-        from core.chunk_store import ChunkStore
+        from graphwire.core.chunk_store import ChunkStore
 
         self.store = ChunkStore(chroma_client, collection, embedder)
 

@@ -7,15 +7,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from core.graph import Graph
-from retrieval.graph.chunks import ChunkCache
-from retrieval.models import EntityMatch, RankedChunk, RetrievalResult
-from retrieval.ppr.config import PPRConfig
-from retrieval.ppr.dictionary import DictionaryMatcher, EntityMatcher
-from retrieval.ppr.engine import PPREngine, WalkGraph
-from retrieval.ppr.export import SnapshotCache
-from retrieval.ppr.policies import RankingPolicy, TopK, rank
-from retrieval.ppr.snapshot import GraphSnapshot
+from graphwire.core.graph import Graph
+from graphwire.retrieval.graph.chunks import ChunkCache
+from graphwire.retrieval.models import EntityMatch, RankedChunk, RetrievalResult
+from graphwire.retrieval.ppr.config import PPRConfig
+from graphwire.retrieval.ppr.dictionary import DictionaryMatcher, EntityMatcher
+from graphwire.retrieval.ppr.engine import PPREngine, WalkGraph
+from graphwire.retrieval.ppr.export import SnapshotCache
+from graphwire.retrieval.ppr.policies import RankingPolicy, TopK, rank
+from graphwire.retrieval.ppr.snapshot import GraphSnapshot
 
 TOP_ENTITIES_REPORTED = 10
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from rapidfuzz import fuzz, process
 
-from core.names import token_form
+from graphwire.core.names import token_form
 
 MAX_BUCKET = 200  # a token shared by more names than this (e.g. "the") is too common to block on
 

@@ -7,10 +7,10 @@
 - `cues`: temporal and comparison cues, the yes/no form, and the whole analysis (`QuestionSignals`).
 """
 
-from retrieval.question.clauses import MIN_CLAIM_WORDS, Segment, split_segments
-from retrieval.question.cues import QuestionSignals, question_signals
-from retrieval.question.dates import MONTHS, DateMention, DateRelation, Granularity, find_dates
-from retrieval.question.outlets import OutletGazetteer, PublicationMention, outlet_head
+from graphwire.retrieval.question.clauses import MIN_CLAIM_WORDS, Segment, split_segments
+from graphwire.retrieval.question.cues import QuestionSignals, question_signals
+from graphwire.retrieval.question.dates import MONTHS, DateMention, DateRelation, Granularity, find_dates
+from graphwire.retrieval.question.outlets import OutletGazetteer, PublicationMention, outlet_head
 
 __all__ = [
     "MIN_CLAIM_WORDS",

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from retrieval.question.dates import MONTHS
+from graphwire.retrieval.question.dates import MONTHS
 
 if TYPE_CHECKING:
-    from retrieval.question.outlets import PublicationMention
+    from graphwire.retrieval.question.outlets import PublicationMention
 
 _SEGMENT_BREAK = re.compile(
     r"\s*[,;:?]\s+(?:(?:and|while|whereas|but)\s+)?(?:also\s+)?|\s+(?:and|while|whereas|but|as\s+well\s+as)\s+(?:also\s+)?"

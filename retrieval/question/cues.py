@@ -9,9 +9,9 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
-from retrieval.question.clauses import Segment, split_segments
-from retrieval.question.dates import DateMention, DateRelation, find_dates
-from retrieval.question.outlets import OutletGazetteer, PublicationMention
+from graphwire.retrieval.question.clauses import Segment, split_segments
+from graphwire.retrieval.question.dates import DateMention, DateRelation, find_dates
+from graphwire.retrieval.question.outlets import OutletGazetteer, PublicationMention
 
 _YES_NO_START = re.compile(
     r"^\s*(?:(?:between|after|before|following|considering|given|based\s+on|according\s+to)\b[^?]*?,\s*)?"

@@ -14,9 +14,9 @@ from functools import cached_property
 
 from pydantic import BaseModel, Field
 
-from core.schema import configured_schema
-from retrieval.question.clauses import with_clauses
-from schema.model import GraphSchema
+from graphwire.core.schema import configured_schema
+from graphwire.retrieval.question.clauses import with_clauses
+from graphwire.schema.model import GraphSchema
 
 _SECTION_SEPARATOR = re.compile(r"\s+\|\s+|\s+-\s+|:\s+")
 _WORD = r"[A-Za-z0-9]"

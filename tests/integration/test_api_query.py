@@ -12,10 +12,10 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from app.main import create_app
-from core.graph import Graph
-from core.settings import Settings
-from retrieval.models import ABSTENTION
+from graphwire.app.main import create_app
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.retrieval.models import ABSTENTION
 
 pytestmark = pytest.mark.integration
 SUPPLY_QUESTION = "Which company supplies the supplier of Kestrel Motors?"

@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from core.documents import Article
-from core.graph import Graph
-from core.settings import Settings
-from ingest.extractors.offline import OfflineExtractor
-from ingest.gazetteer import Gazetteer, KnownEntity
-from ingest.pipeline import IngestOptions, ingest_articles
-from retrieval.graph import GraphRetriever
-from retrieval.registry import build_answerer
-from schema.model import load_schema
+from graphwire.core.documents import Article
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.ingest.extractors.offline import OfflineExtractor
+from graphwire.ingest.gazetteer import Gazetteer, KnownEntity
+from graphwire.ingest.pipeline import IngestOptions, ingest_articles
+from graphwire.retrieval.graph import GraphRetriever
+from graphwire.retrieval.registry import build_answerer
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 ENCYCLOPEDIA = Path(__file__).resolve().parents[2] / "schema" / "encyclopedia.yaml"

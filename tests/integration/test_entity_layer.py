@@ -13,17 +13,17 @@ from typing import Any
 
 import pytest
 
-from core.graph import Graph
-from core.settings import Settings
-from ingest.extractors.offline import OfflineExtractor
-from ingest.loaders import load_articles
-from ingest.pipeline import IngestOptions, delete_documents, ingest_articles
-from retrieval.ppr.config import GraphOptions, PPRConfig
-from retrieval.ppr.engine import build_walk_graph
-from retrieval.ppr.export import SnapshotCache, export_snapshot
-from retrieval.ppr.retriever import PPRRetriever
-from retrieval.registry import RetrievalContext
-from schema.model import load_schema
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.ingest.extractors.offline import OfflineExtractor
+from graphwire.ingest.loaders import load_articles
+from graphwire.ingest.pipeline import IngestOptions, delete_documents, ingest_articles
+from graphwire.retrieval.ppr.config import GraphOptions, PPRConfig
+from graphwire.retrieval.ppr.engine import build_walk_graph
+from graphwire.retrieval.ppr.export import SnapshotCache, export_snapshot
+from graphwire.retrieval.ppr.retriever import PPRRetriever
+from graphwire.retrieval.registry import RetrievalContext
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 
@@ -133,7 +133,7 @@ def test_passage_seeds_only_for_questions_without_a_title_entity(layered: Graph)
 
 
 def test_a_name_from_a_later_run_reaches_an_older_chunk_when_it_is_written_again(graph: Graph) -> None:
-    from core.documents import Article
+    from graphwire.core.documents import Article
 
     older = Article(title="Desktop notes", body="Many users still run qvwm-style setups, and some run Qvwm itself.")
     later = Article(title="Qvwm", body="Qvwm is a lightweight window manager for Linux systems, released in 1996.")

@@ -10,19 +10,19 @@ from pathlib import Path
 import pytest
 from support.openai_stub import OpenAIStub, text
 
-from core.chunk_store import ChunkStore
-from core.documents import Chunk
-from core.graph import Graph
-from core.settings import Settings
-from eval.datasets import SAMPLE_200, Question, load_corpus, load_questions
-from eval.harness import EvalOptions, evaluate
-from eval.records import RunManifest, load_records
-from eval.report import build_report
-from eval.runner import RunMismatchError, RunPlan, run
-from eval.summary import summarize_system
-from retrieval.base import Retriever
-from retrieval.models import RankedChunk, RetrievalResult
-from retrieval.registry import build_answerer
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.documents import Chunk
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.eval.datasets import SAMPLE_200, Question, load_corpus, load_questions
+from graphwire.eval.harness import EvalOptions, evaluate
+from graphwire.eval.records import RunManifest, load_records
+from graphwire.eval.report import build_report
+from graphwire.eval.runner import RunMismatchError, RunPlan, run
+from graphwire.eval.summary import summarize_system
+from graphwire.retrieval.base import Retriever
+from graphwire.retrieval.models import RankedChunk, RetrievalResult
+from graphwire.retrieval.registry import build_answerer
 
 pytestmark = pytest.mark.integration
 PER_TYPE = 2

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from core.chunk_store import ChunkStore
-from core.graph import Graph
-from core.settings import Settings
-from eval.harness import EvalOptions, evaluate
-from ingest.extractors.offline import OfflineExtractor
-from ingest.gazetteer import Gazetteer
-from ingest.loaders import load_articles
-from ingest.pipeline import IngestOptions, ingest_articles
-from schema.model import load_schema
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.eval.harness import EvalOptions, evaluate
+from graphwire.ingest.extractors.offline import OfflineExtractor
+from graphwire.ingest.gazetteer import Gazetteer
+from graphwire.ingest.loaders import load_articles
+from graphwire.ingest.pipeline import IngestOptions, ingest_articles
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 DATA = Path(__file__).resolve().parents[1] / "data" / "titles"

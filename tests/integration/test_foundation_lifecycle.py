@@ -12,11 +12,11 @@ from neo4j import GraphDatabase
 from support.statements import TEST_CATALOGUE
 from typer.testing import CliRunner
 
-from app.deps import GraphDep
-from app.main import create_app
-from cli.main import app as cli
-from core.neo4j_server import LocalNeo4j, Neo4jServerError, free_port
-from core.settings import Settings, get_settings
+from graphwire.app.deps import GraphDep
+from graphwire.app.main import create_app
+from graphwire.cli.main import app as cli
+from graphwire.core.neo4j_server import LocalNeo4j, Neo4jServerError, free_port
+from graphwire.core.settings import Settings, get_settings
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()

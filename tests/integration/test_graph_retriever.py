@@ -7,12 +7,12 @@ import json
 import pytest
 from support.openai_stub import OpenAIStub, text
 
-from core.graph import Graph
-from core.settings import Settings
-from retrieval.answer.extractive import ExtractiveAnswerer
-from retrieval.graph import GraphRetriever
-from retrieval.models import ABSTENTION, FactTier, MatchTier, RetrievalResult
-from retrieval.registry import RetrievalContext, build_retriever
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.retrieval.answer.extractive import ExtractiveAnswerer
+from graphwire.retrieval.graph import GraphRetriever
+from graphwire.retrieval.models import ABSTENTION, FactTier, MatchTier, RetrievalResult
+from graphwire.retrieval.registry import RetrievalContext, build_retriever
 
 pytestmark = pytest.mark.integration
 

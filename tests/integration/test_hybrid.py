@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from support.chains import GoldExtractor, chain_articles, chain_records
 
-from core.chunk_store import ChunkStore
-from core.graph import Graph
-from core.settings import Settings
-from ingest.pipeline import IngestOptions, ingest_articles
-from retrieval.flat import FlatIndex, FlatPlusRetriever, GuidanceMode
-from retrieval.graph import GraphRetriever
-from retrieval.hybrid import HybridConfig, HybridRetriever
-from retrieval.models import RankedChunk
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.ingest.pipeline import IngestOptions, ingest_articles
+from graphwire.retrieval.flat import FlatIndex, FlatPlusRetriever, GuidanceMode
+from graphwire.retrieval.graph import GraphRetriever
+from graphwire.retrieval.hybrid import HybridConfig, HybridRetriever
+from graphwire.retrieval.models import RankedChunk
 
 pytestmark = pytest.mark.integration
 SUPPLY_QUESTION = "Which company supplies the supplier of Kestrel Motors?"

@@ -13,19 +13,19 @@ from typing import Any
 
 import pytest
 
-import cypher
-from core.documents import Article
-from core.graph import Graph
-from core.settings import Settings
-from ingest.extractors.offline import OfflineExtractor
-from ingest.gazetteer import Gazetteer
-from ingest.loaders import load_articles
-from ingest.pipeline import IngestOptions, delete_documents, ingest_articles
-from ingest.report import IngestReport
-from ingest.resolve import EntityResolver
-from ingest.rows import GraphRows
-from ingest.writer import GraphWriter
-from schema.model import RESERVED_TYPES, load_schema
+from graphwire import cypher
+from graphwire.core.documents import Article
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.ingest.extractors.offline import OfflineExtractor
+from graphwire.ingest.gazetteer import Gazetteer
+from graphwire.ingest.loaders import load_articles
+from graphwire.ingest.pipeline import IngestOptions, delete_documents, ingest_articles
+from graphwire.ingest.report import IngestReport
+from graphwire.ingest.resolve import EntityResolver
+from graphwire.ingest.rows import GraphRows
+from graphwire.ingest.writer import GraphWriter
+from graphwire.schema.model import RESERVED_TYPES, load_schema
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
@@ -212,7 +212,7 @@ def test_cli_skips_malformed_records_honours_limit_and_deletes(
         "NEO4J_PASSWORD": neo4j_settings.resolved_neo4j_password(),
         "INGEST_STATE_PATH": str(tmp_path / "state"),
     }
-    cli = [sys.executable, "-m", "cli.main", "ingest"]
+    cli = [sys.executable, "-m", "graphwire.cli.main", "ingest"]
     limited = subprocess.run([*cli, str(corpus), "--no-vectors", "--limit", "2"], env=env, cwd=REPO,
                              capture_output=True, text=True, timeout=240)  # fmt: skip
     assert limited.returncode == 0, limited.stderr + limited.stdout

@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
-from core.graph import Graph
-from core.settings import Settings
-from ingest.extractors.offline import OfflineExtractor
-from ingest.gazetteer import Gazetteer
-from ingest.loaders import load_articles
-from ingest.pipeline import IngestOptions, ingest_articles
-from ingest.report import IngestReport
-from ingest.resolve import EntityResolver
-from ingest.state import StateStore
-from schema.model import load_schema
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.ingest.extractors.offline import OfflineExtractor
+from graphwire.ingest.gazetteer import Gazetteer
+from graphwire.ingest.loaders import load_articles
+from graphwire.ingest.pipeline import IngestOptions, ingest_articles
+from graphwire.ingest.report import IngestReport
+from graphwire.ingest.resolve import EntityResolver
+from graphwire.ingest.state import StateStore
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
@@ -37,8 +37,8 @@ KILLED_RUN = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from core.graph import Graph
-    from core.settings import Settings
+    from graphwire.core.graph import Graph
+    from graphwire.core.settings import Settings
     from tests.integration.test_ingest_resume import ingest_demo
 
     kill_name, kill_at, state_dir = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])

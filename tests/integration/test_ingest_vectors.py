@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from core.chunk_store import ChunkStore
-from core.documents import Article
-from core.graph import Graph
-from core.settings import Settings
-from ingest.extractors.offline import OfflineExtractor
-from ingest.gazetteer import Gazetteer
-from ingest.loaders import load_articles
-from ingest.pipeline import IngestOptions, delete_documents, ingest_articles
-from schema.model import load_schema
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.documents import Article
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.ingest.extractors.offline import OfflineExtractor
+from graphwire.ingest.gazetteer import Gazetteer
+from graphwire.ingest.loaders import load_articles
+from graphwire.ingest.pipeline import IngestOptions, delete_documents, ingest_articles
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "articles.jsonl"

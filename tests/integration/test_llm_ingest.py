@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from support.openai_stub import OpenAIStub, StubReply, server_error, tool_call
 
-from core.documents import Article
-from core.graph import Graph
-from core.settings import Settings
-from ingest.extraction_cache import CachedExtractor
-from ingest.extractors.llm import LLMExtractor
-from ingest.pipeline import IngestOptions, ingest_articles
-from schema.model import load_schema
+from graphwire.core.documents import Article
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.ingest.extraction_cache import CachedExtractor
+from graphwire.ingest.extractors.llm import LLMExtractor
+from graphwire.ingest.pipeline import IngestOptions, ingest_articles
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 

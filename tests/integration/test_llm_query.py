@@ -7,12 +7,12 @@ import json
 import pytest
 from support.openai_stub import OpenAIStub, text
 
-from core.graph import Graph
-from core.settings import Settings
-from retrieval.aliases.llm import LLMAliasExtractor
-from retrieval.answer.llm import LLMAnswerer
-from retrieval.graph import GraphRetriever
-from retrieval.models import ABSTENTION, FactTier
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.retrieval.aliases.llm import LLMAliasExtractor
+from graphwire.retrieval.answer.llm import LLMAnswerer
+from graphwire.retrieval.graph import GraphRetriever
+from graphwire.retrieval.models import ABSTENTION, FactTier
 
 pytestmark = pytest.mark.integration
 

@@ -3,8 +3,8 @@ SHOW CONSTRAINTS / SHOW INDEXES (tests/support/cypher/check/)."""
 
 import pytest
 
-from core.bootstrap import apply_schema
-from core.graph import Graph
+from graphwire.core.bootstrap import apply_schema
+from graphwire.core.graph import Graph
 
 pytestmark = pytest.mark.integration
 

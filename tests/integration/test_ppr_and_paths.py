@@ -10,13 +10,13 @@ import pytest
 from fastapi.testclient import TestClient
 from support.encyclopedia import SCHEMA_PATH, EncyclopediaCorpus, load_corpus, write_to_graph
 
-from app.main import create_app
-from core.graph import Graph
-from core.settings import Settings
-from retrieval.paths import EntityRef, NoPathError, neighborhood, resolve_entity, shortest_path
-from retrieval.ppr import PPRRetriever, SnapshotCache
-from retrieval.ppr.export import export_snapshot, graph_fingerprint
-from retrieval.registry import RetrievalContext, build_retriever
+from graphwire.app.main import create_app
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.retrieval.paths import EntityRef, NoPathError, neighborhood, resolve_entity, shortest_path
+from graphwire.retrieval.ppr import PPRRetriever, SnapshotCache
+from graphwire.retrieval.ppr.export import export_snapshot, graph_fingerprint
+from graphwire.retrieval.registry import RetrievalContext, build_retriever
 
 pytestmark = pytest.mark.integration
 

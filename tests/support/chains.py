@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from core.documents import Article, Chunk
-from core.graph import Graph
-from ingest.extractors.base import ExtractionFailure
-from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
-from ingest.pipeline import IngestOptions, ingest_articles
+from graphwire.core.documents import Article, Chunk
+from graphwire.core.graph import Graph
+from graphwire.ingest.extractors.base import ExtractionFailure
+from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
+from graphwire.ingest.pipeline import IngestOptions, ingest_articles
 
 CHAINS_PATH = Path(__file__).resolve().parents[1] / "data" / "chains.jsonl"
 

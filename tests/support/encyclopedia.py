@@ -14,9 +14,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from core.graph import Graph
-from core.names import token_form
-from retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, RelationRow, build_snapshot
+from graphwire.core.graph import Graph
+from graphwire.core.names import token_form
+from graphwire.retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, RelationRow, build_snapshot
 
 CORPUS_DIR = Path(__file__).resolve().parents[1] / "data" / "encyclopedia"
 CORPUS_PATH = CORPUS_DIR / "corpus.json"

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from core.settings import Settings
+from graphwire.core.settings import Settings
 from support.openai_stub import MODEL, OpenAIStub
 
 

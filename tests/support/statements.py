@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cypher
+from graphwire import cypher
 
 TESTS_CYPHER = Path(__file__).resolve().parent / "cypher"
 TEST_CATALOGUE = cypher.PRODUCT.with_folder(TESTS_CYPHER)

@@ -11,12 +11,12 @@ from fastapi import APIRouter
 from fastapi.testclient import TestClient
 from neo4j.exceptions import ServiceUnavailable
 
-from app.deps import GraphDep
-from app.errors import ApiError
-from app.main import create_app
-from core.logging import JsonFormatter, RequestIdFilter, request_id_var
-from core.neo4j_server import free_port
-from core.settings import Settings
+from graphwire.app.deps import GraphDep
+from graphwire.app.errors import ApiError
+from graphwire.app.main import create_app
+from graphwire.core.logging import JsonFormatter, RequestIdFilter, request_id_var
+from graphwire.core.neo4j_server import free_port
+from graphwire.core.settings import Settings
 
 API_KEY = "test-key-0123456789"
 

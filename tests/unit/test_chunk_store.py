@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from core.chunk_store import ChunkStore
-from core.documents import Chunk
-from core.embeddings import EmbeddingError, OpenAIEmbedder
-from core.settings import Settings
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.documents import Chunk
+from graphwire.core.embeddings import EmbeddingError, OpenAIEmbedder
+from graphwire.core.settings import Settings
 
 TEXTS = {
     "fed": [
@@ -75,8 +75,8 @@ def test_reopens_in_a_fresh_process(settings: Settings) -> None:
     ChunkStore.from_settings(settings).upsert(_chunks())
     script = (
         "import json, sys\n"
-        "from core.chunk_store import ChunkStore\n"
-        "from core.settings import Settings\n"
+        "from graphwire.core.chunk_store import ChunkStore\n"
+        "from graphwire.core.settings import Settings\n"
         "store = ChunkStore.from_settings(Settings(chroma_path=sys.argv[1], chroma_collection='test_chunks'))\n"
         "fed = [c for c in store.get_all() if c.document_id == 'fed'][0]\n"
         "hits = store.collection.query(query_texts=['a footballer scoring two goals'], n_results=1)['ids'][0]\n"

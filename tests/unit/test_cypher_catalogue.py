@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from support.statements import TESTS_CYPHER
 
-import cypher
+from graphwire import cypher
 
 
 def _write(root: Path, name: str, text: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from core.settings import Settings
+from graphwire.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS_VARS = {name.upper() for name in Settings.model_fields}
@@ -135,6 +135,8 @@ def test_dockerfile_copies_every_package_before_installing(
     dockerfile: list[tuple[str, str]], pyproject: dict[str, Any]
 ) -> None:
     packages = {p.rstrip("*") for p in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]}
+    # graphwire/ links to the repository's top-level folders: the image needs the links and what they point at.
+    packages |= {link.readlink().name for link in (ROOT / "graphwire").iterdir() if link.is_symlink()}
     sources: list[str] = []
     install_at = None
     for index, (key, args) in enumerate(dockerfile):
@@ -160,10 +162,10 @@ def test_dockerfile_command_is_the_console_script_serving_the_api(
     assert not _args(dockerfile, "ENTRYPOINT")
     assert program in pyproject["project"]["scripts"]
     module, _, function = pyproject["project"]["scripts"][program].partition(":")
-    assert module == "cli.main" and function == "main"
+    assert module == "graphwire.cli.main" and function == "main"
     from typer.main import get_command
 
-    from cli.main import app
+    from graphwire.cli.main import app
 
     command = get_command(app)
     assert arguments[0] in command.commands  # type: ignore[attr-defined]
@@ -179,7 +181,7 @@ def test_dockerfile_serves_on_the_exposed_port_and_checks_health(dockerfile: lis
     [health] = _args(dockerfile, "HEALTHCHECK")
     url = re.search(r"http://127\.0\.0\.1:(\d+)(/\S*?)['\"]", health)
     assert url and url.group(1) == env["API_PORT"]
-    from app.main import create_app
+    from graphwire.app.main import create_app
 
     paths = create_app(Settings(_env_file=None)).openapi()["paths"]  # type: ignore[call-arg]
     assert "get" in paths[url.group(2)]  # the probe's route exists (urlopen sends GET)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.embeddings import (
+from graphwire.core.embeddings import (
     BGE_QUERY_PREFIX,
     BGE_SMALL_DIMENSION,
     BGE_SMALL_MODEL_ID,
@@ -25,7 +25,7 @@ from core.embeddings import (
     offline_embedder_for,
     verify_sha256,
 )
-from core.settings import EmbeddingBackend, OfflineEmbeddingModel, Settings
+from graphwire.core.settings import EmbeddingBackend, OfflineEmbeddingModel, Settings
 
 
 @pytest.fixture(scope="module")

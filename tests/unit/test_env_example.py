@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Settings
+from graphwire.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))

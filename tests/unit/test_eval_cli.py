@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from typer.testing import CliRunner
 
-from cli.eval_cmd import eval_command
+from graphwire.cli.eval_cmd import eval_command
 
 app = typer.Typer()
 app.command()(eval_command)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.datasets import DatasetError, load_corpus, load_questions, sample, select
+from graphwire.eval.datasets import DatasetError, load_corpus, load_questions, sample, select
 
 
 def _write(tmp_path: Path, data: object, name: str = "q.json") -> Path:

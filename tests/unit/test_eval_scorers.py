@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from eval.scorers import (
+from graphwire.eval.scorers import (
     Outcome,
     article_precision_recall,
     cs564_lenient,

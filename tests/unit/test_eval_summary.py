@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from eval.records import QuestionRecord, RunManifest, save_manifest, save_record
-from eval.report import build_report
-from eval.scorers import score_answer, score_retrieval
-from eval.summary import summarize_system, target_checks
-from retrieval.models import Usage
+from graphwire.eval.records import QuestionRecord, RunManifest, save_manifest, save_record
+from graphwire.eval.report import build_report
+from graphwire.eval.scorers import score_answer, score_retrieval
+from graphwire.eval.summary import summarize_system, target_checks
+from graphwire.retrieval.models import Usage
 
 
 def _record(qid: str, qtype: str, gold: str, answer: str, perfect: bool, ms: float) -> QuestionRecord:

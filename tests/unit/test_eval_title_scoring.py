@@ -11,9 +11,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from cli.eval_cmd import eval_command
-from core.documents import Chunk
-from eval.datasets import (
+from graphwire.cli.eval_cmd import eval_command
+from graphwire.core.documents import Chunk
+from graphwire.eval.datasets import (
     MULTIHOP_FORMAT,
     TITLES_FORMAT,
     DatasetError,
@@ -24,13 +24,13 @@ from eval.datasets import (
     load_corpus,
     load_questions,
 )
-from eval.oracle import OracleRetriever
-from eval.records import RunManifest, load_records
-from eval.report import build_report
-from eval.runner import RunPlan, run
-from eval.scorers import Outcome, score_titles
-from eval.summary import summarize_system, target_checks
-from retrieval.models import Answer, RankedChunk, RetrievalResult
+from graphwire.eval.oracle import OracleRetriever
+from graphwire.eval.records import RunManifest, load_records
+from graphwire.eval.report import build_report
+from graphwire.eval.runner import RunPlan, run
+from graphwire.eval.scorers import Outcome, score_titles
+from graphwire.eval.summary import summarize_system, target_checks
+from graphwire.retrieval.models import Answer, RankedChunk, RetrievalResult
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "titles"
 QUESTIONS, CORPUS = DATA / "questions.json", DATA / "corpus.json"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.documents import Chunk
-from ingest.extraction_cache import CachedExtractor, ExtractionCache
-from ingest.extractors.base import ExtractionFailure
-from ingest.models import ExtractedEntity, Extraction
+from graphwire.core.documents import Chunk
+from graphwire.ingest.extraction_cache import CachedExtractor, ExtractionCache
+from graphwire.ingest.extractors.base import ExtractionFailure
+from graphwire.ingest.models import ExtractedEntity, Extraction
 
 
 class CountingExtractor:

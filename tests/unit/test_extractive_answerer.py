@@ -7,9 +7,9 @@ from typing import Literal
 
 import pytest
 
-from core.settings import Settings
-from retrieval.answer.extractive import ExtractiveAnswerer, asked_label, asked_relations
-from retrieval.models import (
+from graphwire.core.settings import Settings
+from graphwire.retrieval.answer.extractive import ExtractiveAnswerer, asked_label, asked_relations
+from graphwire.retrieval.models import (
     ABSTENTION,
     EntityMatch,
     Fact,
@@ -19,8 +19,14 @@ from retrieval.models import (
     RankedChunk,
     RetrievalResult,
 )
-from retrieval.question import PublicationMention
-from retrieval.registry import AnswererName, RetrievalContext, UnknownModeError, build_answerer, build_retriever
+from graphwire.retrieval.question import PublicationMention
+from graphwire.retrieval.registry import (
+    AnswererName,
+    RetrievalContext,
+    UnknownModeError,
+    build_answerer,
+    build_retriever,
+)
 
 
 def _outlet(name: str) -> PublicationMention:
@@ -129,7 +135,7 @@ def test_abstains_when_the_question_cites_an_outlet_the_graph_lacks() -> None:
 
 
 def test_order_questions_are_told_from_change_questions() -> None:
-    from retrieval.answer.extractive import asks_about_order
+    from graphwire.retrieval.answer.extractive import asks_about_order
 
     assert asks_about_order("Did Harbor report the Kestrel K2 recall before Northgate?")
     assert not asks_about_order("Was there a change in the portrayal of Google after the Verge report?")

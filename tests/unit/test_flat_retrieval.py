@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from core.chunk_store import ChunkStore
-from core.documents import Chunk
-from core.settings import Settings
-from retrieval.flat import (
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.documents import Chunk
+from graphwire.core.settings import Settings
+from graphwire.retrieval.flat import (
     BM25Retriever,
     DenseRetriever,
     FlatIndex,
@@ -22,9 +22,9 @@ from retrieval.flat import (
     GuidanceMode,
     build_flat_retrievers,
 )
-from retrieval.flat.fusion import ranks_of, rrf, top_positions
-from retrieval.flat.index import BM25Weights
-from retrieval.flat.tokenize import bm25_tokens
+from graphwire.retrieval.flat.fusion import ranks_of, rrf, top_positions
+from graphwire.retrieval.flat.index import BM25Weights
+from graphwire.retrieval.flat.tokenize import bm25_tokens
 
 ARTICLES = [
     ("fed-oct", "The Fed", "Cnbc | World Business News Leader", date(2023, 10, 9),
@@ -134,8 +134,8 @@ def test_index_rebuilds_when_the_store_changes(tmp_path: Path) -> None:
 
 
 def test_registry_factories_share_one_store_and_index(tmp_path: Path) -> None:
-    from retrieval.flat.modes import bm25_mode, flat_plus_mode, fused_mode, vector_mode
-    from retrieval.registry import RetrievalContext
+    from graphwire.retrieval.flat.modes import bm25_mode, flat_plus_mode, fused_mode, vector_mode
+    from graphwire.retrieval.registry import RetrievalContext
 
     ctx = RetrievalContext(Settings(chroma_path=tmp_path, chroma_collection="flat_modes"))
     vector, bm25, fused, plus = (factory(ctx) for factory in (vector_mode, bm25_mode, fused_mode, flat_plus_mode))

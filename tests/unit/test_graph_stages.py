@@ -6,13 +6,13 @@ from datetime import date
 
 import pytest
 
-from core.names import match_form
-from retrieval.graph.aliases import analyse_question
-from retrieval.graph.filtering import FactCaps, excerpt, rank_chunks, select_facts
-from retrieval.graph.matching import MatchPolicy, classify
-from retrieval.graph.models import CandidateChunk, MentionOrigin, RawFact, TemplateOutput
-from retrieval.graph.names import NameIndex, build_index
-from retrieval.models import FactTier, MatchTier
+from graphwire.core.names import match_form
+from graphwire.retrieval.graph.aliases import analyse_question
+from graphwire.retrieval.graph.filtering import FactCaps, excerpt, rank_chunks, select_facts
+from graphwire.retrieval.graph.matching import MatchPolicy, classify
+from graphwire.retrieval.graph.models import CandidateChunk, MentionOrigin, RawFact, TemplateOutput
+from graphwire.retrieval.graph.names import NameIndex, build_index
+from graphwire.retrieval.models import FactTier, MatchTier
 
 POLICY = MatchPolicy()
 
@@ -167,8 +167,8 @@ def test_excerpt_is_bounded_and_centred_on_evidence() -> None:
 
 
 def test_one_word_partial_matches_skip_words_common_in_node_names() -> None:
-    from retrieval.graph.matching import TieredMatcher
-    from retrieval.graph.models import Mention
+    from graphwire.retrieval.graph.matching import TieredMatcher
+    from graphwire.retrieval.graph.models import Mention
 
     rows = [{"key": f"Organization:{n.lower()}", "name": n, "label": "Organization", "aliases": []} for n in
             ("Epoch Times", "Financial Times", "Times Group", "Times Square Partners", "Lumen Labs")]  # fmt: skip

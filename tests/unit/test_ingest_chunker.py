@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from core.documents import Article
-from ingest.chunker import chunk_article, split_text, strip_prefix
+from graphwire.core.documents import Article
+from graphwire.ingest.chunker import chunk_article, split_text, strip_prefix
 
 SENTENCES = [f"Sentence number {i} says something about company {i} and its plans for the year." for i in range(60)]
 BODY = " ".join(SENTENCES)

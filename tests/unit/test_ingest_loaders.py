@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.loaders import load_articles, parse_published, split_front_matter
+from graphwire.ingest.loaders import load_articles, parse_published, split_front_matter
 
 GOOD = {
     "title": "FTX trial opens",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from core.names import entity_key, normalise_name
-from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
-from ingest.prune import prune
-from ingest.resolve import EntityResolver
-from schema.model import load_schema
+from graphwire.core.names import entity_key, normalise_name
+from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
+from graphwire.ingest.prune import prune
+from graphwire.ingest.resolve import EntityResolver
+from graphwire.schema.model import load_schema
 
 
 def test_normalisation_drops_case_punctuation_suffixes_and_the() -> None:

@@ -7,12 +7,12 @@ from datetime import date
 
 import pytest
 
-from core.documents import Article
-from ingest.chunker import chunk_article
-from ingest.known_relations import KnownRelations
-from ingest.models import ExtractedEntity, ExtractedRelation, Extraction
-from ingest.resolve import EntityResolver
-from ingest.rows import build_rows
+from graphwire.core.documents import Article
+from graphwire.ingest.chunker import chunk_article
+from graphwire.ingest.known_relations import KnownRelations
+from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
+from graphwire.ingest.resolve import EntityResolver
+from graphwire.ingest.rows import build_rows
 
 
 def article(n: int, day: date = date(2026, 3, 10)) -> Article:

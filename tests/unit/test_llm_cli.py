@@ -9,9 +9,9 @@ import pytest
 from support.openai_stub import OpenAIStub, StubReply, text, tool_call
 from typer.testing import CliRunner
 
-from cli.main import app
-from core.settings import get_settings
-from ingest.extraction_cache import ExtractionCache
+from graphwire.cli.main import app
+from graphwire.core.settings import get_settings
+from graphwire.ingest.extraction_cache import ExtractionCache
 
 
 @pytest.fixture

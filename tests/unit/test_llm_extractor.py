@@ -10,13 +10,13 @@ import openai
 import pytest
 from support.openai_stub import OpenAIStub, rate_limited, server_error, slow, text, tool_call
 
-from core.documents import Chunk
-from core.settings import Settings
-from ingest.extraction_cache import CachedExtractor
-from ingest.extractors.base import ExtractionFailure
-from ingest.extractors.llm import LLMExtractionFailure, LLMExtractor, restore_case
-from ingest.models import Extraction
-from schema.model import GraphSchema, load_schema
+from graphwire.core.documents import Chunk
+from graphwire.core.settings import Settings
+from graphwire.ingest.extraction_cache import CachedExtractor
+from graphwire.ingest.extractors.base import ExtractionFailure
+from graphwire.ingest.extractors.llm import LLMExtractionFailure, LLMExtractor, restore_case
+from graphwire.ingest.models import Extraction
+from graphwire.schema.model import GraphSchema, load_schema
 
 TEXT = "Sam Altman, the CEO of OpenAI, said OpenAI was sued by The New York Times in Manhattan."
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli.main import app
-from core.neo4j_server import free_port
-from core.settings import get_settings
+from graphwire.cli.main import app
+from graphwire.core.neo4j_server import free_port
+from graphwire.core.settings import get_settings
 
 runner = CliRunner()
 

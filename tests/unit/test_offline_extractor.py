@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from ingest.extractors.offline import OfflineExtractor
-from ingest.extractors.patterns import PATTERNS
-from ingest.gazetteer import Gazetteer, KnownEntity
-from schema.model import load_schema
+from graphwire.ingest.extractors.offline import OfflineExtractor
+from graphwire.ingest.extractors.patterns import PATTERNS
+from graphwire.ingest.gazetteer import Gazetteer, KnownEntity
+from graphwire.schema.model import load_schema
 
 KNOWN = {
     "Person": ["Ada Park", "Ben Ortiz", "Cara Lee", "Dev Rao"],
@@ -189,8 +189,8 @@ def test_another_schema_labels_come_through_the_gazetteer() -> None:
 
 
 def test_worker_processes_give_the_same_extractions_and_failures_cross_back(extractor: OfflineExtractor) -> None:
-    from core.documents import Chunk
-    from ingest.extractors.base import ExtractionFailure
+    from graphwire.core.documents import Chunk
+    from graphwire.ingest.extractors.base import ExtractionFailure
 
     texts = [text for _, text, _ in CASES[:12]]
     chunks = [Chunk(id=f"c{i}", document_id=f"d{i}", index=1, text=t, title="") for i, t in enumerate(texts)]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from retrieval.ppr import (
+from graphwire.retrieval.ppr import (
     ChunkScoring,
     EdgeDirection,
     EntityRow,
@@ -21,7 +21,7 @@ from retrieval.ppr import (
     personalized_pagerank,
     push_personalized_pagerank,
 )
-from retrieval.ppr.synonyms import synonym_pairs
+from graphwire.retrieval.ppr.synonyms import synonym_pairs
 
 
 def _transition_t(edges: list[tuple[int, int]], n: int) -> tuple[sparse.csr_matrix, np.ndarray]:

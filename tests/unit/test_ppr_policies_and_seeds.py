@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrieval.models import MatchTier
-from retrieval.ppr import (
+from graphwire.retrieval.models import MatchTier
+from graphwire.retrieval.ppr import (
     Elbow,
     GraphOptions,
     PPREngine,
@@ -17,8 +17,8 @@ from retrieval.ppr import (
     make_policy,
     rank,
 )
-from retrieval.ppr.dictionary import DictionaryMatcher
-from retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, RelationRow, build_snapshot
+from graphwire.retrieval.ppr.dictionary import DictionaryMatcher
+from graphwire.retrieval.ppr.snapshot import EntityRow, GraphSnapshot, MentionRow, RelationRow, build_snapshot
 
 SCORES = np.array([0.05, 0.40, 0.0, 0.38, 0.02, 0.36, 0.01])
 

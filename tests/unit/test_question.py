@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from retrieval.question import (
+from graphwire.retrieval.question import (
     DateRelation,
     Granularity,
     OutletGazetteer,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.graph.models import Mention, MentionOrigin, QuestionAnalysis
-from retrieval.models import EntityMatch, MatchTier, RetrievalResult
-from retrieval.question import QuestionSignals as Signals
-from retrieval.router import AutoRetriever, RouteFeatures, RoutingPolicy, default_rules, extract_features
+from graphwire.retrieval.graph.models import Mention, MentionOrigin, QuestionAnalysis
+from graphwire.retrieval.models import EntityMatch, MatchTier, RetrievalResult
+from graphwire.retrieval.question import QuestionSignals as Signals
+from graphwire.retrieval.router import AutoRetriever, RouteFeatures, RoutingPolicy, default_rules, extract_features
 
 ALL_MODES = ["graph", "vector", "hybrid", "ppr", "auto"]
 RULES = {rule.name: rule for rule in default_rules("vector")}

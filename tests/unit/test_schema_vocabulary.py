@@ -13,17 +13,17 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from core.neo4j_server import free_port
-from core.schema import configured_schema
-from core.settings import Settings, get_settings
-from ingest.extractors.offline import OfflineExtractor
-from ingest.extractors.patterns import compile_patterns
-from ingest.gazetteer import Gazetteer, KnownEntity
-from retrieval.answer.extractive import ExtractiveAnswerer, asked_label
-from retrieval.graph.relations import asked_relations
-from retrieval.question import OutletGazetteer
-from retrieval.registry import build_answerer
-from schema.model import GraphSchema, bundled_schema_paths, default_schema_path, load_schema
+from graphwire.core.neo4j_server import free_port
+from graphwire.core.schema import configured_schema
+from graphwire.core.settings import Settings, get_settings
+from graphwire.ingest.extractors.offline import OfflineExtractor
+from graphwire.ingest.extractors.patterns import compile_patterns
+from graphwire.ingest.gazetteer import Gazetteer, KnownEntity
+from graphwire.retrieval.answer.extractive import ExtractiveAnswerer, asked_label
+from graphwire.retrieval.graph.relations import asked_relations
+from graphwire.retrieval.question import OutletGazetteer
+from graphwire.retrieval.registry import build_answerer
+from graphwire.schema.model import GraphSchema, bundled_schema_paths, default_schema_path, load_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 ENCYCLOPEDIA = ROOT / "schema" / "encyclopedia.yaml"
@@ -153,7 +153,7 @@ def test_schema_path_switches_extractor_and_retriever_vocabulary(schema_path_env
 
 
 def test_the_graph_retriever_reads_the_cue_words_of_its_settings_schema() -> None:
-    from retrieval.graph.retriever import GraphRetriever
+    from graphwire.retrieval.graph.retriever import GraphRetriever
 
     settings = Settings(_env_file=None, schema_path=ENCYCLOPEDIA)  # type: ignore[call-arg]
     retriever = GraphRetriever.from_settings(object(), settings)  # type: ignore[arg-type]  # no query is run
@@ -184,9 +184,9 @@ def test_a_bad_schema_fails_with_the_reason(raw_change: dict[str, Any], message:
 def test_the_entities_endpoint_checks_labels_against_the_configured_schema(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app.deps import get_graph
-    from app.main import create_app
-    from app.routers import entities
+    from graphwire.app.deps import get_graph
+    from graphwire.app.main import create_app
+    from graphwire.app.routers import entities
 
     monkeypatch.setattr(entities, "lookup_entities", lambda graph, q, limit, label: [])
     fixture_schema = ROOT / "tests" / "data" / "encyclopedia" / "schema.yaml"  # labels Film, Book, Place, ...

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.refresh import Refreshing
-from core.settings import Settings
-from retrieval.registry import RetrievalContext
+from graphwire.core.refresh import Refreshing
+from graphwire.core.settings import Settings
+from graphwire.retrieval.registry import RetrievalContext
 
 
 def test_refreshing_rebuilds_only_when_the_version_changes() -> None:
@@ -43,11 +43,11 @@ class _NoGraph:
 
 
 def test_every_mode_of_a_context_shares_one_set_of_graph_services(tmp_path: Path) -> None:
-    from retrieval.fill import unfilled
-    from retrieval.graph import GraphRetriever
-    from retrieval.hybrid import HybridRetriever
-    from retrieval.ppr.retriever import PPRRetriever
-    from retrieval.router import AutoRetriever
+    from graphwire.retrieval.fill import unfilled
+    from graphwire.retrieval.graph import GraphRetriever
+    from graphwire.retrieval.hybrid import HybridRetriever
+    from graphwire.retrieval.ppr.retriever import PPRRetriever
+    from graphwire.retrieval.router import AutoRetriever
 
     graph = _NoGraph()
     settings = Settings(chroma_path=tmp_path, chroma_collection="services_test", llm_base_url=None, llm_model=None)
