@@ -85,6 +85,8 @@ class Settings(BaseSettings):
     ingest_state_path: Path = Path(".graphwire/ingest-state")  # folder of per-input ingest-state records (--resume)
 
     # API
+    # folder of the writer locks (core/store_lock.py); one folder for every process of the machine, whatever its cwd
+    store_lock_dir: Path = Path("/tmp/graphwire-locks")
     api_key: SecretStr | None = None  # when set, every /v1 request must send it in the X-API-Key header
     api_host: str = "127.0.0.1"  # address `graphwire serve` binds to
     api_port: int = 8000  # port `graphwire serve` listens on

@@ -1,0 +1,127 @@
+"""One writer at a time per store: an exclusive advisory file lock shared by every graphwire process on the machine.
+
+A store is one Neo4j database (with the vector store that ingestion writes beside it). Every process that writes it
+(`graphwire ingest`, `ingest --delete`, `db check --repair`, the API's ingest jobs) holds `WriterLock` while it
+writes; a second writer waits up to `wait_s` seconds, then gets `StoreBusyError`, whose message names the holder.
+
+    with WriterLock.for_settings(settings).hold("graphwire ingest corpus.json"):
+        ...  # write
+
+The lock is `flock(2)` on `<STORE_LOCK_DIR>/writer-<store>.lock`: the kernel releases it when its holder exits, even
+on SIGKILL, so a crash never leaves a stale lock behind. The file also records who holds it (pid, what, since) for the
+refusal message. It covers the processes of one machine (those that see the same lock folder); writers on several
+machines against one Neo4j need a lock service and are not supported.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO
+
+from pydantic import BaseModel
+
+from graphwire.core.settings import Settings
+
+_LOOPBACK = ("localhost", "127.0.0.1", "::1", "[::1]")
+POLL_S = 0.2
+
+
+class LockHolder(BaseModel):
+    """Who holds the lock, as its holder wrote it."""
+
+    pid: int
+    purpose: str
+    since: str  # ISO timestamp, UTC
+
+
+class StoreBusyError(RuntimeError):
+    """Another process is writing the store."""
+
+    def __init__(self, store: str, holder: LockHolder | None) -> None:
+        self.store = store
+        self.holder = holder
+        who = f"{holder.purpose!r} (pid {holder.pid}, since {holder.since})" if holder else "another process"
+        super().__init__(
+            f"the store {store} is being written by {who}; one writer at a time: wait for it to finish "
+            "(or stop it and re-run with --resume)"
+        )
+
+
+def store_name(settings: Settings) -> str:
+    """The store a lock is for: the Neo4j address (loopback names folded into one) and database."""
+    uri = settings.neo4j_uri
+    for host in _LOOPBACK:
+        uri = uri.replace(f"//{host}:", "//127.0.0.1:")
+    return f"{uri}/{settings.neo4j_database}"
+
+
+class WriterLock:
+    def __init__(self, path: Path, store: str) -> None:
+        self.path = path
+        self.store = store
+        self._file: IO[str] | None = None
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> WriterLock:
+        store = store_name(settings)
+        digest = hashlib.sha256(store.encode()).hexdigest()[:16]
+        return cls(Path(settings.store_lock_dir) / f"writer-{digest}.lock", store)
+
+    @property
+    def held(self) -> bool:
+        return self._file is not None
+
+    def acquire(self, purpose: str, wait_s: float = 0.0) -> None:
+        """Take the lock, waiting up to `wait_s` seconds; raises `StoreBusyError` when another process keeps it."""
+        if self._file is not None:
+            raise RuntimeError(f"{self.path} is already held by this WriterLock")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = self.path.open("a+", encoding="utf-8")
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    handle.close()
+                    raise StoreBusyError(self.store, self.holder()) from None
+                time.sleep(POLL_S)
+        holder = LockHolder(pid=os.getpid(), purpose=purpose, since=datetime.now(UTC).isoformat(timespec="seconds"))
+        handle.seek(0)
+        handle.truncate()
+        handle.write(holder.model_dump_json())
+        handle.flush()
+        self._file = handle
+
+    def release(self) -> None:
+        handle, self._file = self._file, None
+        if handle is not None:
+            handle.seek(0)
+            handle.truncate()
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
+
+    def holder(self) -> LockHolder | None:
+        """Who holds the lock now (None when nobody does, or when it cannot be told)."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+            return LockHolder.model_validate(json.loads(text)) if text.strip() else None
+        except (OSError, ValueError):
+            return None
+
+    @contextmanager
+    def hold(self, purpose: str, wait_s: float = 0.0) -> Iterator[WriterLock]:
+        self.acquire(purpose, wait_s)
+        try:
+            yield self
+        finally:
+            self.release()

@@ -1,0 +1,1 @@
+CREATE CONSTRAINT store_version_id IF NOT EXISTS FOR (v:StoreVersion) REQUIRE v.id IS UNIQUE
