@@ -1,37 +1,110 @@
-"""`graphwire`: a thin command line over the same functions the API and the harness call."""
+"""`graphwire`: a thin command line over the same functions the API and the harness call.
+
+Sub-commands are imported only when they run: `graphwire --help` and `graphwire --version` load typer and this module,
+not Neo4j, Chroma, spaCy or langchain.
+"""
 
 from __future__ import annotations
 
-import typer
+import importlib
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from typing import Annotated, Any
 
-from graphwire.cli import (
-    db_cmd,
-    demo_cmd,
-    embeddings_cmd,
-    eval_cmd,
-    ingest_cmd,
-    llm_cmd,
-    neo4j_cmd,
-    query_cmd,
-    serve_cmd,
+import typer
+from typer import _click as click  # typer >= 0.29 ships its own click: TyperGroup extends that one's Group
+from typer.core import TyperGroup
+
+
+@dataclass(frozen=True)
+class LazyCommand:
+    """A sub-command by import path: a `typer.Typer` group or a command function."""
+
+    target: str  # "module:attribute"
+    help: str  # the one line `graphwire --help` shows (the command's own help can say more)
+
+    def load(self, name: str) -> click.Command:
+        module, _, attribute = self.target.partition(":")
+        obj = getattr(importlib.import_module(module), attribute)
+        if isinstance(obj, typer.Typer):
+            command: click.Command = typer.main.get_group(obj)  # a group even with one sub-command (`db init`)
+        else:
+            single = typer.Typer(add_completion=False)
+            single.command(name)(obj)
+            command = typer.main.get_command(single)
+        return _plain_help(command)
+
+
+def _plain_help(command: click.Command) -> click.Command:
+    """Typer's rich help shows a value type even for flags (`--json <bool>`), which reads as if `--json true` were
+    wanted; the plain help does not."""
+    command.rich_markup_mode = None  # type: ignore[attr-defined]
+    for sub in getattr(command, "commands", {}).values():
+        _plain_help(sub)
+    return command
+
+
+COMMANDS: dict[str, LazyCommand] = {
+    "demo": LazyCommand("graphwire.cli.demo_cmd:demo", "Start Neo4j, ingest the demo corpus, serve the API, ask."),
+    "ingest": LazyCommand("graphwire.cli.ingest_cmd:ingest", "Ingest (or update, or delete) documents."),
+    "ask": LazyCommand("graphwire.cli.query_cmd:ask", "Ask a question in one retrieval mode."),
+    "serve": LazyCommand("graphwire.cli.serve_cmd:serve", "Run the HTTP API."),
+    "eval": LazyCommand("graphwire.cli.eval_cmd:eval_command", "Score every retrieval mode on a question set."),
+    "neo4j": LazyCommand("graphwire.cli.neo4j_cmd:app", "Run a local Neo4j 5.26 Community on 127.0.0.1."),
+    "db": LazyCommand("graphwire.cli.db_cmd:app", "Database administration: init, reset."),
+    "embeddings": LazyCommand("graphwire.cli.embeddings_cmd:app", "Offline embedding models."),
+    "llm": LazyCommand("graphwire.cli.llm_cmd:app", "The LLM endpoint and the extraction cache."),
+}
+
+
+class LazyGroup(TyperGroup):
+    """Lists `COMMANDS` from their one-line help and imports a command's module only to run (or describe) it."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        lazy = COMMANDS.get(cmd_name)
+        return lazy.load(cmd_name) if lazy else None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, lazy.help) for name, lazy in COMMANDS.items()])
+
+
+def package_version() -> str:
+    try:
+        return version("graphwire")
+    except PackageNotFoundError:  # a checkout on sys.path that was never installed
+        return "unknown"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"graphwire {package_version()}")
+        raise typer.Exit()
+
+
+app = typer.Typer(
+    cls=LazyGroup,
+    help="graphwire: graph-RAG over a Neo4j knowledge graph.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
-app = typer.Typer(help="graphwire: graph-RAG for news-like corpora.", no_args_is_help=True)
 
-# Sub-commands: one line each (import the module above).
-app.add_typer(neo4j_cmd.app, name="neo4j")
-app.add_typer(db_cmd.app, name="db")
-app.add_typer(embeddings_cmd.app, name="embeddings")
-app.command("serve")(serve_cmd.serve)
-app.command("ingest")(ingest_cmd.ingest)
-app.add_typer(llm_cmd.app, name="llm")
-app.command("eval")(eval_cmd.eval_command)
-app.command("ask")(query_cmd.ask)
-app.command("demo")(demo_cmd.demo)
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """graphwire: graph-RAG over a Neo4j knowledge graph, measured against flat retrieval."""
 
 
-def main() -> None:
-    app()
+def main(args: list[str] | None = None) -> Any:
+    return app(args=args)
 
 
 if __name__ == "__main__":
