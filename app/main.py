@@ -13,6 +13,7 @@ from graphwire.app.errors import ErrorResponse, install_error_handlers
 from graphwire.app.middleware import RequestContextMiddleware
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.app.routers import build_v1_router, health
+from graphwire.app.web import install_web
 from graphwire.core.logging import configure_logging
 from graphwire.core.settings import Settings, get_settings
 from graphwire.retrieval.registry import RetrievalContext
@@ -62,10 +63,13 @@ def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[A
         description=DESCRIPTION,
         lifespan=_lifespan,
         responses={"4XX": {"model": ErrorResponse}, "5XX": {"model": ErrorResponse}},
+        docs_url=None,  # /docs and /redoc come from install_web, with local assets
+        redoc_url=None,
     )
     app.state.settings = settings
     app.add_middleware(RequestContextMiddleware)
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(build_v1_router(extra_v1_routers))
+    install_web(app, api_key_required=settings.api_key is not None)
     return app

@@ -1,0 +1,82 @@
+// The one way the page talks to the API: JSON in and out, the API key from sessionStorage, errors as ApiError.
+
+const KEY_STORAGE = "graphwire.apiKey";
+let config = { api_key_required: false };
+let keyPrompt = null; // set by main.js: async (reason) => key or null
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export function storedKey() {
+  return sessionStorage.getItem(KEY_STORAGE);
+}
+
+export function storeKey(key) {
+  if (key) sessionStorage.setItem(KEY_STORAGE, key);
+  else sessionStorage.removeItem(KEY_STORAGE);
+}
+
+export function onKeyNeeded(prompt) {
+  keyPrompt = prompt;
+}
+
+export async function loadConfig() {
+  const response = await fetch("config.json", { headers: { Accept: "application/json" } });
+  config = await response.json();
+  return config;
+}
+
+async function ensureKey(reason) {
+  if (!keyPrompt) return null;
+  const key = await keyPrompt(reason);
+  storeKey(key);
+  return key;
+}
+
+async function errorOf(response) {
+  let code = "error";
+  let message = `HTTP ${response.status}`;
+  try {
+    const body = await response.json();
+    if (body && body.error) {
+      code = body.error.code || code;
+      message = body.error.message || message;
+    }
+  } catch {
+    // not JSON: keep the status line
+  }
+  return new ApiError(response.status, code, message);
+}
+
+// fetch a /v1 path; body: an object (sent as JSON) or FormData; retries once after asking for the key on 401
+export async function api(path, { method = "GET", body, query } = {}) {
+  if (config.api_key_required && !storedKey()) await ensureKey("This server asks for an API key.");
+  const url = new URL(path, window.location.origin);
+  for (const [name, value] of Object.entries(query || {})) {
+    if (value !== undefined && value !== null && value !== "") url.searchParams.set(name, value);
+  }
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const headers = { Accept: "application/json" };
+    const key = storedKey();
+    if (key) headers["X-API-Key"] = key;
+    let payload = body;
+    if (body !== undefined && !(body instanceof FormData)) {
+      headers["Content-Type"] = "application/json";
+      payload = JSON.stringify(body);
+    }
+    const response = await fetch(url, { method, headers, body: payload });
+    if (response.ok) return response.json();
+    const error = await errorOf(response);
+    if (response.status === 401 && attempt === 0 && keyPrompt) {
+      const renewed = await ensureKey(`The server refused the key: ${error.message}.`);
+      if (renewed) continue;
+    }
+    throw error;
+  }
+  throw new ApiError(401, "unauthorized", "no API key given");
+}

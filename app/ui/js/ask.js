@@ -1,0 +1,139 @@
+// The ask view: a question in one mode, its answer, citations, timings, LLM usage, facts graph and passages.
+
+import { api } from "./api.js";
+import { chunkAnchor, clear, el, formatMs, rows, setStatus, sourceLine } from "./dom.js";
+import { FactGraph, nodeId } from "./graph.js";
+
+export function passagesOf(result) {
+  // the ranked chunks first, then excerpts of fact chunks the ranking did not return
+  const seen = new Set();
+  const passages = [];
+  for (const chunk of result.chunks || []) {
+    seen.add(chunk.chunk_id);
+    passages.push({ ...chunk, kind: "ranked" });
+  }
+  for (const excerpt of result.excerpts || []) {
+    if (seen.has(excerpt.chunk_id)) continue;
+    seen.add(excerpt.chunk_id);
+    passages.push({ ...excerpt, kind: "excerpt" });
+  }
+  return passages;
+}
+
+export function renderPassage(passage, { anchorPrefix, cited, also }) {
+  const badges = [];
+  if (cited) badges.push(el("span", { class: "badge cited" }, "cited"));
+  if (passage.kind === "excerpt") badges.push(el("span", { class: "badge" }, "fact excerpt"));
+  if (also) badges.push(el("span", { class: "badge shared" }, also));
+  const score = passage.score !== undefined ? ` \u00b7 score ${Number(passage.score).toFixed(3)}` : "";
+  return el(
+    "li", { id: chunkAnchor(anchorPrefix, passage.chunk_id), class: "passage", tabindex: "-1" },
+    el("p", { class: "passage-title" }, el("strong", {}, passage.title), " ", badges),
+    el("p", { class: "muted" }, `${sourceLine(passage)}${score}`),
+    passage.text ? el("p", { class: "passage-text" }, passage.text) : null,
+  );
+}
+
+export function renderCitations(list, citations, anchorPrefix) {
+  clear(list);
+  if (!citations.length) list.append(el("li", { class: "muted" }, "none"));
+  for (const c of citations) {
+    list.append(
+      el("li", {}, el("a", { href: `#${chunkAnchor(anchorPrefix, c.chunk_id)}`, class: "citation" }, c.title),
+        sourceLine(c) ? ` \u2014 ${sourceLine(c)}` : ""),
+    );
+  }
+}
+
+export class AskView {
+  constructor() {
+    this.form = document.getElementById("ask-form");
+    this.status = document.getElementById("ask-status");
+    this.result = document.getElementById("ask-result");
+    this.graph = new FactGraph({
+      container: document.getElementById("graph"),
+      inspector: document.getElementById("graph-inspector"),
+      pathLine: document.getElementById("graph-path"),
+    });
+    this.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.ask();
+    });
+    document.getElementById("graph-fit").addEventListener("click", () => this.graph.fit());
+  }
+
+  request() {
+    return {
+      question: document.getElementById("ask-question").value.trim(),
+      mode: document.getElementById("ask-mode").value,
+      answerer: document.getElementById("ask-answerer").value,
+      top_k: Number(document.getElementById("ask-top-k").value) || 10,
+      include_context: true,
+    };
+  }
+
+  async ask() {
+    const body = this.request();
+    if (!body.question) return;
+    const submit = document.getElementById("ask-submit");
+    submit.disabled = true;
+    setStatus(this.status, "Asking\u2026");
+    try {
+      const result = await api("/v1/query", { method: "POST", body });
+      this.render(result);
+      setStatus(this.status, `Answered in ${formatMs(result.timings_ms.request ?? result.timings_ms.total)} ms.`);
+    } catch (error) {
+      setStatus(this.status, error.message, true);
+    } finally {
+      submit.disabled = false;
+    }
+  }
+
+  render(result) {
+    this.result.hidden = false;
+    const answer = document.getElementById("answer-text");
+    answer.textContent = result.answer;
+    answer.classList.toggle("abstained", result.abstained);
+    const routed = result.details && result.details.router ? ` (routed: ${JSON.stringify(result.details.router)})` : "";
+    document.getElementById("answer-meta").textContent =
+      `${result.answerer} \u00b7 mode ${result.mode}${routed}${result.abstain_reason ? ` \u00b7 ${result.abstain_reason}` : ""}`;
+    renderCitations(document.getElementById("citations"), result.citations, "passage");
+    rows(document.querySelector("#timings tbody"),
+      Object.entries(result.timings_ms).map(([stage, ms]) => [stage, formatMs(ms)]));
+    rows(document.querySelector("#usage tbody"), Object.entries(result.usage).map(([k, v]) => [k.replace("_", " "), v]));
+    this.renderFacts(result);
+    const cited = new Set(result.citations.map((c) => c.chunk_id));
+    const list = clear(document.getElementById("passages"));
+    for (const passage of passagesOf(result)) {
+      list.append(renderPassage(passage, { anchorPrefix: "passage", cited: cited.has(passage.chunk_id) }));
+    }
+    this.graph.show(result);
+  }
+
+  renderFacts(result) {
+    const tbody = clear(document.querySelector("#facts tbody"));
+    if (!result.facts.length) {
+      tbody.append(el("tr", {}, el("td", { colspan: 5, class: "muted" }, "No graph facts for this mode.")));
+      return;
+    }
+    for (const fact of result.facts) {
+      const id = `${nodeId(fact.subject, fact.subject_label)}|${fact.relationship}|${nodeId(fact.object, fact.object_label)}`;
+      tbody.append(
+        el("tr", {},
+          el("td", {}, el("span", { class: `tier ${fact.tier.toLowerCase()}` }, fact.tier)),
+          el("td", {}, this.entityButton(fact.subject, fact.subject_label)),
+          el("td", {}, fact.relationship),
+          el("td", {}, this.entityButton(fact.object, fact.object_label)),
+          el("td", {}, el("button", { type: "button", class: "secondary small", onclick: () => this.graph.selectEdgeById(id) },
+            "Evidence"))),
+      );
+    }
+  }
+
+  entityButton(name, label) {
+    return el("button", {
+      type: "button", class: "link", title: `Expand the neighbourhood of ${name} (${label})`,
+      onclick: () => this.graph.expandByName(name, label),
+    }, name);
+  }
+}
