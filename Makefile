@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.graphwire-installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install launcher models test test-unit lint demo neo4j-start neo4j-stop neo4j-status serve env-example
+.PHONY: help install launcher models test test-unit lint wheel-check demo neo4j-start neo4j-stop neo4j-status serve env-example
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -33,6 +33,9 @@ lint: $(STAMP) ## ruff format check, ruff lint, mypy
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+
+wheel-check: install ## build the wheel, install it in a fresh venv, run demo + ingest from /tmp (needs NEO4J_URI)
+	tools/wheel_check.sh
 
 demo: install ## the end-to-end demo
 	$(BIN)/graphwire demo

@@ -25,7 +25,8 @@ from tqdm import tqdm
 from bench._results import write_results
 from graphwire.core.bootstrap import apply_schema
 from graphwire.core.graph import Graph
-from graphwire.core.neo4j_server import LAUNCHER_DIR, LocalNeo4j, free_port
+from graphwire.core.neo4j_server import LocalNeo4j, free_port
+from graphwire.core.paths import maven_project
 from graphwire.core.settings import Settings
 
 OUT = Path(__file__).resolve().parent
@@ -42,7 +43,7 @@ def cold_build() -> dict[str, Any]:
     """Build a copy of tools/neo4j against an empty Maven repository (everything from Maven Central)."""
     with tempfile.TemporaryDirectory(prefix="gw-cold-") as tmp:
         work, repo = Path(tmp) / "launcher", Path(tmp) / "m2"
-        shutil.copytree(LAUNCHER_DIR, work, ignore=shutil.ignore_patterns("target"))
+        shutil.copytree(maven_project("neo4j"), work, ignore=shutil.ignore_patterns("target"))
         cmd = ["mvn", "-q", "-B", "-f", str(work / "pom.xml"), f"-Dmaven.repo.local={repo}", "-DskipTests", "package"]
         started = time.perf_counter()
         subprocess.run(cmd, check=True, capture_output=True)

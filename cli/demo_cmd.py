@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlparse
 
@@ -22,9 +21,9 @@ from rich.table import Table
 from graphwire.cli import ingest_cmd
 from graphwire.core.logging import configure_logging
 from graphwire.core.neo4j_server import LocalNeo4j, Neo4jServerError, port_open
+from graphwire.core.paths import DEMO_DIR
 from graphwire.core.settings import Settings, get_settings
 
-DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "demo"
 console = Console()
 
 

@@ -7,7 +7,7 @@ import time
 import typer
 from rich.console import Console
 
-from graphwire.core.embeddings import BGE_SMALL_DIR, EmbeddingError, fetch_bge_small
+from graphwire.core.embeddings import EmbeddingError, bge_small_dir, fetch_bge_small
 
 app = typer.Typer(help="Offline embedding models (OFFLINE_EMBEDDING_MODEL).", no_args_is_help=True)
 console = Console()
@@ -24,9 +24,9 @@ def fetch() -> None:
         err_console.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(1) from None
     if fetched:
-        console.print(f"fetched bge-small-en-v1.5 into {BGE_SMALL_DIR} in {time.perf_counter() - started:.0f} s")
+        console.print(f"fetched bge-small-en-v1.5 into {bge_small_dir()} in {time.perf_counter() - started:.0f} s")
     else:
-        console.print(f"bge-small-en-v1.5 is already in {BGE_SMALL_DIR} (sha256 checked)")
+        console.print(f"bge-small-en-v1.5 is already in {bge_small_dir()} (sha256 checked)")
 
 
 @app.command()
@@ -35,11 +35,11 @@ def status() -> None:
     from graphwire.core.embeddings import BGE_SMALL_SHA256, bge_small_present, verify_sha256
 
     if not bge_small_present():
-        err_console.print(f"bge-small-en-v1.5 is not in {BGE_SMALL_DIR}: run `graphwire embeddings fetch`")
+        err_console.print(f"bge-small-en-v1.5 is not in {bge_small_dir()}: run `graphwire embeddings fetch`")
         raise typer.Exit(1)
     try:
-        verify_sha256(BGE_SMALL_DIR / "bge-small-en-v1.5-q.onnx", BGE_SMALL_SHA256)
+        verify_sha256(bge_small_dir() / "bge-small-en-v1.5-q.onnx", BGE_SMALL_SHA256)
     except EmbeddingError as exc:
         err_console.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(1) from None
-    console.print(f"bge-small-en-v1.5: {BGE_SMALL_DIR} (sha256 {BGE_SMALL_SHA256[:12]}... ok)")
+    console.print(f"bge-small-en-v1.5: {bge_small_dir()} (sha256 {BGE_SMALL_SHA256[:12]}... ok)")

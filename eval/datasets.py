@@ -20,7 +20,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+from graphwire.core.paths import shared_data_dir
+
+DEFAULT_DATA_DIR = shared_data_dir()
 DEFAULT_QUESTIONS = DEFAULT_DATA_DIR / "multihop-rag" / "MultiHopRAG.partial.json"
 DEFAULT_CORPUS = DEFAULT_DATA_DIR / "multihop-rag" / "corpus.facts.json"
 SAMPLE_200 = DEFAULT_DATA_DIR / "cs564-sample-queries.json"
