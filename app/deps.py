@@ -16,6 +16,7 @@ from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader
 
 from graphwire.app.errors import ApiError
+from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
@@ -40,6 +41,12 @@ def get_graph_provider(request: Request) -> GraphProvider:
 def get_chroma_provider(request: Request) -> ChromaProvider:
     provider: ChromaProvider = request.app.state.chroma_provider
     return provider
+
+
+def get_document_writes(request: Request) -> DocumentWrites:
+    """The app's document jobs and deletes (app/jobs/service.py), built once in the lifespan."""
+    writes: DocumentWrites = request.app.state.document_writes
+    return writes
 
 
 def get_retrieval(request: Request) -> RetrievalContext:
@@ -76,3 +83,4 @@ GraphDep = Annotated[Graph, Depends(get_graph)]
 ChromaDep = Annotated[ClientAPI, Depends(get_chroma)]
 ApiKeyDep = Annotated[None, Depends(require_api_key)]
 RetrievalDep = Annotated[RetrievalContext, Depends(get_retrieval)]
+DocumentWritesDep = Annotated[DocumentWrites, Depends(get_document_writes)]

@@ -10,6 +10,7 @@ from fastapi import APIRouter, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from graphwire.app.errors import ErrorResponse, install_error_handlers
+from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.middleware import RequestContextMiddleware
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.app.routers import build_v1_router, health
@@ -45,10 +46,15 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings, graph=app.state.graph_provider.get, chroma=app.state.chroma_provider.get
     )
     app.state.answerers = {}
+    app.state.document_writes = DocumentWrites.build(
+        settings, app.state.graph_provider.get, app.state.chroma_provider.get, app.state.retrieval.refresh
+    )
     await run_in_threadpool(_try_connect, app.state.graph_provider)
+    app.state.document_writes.runner.start()
     try:
         yield
     finally:
+        await run_in_threadpool(app.state.document_writes.runner.stop)
         app.state.graph_provider.close()
         log.info("neo4j driver closed")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,22 +15,18 @@ from rich.table import Table
 from graphwire.core.bootstrap import apply_schema
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings, get_settings
+from graphwire.ingest import service
 from graphwire.ingest.extractors.base import Extractor
 from graphwire.ingest.gazetteer import Gazetteer
 from graphwire.ingest.loaders import load_articles
 from graphwire.ingest.pipeline import ChunkSink, IngestOptions, delete_documents, ingest_articles
 from graphwire.ingest.report import IngestReport
 from graphwire.ingest.resolve import EntityResolver
+from graphwire.ingest.service import ExtractorChoice
 from graphwire.ingest.state import StateStore
 from graphwire.schema.model import GraphSchema, load_schema
 
 console = Console()
-
-
-class ExtractorChoice(StrEnum):
-    AUTO = "auto"  # llm when an LLM is configured, else offline
-    OFFLINE = "offline"
-    LLM = "llm"
 
 
 def _quiet_driver_notifications() -> None:
@@ -170,19 +165,11 @@ def default_gazetteer(path: Path) -> Path | None:
 def build_extractor(
     choice: ExtractorChoice, settings: Settings, schema: GraphSchema, gazetteer: Gazetteer, n_process: int = 1
 ) -> Extractor:
-    use_llm = choice == ExtractorChoice.LLM or (choice == ExtractorChoice.AUTO and settings.llm_configured)
-    if not use_llm:
-        from graphwire.ingest.extractors.offline import OfflineExtractor
-
-        return OfflineExtractor(schema.labels, gazetteer, n_process=n_process, schema=schema)
-    if not settings.llm_configured:
-        raise typer.BadParameter("--extractor llm needs LLM_BASE_URL and LLM_MODEL")
-    from graphwire.ingest.extraction_cache import CachedExtractor
-    from graphwire.ingest.extractors.llm import LLMExtractor
-
-    return CachedExtractor(
-        LLMExtractor(settings, schema), settings.extraction_cache_path, schema_fingerprint=schema.fingerprint
-    )
+    """The API's document jobs build theirs the same way (ingest/service.py)."""
+    try:
+        return service.build_extractor(choice, settings, schema, gazetteer, n_process)
+    except service.ExtractorUnavailableError as exc:
+        raise typer.BadParameter(str(exc)) from exc
 
 
 def _failed_documents(extractor: Extractor) -> set[str]:

@@ -54,6 +54,10 @@ class Refreshing(Generic[V, T]):
             self._checked_at = time.monotonic()
             return value
 
+    def expire(self) -> None:
+        """Check the version marker on the next `get` (the value is rebuilt only if the marker changed)."""
+        self._checked_at = 0.0
+
     def invalidate(self) -> None:
         """Forget the value: the next `get` rebuilds it."""
         with self._lock:

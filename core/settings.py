@@ -90,6 +90,8 @@ class Settings(BaseSettings):
     api_key: SecretStr | None = None  # when set, every /v1 request must send it in the X-API-Key header
     api_host: str = "127.0.0.1"  # address `graphwire serve` binds to
     api_port: int = 8000  # port `graphwire serve` listens on
+    upload_max_bytes: int = 52_428_800  # largest body POST /v1/documents accepts (413 above it)
+    upload_max_documents: int = 10_000  # most records one POST /v1/documents may hold (413 above it)
     max_question_chars: int = 1000  # longest question the API accepts
     max_top_k: int = 50  # largest top_k the API accepts
     # timeout of each Cypher statement run through Graph; in the API also the deadline of /v1/query and /v1/retrieve

@@ -55,7 +55,7 @@ class IngestOptions:
     limit: int | None = None
     force: bool = False  # redo documents whose content_hash is unchanged
     progress: bool = True
-    after_batch: Callable[[int], None] | None = None  # called with the number of documents committed so far
+    after_batch: Callable[[IngestReport], None] | None = None  # called with the report after each batch
     link_names: bool = True  # the dictionary pass (ingest/linking.py) over chunks not linked yet
 
 
@@ -248,7 +248,7 @@ class _Run:
             state.mark(written.done)
         bar.update(len(written.prepared.chunks))
         if opts.after_batch is not None:
-            opts.after_batch(report.documents_written)
+            opts.after_batch(report)
 
 
 def delete_documents(graph: Graph, refs: Sequence[str], chunk_store: ChunkSink | None = None) -> list[dict[str, Any]]:

@@ -1,7 +1,8 @@
 """The one change signal of every graph-backed cache: the graph's fingerprint (count-store lookups).
 
-`cypher/graph/fingerprint.cypher` counts entities, chunks, MENTIONS and all relationships; any ingest or delete
-changes it. One `GraphVersion` per process (held by `retrieval.services.GraphServices`) reads it at most every
+`cypher/graph/fingerprint.cypher` counts entities, chunks, MENTIONS and all relationships, and the store's version
+stamp (`core/store_version.py`, bumped by every writer, in this process or another) is read beside them: any ingest,
+update or delete changes it, even one that leaves every count as it was. One `GraphVersion` per process (held by `retrieval.services.GraphServices`) reads it at most every
 `check_every_s` seconds, and the name index and the PPR snapshot both rebuild from that one reading.
 """
 
@@ -12,13 +13,18 @@ from collections.abc import Mapping
 
 from graphwire.core.graph import Graph
 from graphwire.core.refresh import Refreshing
+from graphwire.core.store_version import read_stamp
 
 GraphCounts = Mapping[str, int]
 
 
 def read_counts(graph: Graph) -> dict[str, int]:
+    """The counts, and the version stamp as a number under "stamp" (0 for a store never stamped)."""
     rows = graph.read("graph/fingerprint")
-    return {str(k): int(v or 0) for k, v in rows[0].items()} if rows else {}
+    counts = {str(k): int(v or 0) for k, v in rows[0].items()} if rows else {}
+    stamp = read_stamp(graph)
+    counts["stamp"] = int(stamp[:15], 16) if stamp else 0
+    return counts
 
 
 def fingerprint_of(counts: GraphCounts) -> str:
@@ -35,6 +41,10 @@ class GraphVersion:
             lambda: read_counts(graph), lambda counts: counts, check_every_s
         )
 
+    def expire(self) -> None:
+        """Re-read the counts on the next call (this process just wrote to the graph)."""
+        self._counts.expire()
+
     def counts(self) -> GraphCounts:
         return self._counts.get()
 
@@ -42,7 +52,7 @@ class GraphVersion:
         """Changes when entities, chunks, MENTIONS or relationships are added or removed."""
         return fingerprint_of(self.counts())
 
-    def entities(self) -> tuple[int, int]:
-        """(entities, MENTIONS): what the name index depends on."""
+    def entities(self) -> tuple[int, ...]:
+        """(entities, MENTIONS, stamp): what the name index depends on."""
         counts = self.counts()
-        return (int(counts.get("entities", 0)), int(counts.get("mentions", 0)))
+        return (int(counts.get("entities", 0)), int(counts.get("mentions", 0)), int(counts.get("stamp", 0)))

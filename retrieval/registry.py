@@ -81,6 +81,19 @@ class RetrievalContext:
                 self._flat = dict(build_flat_retrievers(store, settings))
             return cast("dict[str, FlatRetriever]", self._flat)
 
+    def refresh(self) -> None:
+        """This process changed the stores (an API document job or delete): every cache checks its version marker
+        on its next use, so the next query sees the change instead of waiting out the check intervals."""
+        with self._lock:
+            services = cast("GraphServices", self._services[1]) if self._services is not None else None
+            flat = list((self._flat or {}).values())
+        if services is not None:
+            services.version.expire()
+        for retriever in flat:
+            index = getattr(retriever, "index", None)
+            if index is not None:
+                index.expire()
+
     def retriever(self, name: str) -> Retriever:
         """Mode `name`, built on first use and kept; rebuilt when the graph object changes."""
         spec = MODES.get(name)

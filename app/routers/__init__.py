@@ -20,6 +20,9 @@ V1_ROUTERS: list[str] = [
     "graphwire.app.routers.query",
     "graphwire.app.routers.entities",
     "graphwire.app.routers.graph",
+    "graphwire.app.routers.documents",
+    "graphwire.app.routers.jobs",
+    "graphwire.app.routers.chat",
 ]
 
 

@@ -12,8 +12,10 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from graphwire.app import sse
 from graphwire.app.deps import RetrievalDep, SettingsDep
 from graphwire.app.errors import ApiError
+from graphwire.app.streaming import stream_query
 from graphwire.core.settings import Settings
 from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import (
@@ -47,6 +49,9 @@ class RetrieveRequest(BaseModel):
 
 class QueryRequest(RetrieveRequest):
     answerer: AnswererName = Field(default=AnswererName.AUTO, description="auto: the LLM when configured.")
+    stream: bool = Field(
+        default=False, description="Answer as Server-Sent Events: retrieval, token (as generated), answer events."
+    )
 
 
 class EntityOut(BaseModel):
@@ -262,12 +267,18 @@ def _retrieve_and_answer(
     return result, answer, round((time.perf_counter() - started) * 1000, 3)
 
 
-@router.post("/query", response_model=QueryResponse, response_model_exclude_none=True)
-async def query(body: QueryRequest, request: Request, settings: SettingsDep, retrieval: RetrievalDep) -> dict[str, Any]:
+@router.post(
+    "/query", response_model=QueryResponse, response_model_exclude_none=True, responses={200: sse.OPENAPI_EVENT_STREAM}
+)
+async def query(body: QueryRequest, request: Request, settings: SettingsDep, retrieval: RetrievalDep) -> Any:
     """Retrieve, then answer with the chosen answerer; abstains with exactly "Insufficient information."."""
     question = _check_bounds(body, settings)
     answerer = _answerer(request, settings, body.answerer)
     started = time.perf_counter()
+    if body.stream:  # app/streaming.py: retrieval first (errors keep their status), then the answer as events
+        result = await _bounded(settings, _retrieve, retrieval, body.mode, question, body.top_k)
+        payload = _retrieve_response(question, result, body.include_context)
+        return stream_query(payload, result, answerer, sse.llm_stream_client(request, settings), started)
     result, answer, answer_ms = await _bounded(settings, _retrieve_and_answer, retrieval, answerer, body, question)
     payload = _retrieve_response(question, result, body.include_context)
     payload["timings_ms"]["answer"] = answer_ms

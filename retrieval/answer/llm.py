@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass
 
 import openai
 
@@ -27,6 +28,12 @@ _CITATION = re.compile(r"\[(\d{1,3})\]")
 _ABSTAIN = re.compile(r"^\W*insufficient information\W*", re.IGNORECASE)
 
 
+@dataclass(frozen=True)
+class AnswerPrompt:
+    messages: list[dict[str, str]]
+    excerpts: list[RankedChunk]  # excerpt [n] of the prompt is excerpts[n - 1]
+
+
 class LLMAnswerer:
     """The `Answerer` protocol over an OpenAI-compatible chat model."""
 
@@ -38,21 +45,32 @@ class LLMAnswerer:
         self.prompt_version = ANSWER_PROMPT.id
 
     def answer(self, question: str, result: RetrievalResult) -> Answer:
+        prompt = self.prompt(question, result)
+        if prompt is None:
+            return self.abstain(UsageSnapshot())
+        try:
+            reply = self.client.chat(prompt.messages)
+        except (RetriesExhausted, openai.APIError) as exc:
+            log.warning("LLM answerer failed, abstaining: %s", exc)
+            return self.abstain(UsageSnapshot())
+        return self.finish(reply.text, reply.usage, prompt.excerpts)
+
+    def prompt(self, question: str, result: RetrievalResult) -> AnswerPrompt | None:
+        """The messages for the model and the excerpts they number; None when there is nothing to answer from."""
         excerpts = self._excerpts(result)
         facts = sorted(result.facts, key=lambda f: (_TIER_ORDER[f.tier], -f.score))
         if not excerpts and not facts:
-            return self._abstain(UsageSnapshot())
+            return None
         numbers = {chunk.chunk_id: i for i, chunk in enumerate(excerpts, start=1)}
         messages = answer_messages(question, render_facts(facts, numbers), self._render_excerpts(excerpts))
-        try:
-            reply = self.client.chat(messages)
-        except (RetriesExhausted, openai.APIError) as exc:
-            log.warning("LLM answerer failed, abstaining: %s", exc)
-            return self._abstain(UsageSnapshot())
-        text = " ".join(reply.text.split())
+        return AnswerPrompt(messages=messages, excerpts=excerpts)
+
+    def finish(self, reply: str, usage: UsageSnapshot, excerpts: list[RankedChunk]) -> Answer:
+        """The model's reply as an Answer: exact abstention, or the text with its [n] markers as citations."""
+        text = " ".join(reply.split())
         if not text or _ABSTAIN.match(text):
-            return self._abstain(reply.usage)
-        return Answer(text=text, answerer=self.name, citations=cited(text, excerpts), usage=_usage(reply.usage))
+            return self.abstain(usage)
+        return Answer(text=text, answerer=self.name, citations=cited(text, excerpts), usage=_usage(usage))
 
     def _excerpts(self, result: RetrievalResult) -> list[RankedChunk]:
         unique: dict[str, RankedChunk] = {}
@@ -63,7 +81,7 @@ class LLMAnswerer:
     def _render_excerpts(self, excerpts: list[RankedChunk]) -> str:
         return "\n\n".join(render_excerpt(i, chunk, self.excerpt_chars) for i, chunk in enumerate(excerpts, start=1))
 
-    def _abstain(self, usage: UsageSnapshot) -> Answer:
+    def abstain(self, usage: UsageSnapshot) -> Answer:
         return Answer(text=ABSTENTION, answerer=self.name, usage=_usage(usage))
 
 

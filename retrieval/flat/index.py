@@ -140,5 +140,9 @@ class FlatIndex:
         """The current snapshot, rebuilt first if the store changed (checked at most every `check_every_s`)."""
         return self._cache.get()
 
+    def expire(self) -> None:
+        """Check the store's revision on the next `snapshot` (this process just wrote to the store)."""
+        self._cache.expire()
+
     def invalidate(self) -> None:
         self._cache.invalidate()

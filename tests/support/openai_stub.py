@@ -8,6 +8,10 @@ real `openai` / `langchain-openai` clients. It serves:
 - `POST /v1/embeddings`: deterministic unit vectors derived from a hash of each input (no script needed).
 - `GET /v1/models`: the one model name.
 
+A chat request with `"stream": true` gets its reply as Server-Sent Events instead: the text one word per
+`chat.completion.chunk` (each after `stream_delay_s`), a usage chunk when `stream_options.include_usage` is set, then
+`[DONE]`. The record says how many chunks went out and whether the client hung up before the end (`stream_aborted`).
+
 Each chat reply carries a `usage` block (prompt tokens = request characters / 4, completion tokens = reply characters
 / 4, at least 1) so usage accounting can be checked against `stub.reported_usage()`.
 
@@ -43,6 +47,7 @@ class StubReply:
     raw: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    stream_delay_s: float = 0.0  # between the chunks of a streamed reply
 
 
 Responder = Callable[[dict[str, Any]], StubReply]
@@ -57,6 +62,8 @@ class RecordedRequest:
     reply_status: int = 0
     received_at: float = field(default_factory=time.monotonic)
     usage: dict[str, int] | None = None
+    stream_chunks_sent: int = 0
+    stream_aborted: bool = False
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -87,12 +94,12 @@ def _completion(request: dict[str, Any], message: dict[str, Any], finish_reason:
     }
 
 
-def text(content: str, delay_s: float = 0.0) -> Responder:
+def text(content: str, delay_s: float = 0.0, stream_delay_s: float = 0.0) -> Responder:
     """An assistant message with this text content (good JSON, malformed JSON, prose: whatever the test needs)."""
 
     def respond(request: dict[str, Any]) -> StubReply:
         message = {"role": "assistant", "content": content}
-        return StubReply(body=_completion(request, message, "stop"), delay_s=delay_s)
+        return StubReply(body=_completion(request, message, "stop"), delay_s=delay_s, stream_delay_s=stream_delay_s)
 
     return respond
 
@@ -218,7 +225,7 @@ class OpenAIStub:
         usage = {"prompt_tokens": tokens, "total_tokens": tokens}
         return StubReply(body={"object": "list", "data": data, "model": request.get("model", MODEL), "usage": usage})
 
-    def _dispatch(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> StubReply:
+    def _dispatch(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[StubReply, RecordedRequest]:
         record = RecordedRequest(path=path, headers=headers, body=body)
         with self._lock:
             self.requests.append(record)
@@ -231,7 +238,7 @@ class OpenAIStub:
         record.reply_status = reply.status
         if reply.status == 200 and reply.body and "usage" in reply.body and "choices" in reply.body:
             record.usage = dict(reply.body["usage"])
-        return reply
+        return reply, record
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         stub = self
@@ -256,10 +263,41 @@ class OpenAIStub:
                 except json.JSONDecodeError:
                     self._send(StubReply(status=400, body={"error": {"message": "request body is not JSON"}}))
                     return
-                reply = stub._dispatch(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                reply, record = stub._dispatch(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                 if reply.delay_s and stub._stopping.wait(reply.delay_s):
                     return
+                if body.get("stream") and reply.status == 200 and reply.body and "choices" in reply.body:
+                    self._stream(reply, body, record)
+                    return
                 self._send(reply)
+
+            def _stream(self, reply: StubReply, request: dict[str, Any], record: RecordedRequest) -> None:
+                assert reply.body is not None
+                content = reply.body["choices"][0]["message"].get("content") or ""
+                words = [w + " " for w in content.split(" ")[:-1]] + [content.split(" ")[-1]]
+                base = {"id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": int(time.time()),
+                        "model": reply.body["model"]}  # fmt: skip
+                events = [{**base, "choices": [{"index": 0, "delta": {"content": w}, "finish_reason": None}]}
+                          for w in words if w]  # fmt: skip
+                events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                if (request.get("stream_options") or {}).get("include_usage"):
+                    events.append({**base, "choices": [], "usage": reply.body["usage"]})
+                self.close_connection = True
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    for event in events:
+                        if reply.stream_delay_s and stub._stopping.wait(reply.stream_delay_s):
+                            return
+                        self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                        self.wfile.flush()
+                        record.stream_chunks_sent += 1
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    record.stream_aborted = True
 
             def _send(self, reply: StubReply) -> None:
                 data = (reply.raw if reply.raw is not None else json.dumps(reply.body or {})).encode("utf-8")

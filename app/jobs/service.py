@@ -1,0 +1,86 @@
+"""The API's document writes, built once per process in the app's lifespan: jobs (queued, run one at a time,
+persisted) and deletes, both through the same ingest code as `graphwire ingest`, both followed by a cache refresh."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from graphwire.app.errors import ApiError
+from graphwire.app.jobs.ingest_job import IngestJob, load_payload
+from graphwire.app.jobs.models import Job
+from graphwire.app.jobs.runner import JobRunner, WriterBusyError
+from graphwire.app.jobs.store import JobStore
+from graphwire.app.uploads import Upload
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.core.store_lock import StoreBusyError, WriterLock
+from graphwire.ingest.pipeline import ChunkSink, delete_documents
+
+
+@dataclass
+class DocumentWrites:
+    settings: Settings
+    graph: Callable[[], Graph]
+    chunk_store: Callable[[], ChunkSink]
+    store: JobStore
+    runner: JobRunner
+
+    @classmethod
+    def build(
+        cls, settings: Settings, graph: Callable[[], Graph], chroma: Callable[[], Any], on_change: Callable[[], None]
+    ) -> DocumentWrites:
+        chunk_store = functools.cache(lambda: _chunk_store(settings, chroma()))
+        store = JobStore(settings.ingest_state_path)
+        lock = WriterLock.for_settings(settings)
+        runner = JobRunner(store, IngestJob(settings, graph, chunk_store), on_change, lock.hold)
+        return cls(settings, graph, chunk_store, store, runner)
+
+    def submit(self, upload: Upload) -> Job:
+        """Queue a job for the posted records; 422 when none of them is a document the loader accepts."""
+        job_id = uuid.uuid4().hex
+        path = self.store.payload_path(job_id)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"documents": upload.records, "positions": upload.positions}), encoding="utf-8")
+        os.replace(tmp, path)
+        loaded = load_payload(path)
+        failures = sorted([*upload.failures, *loaded.failures], key=lambda f: f.position)
+        if not loaded.articles:
+            path.unlink(missing_ok=True)
+            details = [f.model_dump() for f in failures[:20]]
+            raise ApiError(422, "validation_error", "none of the posted records is a valid document", details)
+        job = self.store.create(job_id, upload.count, failures)
+        self.runner.submit(job_id)
+        return job
+
+    def delete(self, document_id: str) -> dict[str, Any] | None:
+        """The CLI's delete (provenance kept: shared entities and relationships stay), or None when unknown."""
+        try:
+            with self.runner.exclusive(f"graphwire API delete {document_id}", self.settings.request_timeout_s):
+                deleted = _delete(self.graph(), document_id, self.chunk_store())
+        except WriterBusyError as exc:
+            raise ApiError(409, "busy", "a document job is writing; try the delete again when it finishes") from exc
+        except StoreBusyError as exc:
+            raise ApiError(409, "busy", str(exc)) from exc
+        if deleted is not None:
+            self.runner.notify_change()
+        return deleted
+
+
+def _delete(graph: Graph, document_id: str, chunk_store: ChunkSink) -> dict[str, Any] | None:
+    if not graph.read("documents/get", document_id=document_id):
+        return None
+    results = delete_documents(graph, [document_id], chunk_store)
+    return next((r for r in results if r.get("id") == document_id), None)
+
+
+def _chunk_store(settings: Settings, client: Any) -> ChunkSink:
+    from graphwire.core.chunk_store import ChunkStore
+    from graphwire.core.embeddings import embedder_from_settings
+
+    return ChunkStore(client, settings.chroma_collection, embedder_from_settings(settings))

@@ -1,0 +1,153 @@
+"""Document jobs persisted in SQLite under INGEST_STATE_PATH (`jobs.sqlite`, payloads in `jobs/<id>.json`).
+
+The API process may be killed at any moment; the store is what survives it. On start `recover()` turns a job left
+`running` by a process that is gone into `failed` with the reason (what it committed stays in the graph; posting the
+same documents again finishes the rest, unchanged ones are skipped) and returns the `queued` ones so they run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from graphwire.app.jobs.models import FINISHED, Job, JobFailure, JobProgress, JobState
+
+INTERRUPTED = (
+    "interrupted: the API process stopped while this job was running; documents it committed are kept, post the "
+    "same documents again to finish the rest (unchanged ones are skipped)"
+)
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT,
+    progress TEXT NOT NULL,
+    failures TEXT NOT NULL,
+    error TEXT,
+    pid INTEGER
+)
+"""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _pid_alive(pid: int | None) -> bool:
+    if not pid or pid == os.getpid():
+        return False  # our own pid: a restarted process that reuses it cannot be running the old job
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class JobStore:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.payloads = folder / "jobs"
+        self.payloads.mkdir(parents=True, exist_ok=True)
+        self._path = folder / "jobs.sqlite"
+        self._lock = threading.Lock()
+        with self._connect() as db:
+            db.execute(_SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            db = sqlite3.connect(self._path, timeout=30)
+            try:
+                with db:
+                    yield db
+            finally:
+                db.close()
+
+    def payload_path(self, job_id: str) -> Path:
+        return self.payloads / f"{job_id}.json"
+
+    def create(self, job_id: str, documents: int, failures: list[JobFailure]) -> Job:
+        """A queued job; its payload must already be at `payload_path(job_id)`."""
+        progress = JobProgress(documents_total=documents)
+        with self._connect() as db:
+            db.execute(
+                "INSERT INTO jobs (id, state, created_at, progress, failures) VALUES (?, ?, ?, ?, ?)",
+                (job_id, JobState.QUEUED.value, _now(), progress.model_dump_json(), _dump(failures)),
+            )
+        job = self.get(job_id)
+        assert job is not None
+        return job
+
+    def get(self, job_id: str) -> Job | None:
+        with self._connect() as db:
+            row = db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return _job(row) if row else None
+
+    def start(self, job_id: str) -> None:
+        self._update(job_id, state=JobState.RUNNING.value, started_at=_now(), pid=os.getpid())
+
+    def progress(self, job_id: str, progress: JobProgress) -> None:
+        self._update(job_id, progress=progress.model_dump_json())
+
+    def finish(self, job_id: str, progress: JobProgress, failures: list[JobFailure], error: str | None = None) -> None:
+        state = JobState.FAILED if error else JobState.SUCCEEDED
+        self._update(
+            job_id, state=state.value, finished_at=_now(), progress=progress.model_dump_json(),
+            failures=_dump(failures), error=error,
+        )  # fmt: skip
+        self.payload_path(job_id).unlink(missing_ok=True)
+
+    def recover(self) -> list[str]:
+        """Fail the jobs a dead process left running; return the queued ones, oldest first."""
+        with self._connect() as db:
+            rows = db.execute("SELECT id, state, pid FROM jobs WHERE state IN (?, ?) ORDER BY created_at",
+                              (JobState.QUEUED.value, JobState.RUNNING.value)).fetchall()  # fmt: skip
+        queued = []
+        for job_id, state, pid in rows:
+            if state == JobState.RUNNING.value and not _pid_alive(pid):
+                self._fail(job_id, INTERRUPTED)
+            elif state == JobState.QUEUED.value:
+                if self.payload_path(job_id).exists():
+                    queued.append(job_id)
+                else:
+                    self._fail(job_id, "the job's posted documents were lost before it ran; post them again")
+        return queued
+
+    def _fail(self, job_id: str, error: str) -> None:
+        job = self.get(job_id)
+        if job is not None and job.state not in FINISHED:
+            self.finish(job_id, job.progress, job.failures, error)
+
+    def _update(self, job_id: str, **columns: Any) -> None:
+        assignments = ", ".join(f"{name} = ?" for name in columns)  # column names are ours, never input
+        with self._connect() as db:
+            db.execute(f"UPDATE jobs SET {assignments} WHERE id = ?", (*columns.values(), job_id))  # noqa: S608
+
+
+def _dump(failures: list[JobFailure]) -> str:
+    return json.dumps([f.model_dump() for f in failures])
+
+
+def _job(row: tuple[Any, ...]) -> Job:
+    job_id, state, created_at, started_at, finished_at, progress, failures, error, _pid = row
+    return Job(
+        job_id=job_id,
+        state=JobState(state),
+        created_at=datetime.fromisoformat(created_at),
+        started_at=datetime.fromisoformat(started_at) if started_at else None,
+        finished_at=datetime.fromisoformat(finished_at) if finished_at else None,
+        progress=JobProgress.model_validate_json(progress),
+        failures=[JobFailure.model_validate(f) for f in json.loads(failures)],
+        error=error,
+    )

@@ -1,0 +1,208 @@
+"""The OpenAI-compatible surface: GET /v1/models and POST /v1/chat/completions, streaming and not.
+
+Any OpenAI SDK or chat front end (Open WebUI, LibreChat) can talk to graphwire: the `model` names a retrieval mode
+(`graphwire-graph`, `graphwire-hybrid`, ... one per mode of GET /v1/modes), the last user message is the question,
+the answer comes from the `auto` answerer (the LLM when one is configured, else extractive), and its sources are
+appended to the content after a blank line:
+
+    Quarrow Minerals supplies Brightcell Energy [1].
+
+    Sources:
+    [1] Quarrow Minerals doubles lithium refining for its biggest customer (Northgate Daily, 2024-02-20)
+
+`[n]` is the cited chunk's rank among the retrieved chunks, the number the LLM answerer's inline markers use. The
+same sources come as structured data in the extra field `citations` (non-streaming) or in the last chunk.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+import openai
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphwire.app import sse
+from graphwire.app.deps import RetrievalDep, SettingsDep
+from graphwire.app.errors import ApiError
+from graphwire.app.routers.query import QueryRequest, _answerer, _bounded, _check_bounds, _retrieve
+from graphwire.retrieval.answer.streaming import stream_answer
+from graphwire.retrieval.base import Answerer
+from graphwire.retrieval.models import Answer, Citation, RetrievalResult
+from graphwire.retrieval.registry import AnswererName, mode_names
+
+router = APIRouter(tags=["openai"])
+MODEL_PREFIX = "graphwire-"
+CREATED = 1_700_000_000  # a fixed "created" for the model list: the models are the code's modes
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    role: str = Field(description="system, user, assistant or tool.")
+    content: str | list[dict[str, Any]] | None = Field(default=None, description="Text, or a list of parts.")
+
+
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    include_usage: bool = False
+
+
+class ChatRequest(BaseModel):
+    model_config = ConfigDict(extra="allow")  # temperature, max_tokens, user, ...: accepted and ignored
+
+    model: str = Field(description="graphwire-<mode>, e.g. graphwire-graph; GET /v1/models lists them.")
+    messages: list[ChatMessage] = Field(min_length=1, description="The conversation; the last user message is asked.")
+    stream: bool = Field(default=False, description="Answer as chat.completion.chunk Server-Sent Events.")
+    stream_options: StreamOptions | None = None
+
+
+class NumberedCitation(Citation):
+    number: int = Field(description="The [n] of this source in the answer's Sources list.")
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"] = "model"
+    created: int = CREATED
+    owned_by: str = "graphwire"
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelCard]
+
+
+@router.get("/models", response_model=ModelList)
+def models() -> ModelList:
+    """One model per retrieval mode, in the OpenAI wire format."""
+    return ModelList(data=[ModelCard(id=MODEL_PREFIX + name) for name in mode_names()])
+
+
+@router.post("/chat/completions", responses={200: sse.OPENAPI_EVENT_STREAM})
+async def chat_completions(body: ChatRequest, request: Request, settings: SettingsDep, retrieval: RetrievalDep) -> Any:
+    """An OpenAI chat completion answered by graphwire: retrieval with the model's mode, then the auto answerer."""
+    query = QueryRequest(question=_question(body), mode=_mode(body.model), top_k=min(10, settings.max_top_k))
+    question = _check_bounds(query, settings)
+    answerer = _answerer(request, settings, AnswererName.AUTO)
+    result: RetrievalResult = await _bounded(settings, _retrieve, retrieval, query.mode, question, query.top_k)
+    completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+    client = sse.llm_stream_client(request, settings)
+    if body.stream:
+        include_usage = bool(body.stream_options and body.stream_options.include_usage)
+        return sse.event_stream(_chunks(completion_id, body.model, answerer, question, result, client, include_usage))
+    answer = await _complete(answerer, question, result, client)
+    numbered = numbered_citations(answer, result)
+    return {
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.text + sources(numbered)},
+                     "finish_reason": "stop", "logprobs": None}],
+        "usage": _usage(answer),
+        "citations": numbered,
+    }  # fmt: skip
+
+
+def _mode(model: str) -> str:
+    mode = model.removeprefix(MODEL_PREFIX)
+    if not model.startswith(MODEL_PREFIX) or mode not in mode_names():
+        known = [MODEL_PREFIX + name for name in mode_names()]
+        raise ApiError(404, "model_not_found", f"unknown model {model!r}; GET /v1/models lists them", {"models": known})
+    return mode
+
+
+def _question(body: ChatRequest) -> str:
+    for message in reversed(body.messages):
+        if message.role == "user":
+            text = _text(message.content)
+            if text.strip():
+                return text
+    raise ApiError(422, "validation_error", "the messages hold no user message with text")
+
+
+def _text(content: str | list[dict[str, Any]] | None) -> str:
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content if part.get("type") == "text")
+    return content or ""
+
+
+async def _complete(
+    answerer: Answerer, question: str, result: RetrievalResult, client: openai.AsyncOpenAI | None
+) -> Answer:
+    answer: Answer | None = None
+    async for item in stream_answer(answerer, question, result, client):
+        if isinstance(item, Answer):
+            answer = item
+    assert answer is not None
+    return answer
+
+
+def numbered_citations(answer: Answer, result: RetrievalResult) -> list[NumberedCitation]:
+    """Each citation with its [n]: the chunk's rank among the retrieved chunks (the LLM's excerpt number)."""
+    ranks: dict[str, int] = {}
+    for chunk in result.chunks:
+        ranks.setdefault(chunk.chunk_id, len(ranks) + 1)
+    numbered, extra = [], len(ranks)
+    for citation in answer.citations:
+        if citation.chunk_id not in ranks:
+            extra += 1
+            ranks[citation.chunk_id] = extra
+        numbered.append(NumberedCitation(**citation.model_dump(), number=ranks[citation.chunk_id]))
+    return numbered
+
+
+def sources(citations: list[NumberedCitation]) -> str:
+    """The Sources block appended to the answer ("" when nothing is cited)."""
+    if not citations:
+        return ""
+    lines = []
+    for c in citations:
+        where = ", ".join(part for part in (c.publication, c.published_at and c.published_at.isoformat()) if part)
+        lines.append(f"[{c.number}] {c.title}" + (f" ({where})" if where else ""))
+    return "\n\nSources:\n" + "\n".join(lines)
+
+
+def _usage(answer: Answer) -> dict[str, int]:
+    prompt, completion = answer.usage.prompt_tokens, answer.usage.completion_tokens
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+async def _chunks(
+    completion_id: str,
+    model: str,
+    answerer: Answerer,
+    question: str,
+    result: RetrievalResult,
+    client: openai.AsyncOpenAI | None,
+    include_usage: bool,
+) -> AsyncIterator[str]:
+    created = int(time.time())
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        body = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
+                "choices": [choice], **extra}  # fmt: skip
+        return sse.event(None, body)
+
+    yield chunk({"role": "assistant", "content": ""})
+    answer: Answer | None = None
+    async for item in stream_answer(answerer, question, result, client):
+        if isinstance(item, str):
+            yield chunk({"content": item})
+        else:
+            answer = item
+    assert answer is not None
+    numbered = numbered_citations(answer, result)
+    if numbered:
+        yield chunk({"content": sources(numbered)})
+    yield chunk({}, "stop", citations=numbered)
+    if include_usage:
+        yield sse.event(None, {"id": completion_id, "object": "chat.completion.chunk", "created": created,
+                               "model": model, "choices": [], "usage": _usage(answer)})  # fmt: skip
+    yield sse.event(None, "[DONE]")

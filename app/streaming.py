@@ -1,0 +1,61 @@
+"""POST /v1/query with `"stream": true`: the answer as Server-Sent Events.
+
+    event: retrieval  data: what /v1/retrieve returns (entities, facts, chunks, analysis, timings_ms)
+    event: token      data: {"text": "..."}  one per piece, as the LLM produces it (the extractive answerer: one)
+    event: answer     data: {"answer", "answerer", "abstained", "citations", "usage", "timings_ms"}
+
+Retrieval runs before the response starts, so its errors keep their status codes (422, 503, 504). A client that
+disconnects cancels the response task, which closes the stream to the LLM (`retrieval.answer.streaming`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import openai
+from starlette.responses import StreamingResponse
+
+from graphwire.app import sse
+from graphwire.retrieval.answer.streaming import stream_answer
+from graphwire.retrieval.base import Answerer
+from graphwire.retrieval.models import Answer, RetrievalResult
+
+
+def stream_query(
+    retrieve_payload: dict[str, Any],
+    result: RetrievalResult,
+    answerer: Answerer,
+    client: openai.AsyncOpenAI | None,
+    started: float,
+) -> StreamingResponse:
+    return sse.event_stream(_events(retrieve_payload, result, answerer, client, started))
+
+
+async def _events(
+    payload: dict[str, Any],
+    result: RetrievalResult,
+    answerer: Answerer,
+    client: openai.AsyncOpenAI | None,
+    started: float,
+) -> AsyncIterator[str]:
+    yield sse.event("retrieval", payload)
+    answer_started = time.perf_counter()
+    answer: Answer | None = None
+    async for item in stream_answer(answerer, payload["question"], result, client):
+        if isinstance(item, str):
+            yield sse.event("token", {"text": item})
+        else:
+            answer = item
+    assert answer is not None  # stream_answer always ends with the Answer
+    timings = {**payload["timings_ms"], "answer": _ms_since(answer_started), "request": _ms_since(started)}
+    yield sse.event(
+        "answer",
+        {"answer": answer.text, "answerer": answer.answerer, "abstained": answer.abstained,
+         "citations": answer.citations, "usage": answer.usage, "timings_ms": timings},
+    )  # fmt: skip
+
+
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)

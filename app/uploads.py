@@ -1,0 +1,128 @@
+"""The body of POST /v1/documents, read within the size limits and turned into the records the CLI's loader reads.
+
+Three forms: `application/json` `{"documents": [record, ...]}` (or a bare list, as corpus.json files are),
+`application/x-ndjson` (one record per line; a line that is not JSON is a failure at its position), and
+`multipart/form-data` with one field `file` holding a .json or .jsonl file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.requests import Request
+
+from graphwire.app.errors import ApiError
+from graphwire.app.jobs.models import JobFailure
+
+JSON_TYPES = ("application/json",)
+JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "application/x-jsonlines")
+LIST_KEYS = ("documents", "articles", "data")  # the wrappers the CLI's loader accepts too
+
+
+@dataclass(frozen=True)
+class Upload:
+    """The posted records that were JSON, each with its position, and the positions that were not."""
+
+    records: list[Any]
+    positions: list[int]
+    failures: list[JobFailure]
+
+    @property
+    def count(self) -> int:
+        return len(self.records) + len(self.failures)
+
+
+async def read_upload(request: Request, max_bytes: int, max_documents: int) -> Upload:
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    body = await _read_limited(request, max_bytes)
+    if media_type in JSON_TYPES:
+        upload = _json(body)
+    elif media_type in JSONL_TYPES:
+        upload = _jsonl(body)
+    elif media_type == "multipart/form-data":
+        upload = await _multipart(request, body)
+    else:
+        raise ApiError(
+            415, "unsupported_media_type",
+            f"Content-Type {media_type or '(none)'!r} is not accepted; send application/json, "
+            "application/x-ndjson or multipart/form-data with a .json/.jsonl file in the field 'file'",
+        )  # fmt: skip
+    if upload.count == 0:
+        raise ApiError(422, "validation_error", "the body holds no documents")
+    if upload.count > max_documents:
+        raise ApiError(413, "payload_too_large", f"{upload.count} documents; the limit is {max_documents} per request")
+    return upload
+
+
+async def _read_limited(request: Request, max_bytes: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        raise _too_large(max_bytes)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_bytes:
+            raise _too_large(max_bytes)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(max_bytes: int) -> ApiError:
+    return ApiError(413, "payload_too_large", f"the body is larger than {max_bytes} bytes (UPLOAD_MAX_BYTES)")
+
+
+def _text(body: bytes) -> str:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApiError(422, "validation_error", f"the body is not UTF-8: {exc.reason} at byte {exc.start}") from exc
+
+
+def _json(body: bytes) -> Upload:
+    try:
+        data = json.loads(_text(body))
+    except json.JSONDecodeError as exc:
+        message = f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        raise ApiError(422, "validation_error", message) from exc
+    if isinstance(data, dict):
+        data = next((data[k] for k in LIST_KEYS if isinstance(data.get(k), list)), None)
+    if not isinstance(data, list):
+        raise ApiError(422, "validation_error", 'expected {"documents": [record, ...]} or a JSON list of records')
+    return Upload(records=data, positions=list(range(len(data))), failures=[])
+
+
+def _jsonl(body: bytes) -> Upload:
+    records, positions, failures = [], [], []
+    lines = [line for line in _text(body).splitlines() if line.strip()]
+    for position, line in enumerate(lines):
+        try:
+            records.append(json.loads(line))
+            positions.append(position)
+        except json.JSONDecodeError as exc:
+            failures.append(JobFailure(position=position, reason=f"invalid JSON: {exc.msg}"))
+    return Upload(records=records, positions=positions, failures=failures)
+
+
+async def _multipart(request: Request, body: bytes) -> Upload:
+    async def once() -> AsyncGenerator[bytes, None]:
+        yield body
+
+    try:
+        form = await MultiPartParser(request.headers, once(), max_files=1, max_fields=10).parse()
+    except MultiPartException as exc:
+        raise ApiError(422, "validation_error", f"invalid multipart body: {exc.message}") from exc
+    file = form.get("file")
+    if not isinstance(file, UploadFile):
+        raise ApiError(422, "validation_error", "multipart/form-data needs the file in a field named 'file'")
+    name = (file.filename or "").lower()
+    content = await file.read()
+    if name.endswith((".jsonl", ".ndjson")):
+        return _jsonl(content)
+    if name.endswith(".json"):
+        return _json(content)
+    raise ApiError(422, "validation_error", f"file {file.filename!r}: expected a .json or .jsonl file")
