@@ -45,6 +45,7 @@ def install_web(app: FastAPI, *, api_key_required: bool) -> None:
             swagger_js_url=f"{VENDOR_URL}/swagger-ui-dist/swagger-ui-bundle.js",
             swagger_css_url=f"{VENDOR_URL}/swagger-ui-dist/swagger-ui.css",
             swagger_favicon_url=FAVICON_URL,
+            swagger_ui_parameters={"validatorUrl": None},  # the validator badge is an image from validator.swagger.io
         )
 
     @app.get("/docs/oauth2-redirect", include_in_schema=False)

@@ -5,7 +5,8 @@
 
 The manifest (app/ui/vendor/vendor.json) is the record: package, version, license, the registry's sha512 integrity of
 the tarball, and for each vendored file its path in the tarball and its sha256. Files are copied byte for byte, each
-package's LICENSE beside them. Nothing is fetched at run time: the API serves these files at /ui/vendor/.
+package's LICENSE beside them, except for the text replacements a file's `patches` lists (each with its reason).
+Nothing is fetched at run time: the API serves these files at /ui/vendor/.
 """
 
 from __future__ import annotations
@@ -45,6 +46,16 @@ def _integrity(tarball: Path) -> str:
     return "sha512-" + base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode()
 
 
+def _patched(content: bytes, patches: list[dict[str, str]], name: str) -> bytes:
+    """Apply the manifest's text replacements (each must match exactly once): what keeps a page offline."""
+    for patch in patches:
+        find, replace = patch["find"].encode(), patch["replace"].encode()
+        if content.count(find) != 1:
+            raise SystemExit(f"{name}: patch {patch['find']!r} matches {content.count(find)} times, not once")
+        content = content.replace(find, replace)
+    return content
+
+
 def _vendor_package(entry: dict[str, Any], scratch: Path) -> None:
     spec = f"{entry['package']}@{entry['version']}"
     tarball, registry_integrity = _pack(spec, scratch)
@@ -61,7 +72,7 @@ def _vendor_package(entry: dict[str, Any], scratch: Path) -> None:
             if member is None:
                 raise SystemExit(f"{spec}: no file {file['from']} in the tarball")
             dest = target / file["to"]
-            dest.write_bytes(member.read())
+            dest.write_bytes(_patched(member.read(), file.get("patches", []), f"{spec} {file['from']}"))
             file["sha256"] = _sha256(dest)
     print(f"vendored {spec} ({len(entry['files'])} files)")
 

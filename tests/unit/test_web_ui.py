@@ -74,6 +74,12 @@ def test_vendored_libraries_match_their_manifest_and_carry_licenses() -> None:
         assert "LICENSE" in {f["to"] for f in package["files"]}, package["package"]
 
 
+def test_vendored_bundles_load_nothing_from_a_cdn() -> None:
+    bundles = sorted(vendor_ui.VENDOR.glob("*/*.js"))
+    assert len(bundles) == 3
+    assert [b.name for b in bundles if "https://cdn." in b.read_text(encoding="utf-8")] == []
+
+
 def test_a_changed_vendored_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     copy = tmp_path / "vendor"
     copy.mkdir()
@@ -139,6 +145,8 @@ def test_api_docs_use_the_vendored_assets(client: TestClient, path: str, needed:
         asset = client.get(url)
         assert asset.status_code == 200 and len(asset.content) > 0, url
     assert "/openapi.json" in page.text
+    if path == "/docs":
+        assert '"validatorUrl": null' in page.text  # no badge image from validator.swagger.io
 
 
 def test_browser_pages_stay_out_of_the_openapi_schema(client: TestClient) -> None:

@@ -27,7 +27,7 @@ const STYLE = [
   {
     selector: "node",
     style: {
-      label: "data(caption)", "text-wrap": "wrap", "text-max-width": "120px", "font-size": 11,
+      label: "data(caption)", "text-wrap": "wrap", "text-max-width": "140px", "font-size": 13,
       "text-valign": "bottom", "text-margin-y": 4, color: "#1f2328", "background-color": "data(colour)",
       width: 22, height: 22, "text-background-color": "#ffffff", "text-background-opacity": 0.85,
       "text-background-padding": 2,
@@ -40,7 +40,7 @@ const STYLE = [
     selector: "edge",
     style: {
       width: 1.5, "line-color": "#6e7781", "target-arrow-color": "#6e7781", "target-arrow-shape": "triangle",
-      "curve-style": "bezier", label: "data(relationship)", "font-size": 9, color: "#1f2328",
+      "curve-style": "bezier", label: "data(relationship)", "font-size": 10, color: "#1f2328",
       "text-rotation": "autorotate", "text-background-color": "#ffffff", "text-background-opacity": 0.85,
       "text-background-padding": 1,
     },
@@ -153,8 +153,8 @@ export class FactGraph {
   layout(fit = true) {
     this.cy.layout({ name: "circle", animate: false, fit: false }).run();
     this.cy.layout({
-      name: "cose", animate: false, randomize: false, fit, padding: 30, nodeRepulsion: () => 9000,
-      idealEdgeLength: () => 90, numIter: 1500,
+      name: "cose", animate: false, randomize: false, fit, padding: 30, nodeRepulsion: () => 400000,
+      idealEdgeLength: () => 110, edgeElasticity: () => 100, gravity: 0.6, componentSpacing: 60, numIter: 2000,
     }).run();
   }
 

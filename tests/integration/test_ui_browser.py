@@ -1,0 +1,280 @@
+"""The web UI at /ui in a real browser (Debian's chromium through Playwright) against the demo graph in a real Neo4j
+and Chroma: ask and read the answer, its citations and its graph; expand a node, open an edge's evidence; compare two
+modes; the API key asked once per session; keyboard use and a narrow window; /docs and /redoc offline. Every page
+must log no console error and reach no host but the API's own."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+from pydantic import SecretStr
+from support.browser import PageWatch, chromium_path, serve
+
+from graphwire.app.main import create_app
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.ingest.extractors.offline import OfflineExtractor
+from graphwire.ingest.gazetteer import Gazetteer
+from graphwire.ingest.loaders import load_articles
+from graphwire.ingest.pipeline import IngestOptions, ingest_articles
+from graphwire.ingest.resolve import EntityResolver
+from graphwire.schema.model import load_schema
+
+pytestmark = pytest.mark.integration
+DEMO = Path(__file__).resolve().parents[2] / "data" / "demo"
+QUESTION = "Who is the chief executive of the Berlin chip startup that Paradigm Ventures invested in?"
+CITED = "Lumen Labs names Ada Park chief executive as it readies first chip"
+PATH = "Paradigm Ventures \u2014INVESTED_IN\u2192 Lumen Labs \u2190CEO_OF\u2014 Ada Park"
+API_KEY = "ui-browser-key-0123456789"
+GRAPH = "window.graphwire.views.ask.graph.cy"
+
+
+def ingest_demo(graph: Graph, settings: Settings) -> None:
+    """The demo corpus as `graphwire demo` ingests it: offline extractor, its gazetteer, vectors in Chroma."""
+    schema = load_schema()
+    articles = load_articles(DEMO / "articles.jsonl").articles
+    gazetteer = Gazetteer.from_sources((a.source for a in articles), schema=schema).with_file(DEMO / "gazetteer.yaml")
+    extractor = OfflineExtractor(schema.labels, gazetteer, schema=schema)
+    ingest_articles(
+        articles,
+        graph,
+        extractor,
+        schema=schema,
+        options=IngestOptions(progress=False),
+        resolver=EntityResolver(settings.fuzzy_merge_threshold, gazetteer.publication_aliases()),
+        chunk_store=ChunkStore.from_settings(settings),
+    )
+
+
+@pytest.fixture(scope="module")
+def demo_settings(
+    session_graph: Graph, neo4j_settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Settings]:
+    session_graph.write("admin/wipe")
+    stores = tmp_path_factory.mktemp("ui-stores")
+    settings = neo4j_settings.model_copy(update={"chroma_path": stores / "chroma", "chroma_collection": "ui_demo"})
+    ingest_demo(session_graph, settings)
+    yield settings
+    session_graph.write("admin/wipe")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    executable = chromium_path()
+    if executable is None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("chromium is required under CI=true (apt-get install chromium)")
+        pytest.skip("no chromium on PATH (apt-get install chromium, or set CHROMIUM_PATH)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def base_url(demo_settings: Settings) -> Iterator[str]:
+    with serve(create_app(demo_settings)) as url:
+        yield url
+
+
+def open_page(browser: Browser, width: int = 1280, height: int = 800) -> tuple[Page, PageWatch]:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    watch = PageWatch()
+    return watch.attach(context.new_page()), watch
+
+
+@pytest.fixture
+def ui(chromium: Browser) -> Iterator[tuple[Page, PageWatch]]:
+    page, watch = open_page(chromium)
+    yield page, watch
+    page.context.close()
+
+
+def load_ui(page: Page, base_url: str, view: str = "ask") -> None:
+    page.goto(f"{base_url}/ui/#{view}")
+    page.wait_for_selector("body[data-ready='true']")
+
+
+def ask(page: Page, question: str = QUESTION, mode: str = "graph") -> None:
+    page.fill("#ask-question", question)
+    page.select_option("#ask-mode", mode)
+    page.select_option("#ask-answerer", "extractive")
+    page.click("#ask-submit")
+    page.wait_for_selector("#ask-result:not([hidden])")
+    page.wait_for_function("document.getElementById('ask-status').textContent.startsWith('Answered')")
+
+
+def graph_data(page: Page) -> dict[str, Any]:
+    data: dict[str, Any] = page.evaluate(
+        f"""() => ({{
+            nodes: {GRAPH}.nodes().map(n => n.id()),
+            edges: {GRAPH}.edges().map(e => [e.source().data('name'), e.data('relationship'), e.target().data('name'),
+                                             e.classes()]),
+            question: {GRAPH}.nodes('.question').map(n => n.data('name')),
+            answer: {GRAPH}.nodes('.answer').map(n => n.data('name')),
+        }})"""
+    )
+    return data
+
+
+def click_graph(page: Page, selector: str) -> None:
+    """A real mouse click on a node (or an edge's midpoint) where the canvas draws it, centred and in view first."""
+    point = page.evaluate(
+        f"""() => {{
+            const cy = {GRAPH};
+            const el = cy.$(`{selector}`)[0];
+            cy.center(el);
+            cy.container().scrollIntoView({{block: "center"}});
+            const at = el.isNode() ? el.renderedPosition() : el.renderedMidpoint();
+            const box = cy.container().getBoundingClientRect();
+            return {{x: box.left + at.x, y: box.top + at.y}};
+        }}"""
+    )
+    page.mouse.click(point["x"], point["y"])
+
+
+def test_ask_shows_the_answer_its_citations_timings_and_graph(ui: tuple[Page, PageWatch], base_url: str) -> None:
+    page, watch = ui
+    load_ui(page, base_url)
+    ask(page)
+    assert page.inner_text("#answer-text") == "Ada Park"
+    citations = page.locator("#citations a.citation")
+    assert CITED in citations.all_inner_texts()
+    assert "The Ledger Daily, 2026-03-04" in page.inner_text("#citations")
+    assert page.locator("#timings th", has_text="request").count() == 1
+    assert "llm calls" in page.inner_text("#usage")
+    citations.filter(has_text=CITED).click()  # the link leads to the cited passage
+    focused = page.evaluate("document.activeElement.id")
+    assert focused.startswith("passage-") and CITED in page.inner_text(f"#{focused}")
+
+    drawn = graph_data(page)
+    assert {"Organization:Paradigm Ventures", "Organization:Lumen Labs", "Person:Ada Park"} <= set(drawn["nodes"])
+    assert "Paradigm Ventures" in drawn["question"] and drawn["answer"] == ["Ada Park"]
+    on_path = {(s, r, o) for s, r, o, classes in drawn["edges"] if "on-path" in classes}
+    assert on_path == {("Paradigm Ventures", "INVESTED_IN", "Lumen Labs"), ("Ada Park", "CEO_OF", "Lumen Labs")}
+    assert page.inner_text("#graph-path") == f"Path: {PATH}"
+    assert len(drawn["edges"]) == page.locator("#facts tbody tr").count()  # one edge per fact row
+    watch.assert_clean()
+
+
+def test_graph_edges_show_evidence_and_nodes_expand(ui: tuple[Page, PageWatch], base_url: str) -> None:
+    page, watch = ui
+    load_ui(page, base_url)
+    ask(page)
+    click_graph(page, "edge[relationship = 'CEO_OF'][source = 'Person:Ada Park'][target = 'Organization:Lumen Labs']")
+    inspector = page.locator("#graph-inspector")
+    inspector.locator("h4").wait_for()
+    assert inspector.locator("h4").inner_text() == "Ada Park \u2014CEO_OF\u2192 Lumen Labs"
+    assert "Ada Park" in inspector.locator("blockquote").first.inner_text()
+    assert CITED in inspector.locator("a").all_inner_texts()  # the evidence's chunk, linked to its passage
+
+    before = set(graph_data(page)["nodes"])
+    assert "Product:Kestrel" not in before
+    click_graph(page, "node[id = 'Organization:Skylark Aero']")
+    page.wait_for_function(f"{GRAPH}.nodes().length > {len(before)}")
+    after = graph_data(page)
+    assert {"Product:Kestrel", "Person:Rui Almeida"} <= set(after["nodes"])
+    assert ("Skylark Aero", "PRODUCED", "Kestrel", ["neighbour"]) in [tuple(e) for e in after["edges"]]
+    assert "new relationship" in inspector.inner_text()
+    watch.assert_clean()
+
+
+def test_keyboard_alone_asks_and_opens_evidence(ui: tuple[Page, PageWatch], base_url: str) -> None:
+    page, watch = ui
+    load_ui(page, base_url)
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip-link"
+    page.focus("#ask-question")
+    page.keyboard.type(QUESTION)
+    for _ in range(4):  # mode, answerer, top k, Ask
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "ask-submit"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#ask-result:not([hidden])")
+    assert page.inner_text("#answer-text") == "Ada Park"
+    evidence = page.locator("#facts tbody tr", has_text="CEO_OF").filter(has_text="Ada Park").get_by_role("button")
+    evidence.filter(has_text="Evidence").first.focus()
+    page.keyboard.press("Enter")
+    assert page.locator("#graph-inspector h4").inner_text() == "Ada Park \u2014CEO_OF\u2192 Lumen Labs"
+    watch.assert_clean()
+
+
+def test_compare_shows_two_modes_side_by_side(ui: tuple[Page, PageWatch], base_url: str) -> None:
+    page, watch = ui
+    load_ui(page, base_url, "compare")
+    assert page.is_visible("#compare-form") and not page.is_visible("#ask-form")
+    page.fill("#compare-question", QUESTION)
+    page.select_option("#compare-mode-a", "graph")
+    page.select_option("#compare-mode-b", "vector")
+    page.select_option("#compare-answerer", "extractive")
+    page.click("#compare-submit")
+    page.wait_for_selector("#compare-result:not([hidden])")
+    left, right = page.locator("#compare-a"), page.locator("#compare-b")
+    assert left.locator("h3").inner_text() == "Mode graph" and right.locator("h3").inner_text() == "Mode vector"
+    assert left.locator("[data-role='answer']").inner_text() == "Ada Park"
+    assert right.locator("[data-role='answer']").inner_text() != ""
+    left_ids = {
+        i.removeprefix("compare-a-passage-") for i in left.locator("li.passage").evaluate_all("l => l.map(e => e.id)")
+    }
+    right_ids = {
+        i.removeprefix("compare-b-passage-") for i in right.locator("li.passage").evaluate_all("l => l.map(e => e.id)")
+    }
+    assert left_ids and right_ids  # each mode's passages
+    assert left.locator(".badge.shared").count() == len(left_ids & right_ids) == right.locator(".badge.shared").count()
+    assert CITED in left.locator("a.citation").all_inner_texts()
+    watch.assert_clean()
+
+
+def test_narrow_window_stacks_the_panels(chromium: Browser, base_url: str) -> None:
+    page, watch = open_page(chromium, width=420, height=900)
+    try:
+        load_ui(page, base_url)
+        ask(page)
+        answer_box = page.locator(".answer-panel").bounding_box()
+        graph_box = page.locator(".graph-panel").bounding_box()
+        assert answer_box and graph_box and graph_box["y"] >= answer_box["y"] + answer_box["height"]
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scrolling
+        watch.assert_clean()
+    finally:
+        page.context.close()
+
+
+def test_api_key_is_asked_once_and_kept_for_the_session(chromium: Browser, demo_settings: Settings) -> None:
+    guarded = demo_settings.model_copy(update={"api_key": SecretStr(API_KEY)})
+    with serve(create_app(guarded)) as url:
+        page, watch = open_page(chromium)
+        try:
+            page.goto(f"{url}/ui/")
+            page.wait_for_selector("#api-key-dialog[open]")
+            page.fill("#api-key-input", API_KEY)
+            page.click("#api-key-save")
+            page.wait_for_selector("body[data-ready='true']")
+            ask(page)
+            assert page.inner_text("#answer-text") == "Ada Park"
+            page.reload()
+            page.wait_for_selector("body[data-ready='true']")
+            assert not page.is_visible("#api-key-dialog")
+            ask(page)
+            assert page.inner_text("#answer-text") == "Ada Park"
+            assert page.evaluate("sessionStorage.getItem('graphwire.apiKey')") == API_KEY
+            watch.assert_clean()
+        finally:
+            page.context.close()
+
+
+def test_api_docs_render_offline(ui: tuple[Page, PageWatch], base_url: str) -> None:
+    page, watch = ui
+    page.goto(f"{base_url}/docs")
+    page.wait_for_selector(".swagger-ui .info .title")
+    assert page.locator(".swagger-ui .info .title").inner_text().startswith("graphwire")
+    page.locator(".opblock-summary-path", has_text="/v1/query").first.wait_for()
+    page.goto(f"{base_url}/redoc")
+    page.locator("h1", has_text="graphwire").first.wait_for()
+    assert page.get_by_text("/v1/query").count() > 0
+    watch.assert_clean()
