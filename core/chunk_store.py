@@ -3,20 +3,27 @@
 Ingestion writes it beside the graph; the vector, lexical and hybrid retrievers read it. The collection carries a
 registered graphwire embedding function (Chroma's default one downloads a model and fails offline) and a revision
 marker that changes on every write, so in-memory indexes built from the store know when to rebuild.
+
+Another process may write the same local folder (`graphwire ingest` while the API serves). A store that finds the
+revision changed by someone else reopens its client (`core.chroma.reopened`) before it reads again: checked by
+`revision()` and, at most every `SYNC_EVERY_S`, before a query; a read that fails with Chroma's InternalError in
+between (the folder changed again) reopens and retries once.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from chromadb import Documents, EmbeddingFunction, Embeddings
 from chromadb.errors import InternalError, NotFoundError, UniqueConstraintError
 from chromadb.utils.embedding_functions import register_embedding_function
 
-from graphwire.core.chroma import open_client
+from graphwire.core.chroma import open_client, reopened
 from graphwire.core.documents import Chunk
 from graphwire.core.embeddings import (
     MINILM_MODEL_ID,
@@ -33,6 +40,8 @@ EMBEDDING_KEY = "graphwire_embedding"  # collection metadata: the vector space t
 REVISION_KEY = "graphwire_revision"  # collection metadata: changes on every write
 WRITE_BATCH = 256
 READ_PAGE = 1000
+SYNC_EVERY_S = 1.0  # how often a query first checks whether another process wrote the store
+R = TypeVar("R")
 
 
 @register_embedding_function
@@ -107,7 +116,11 @@ class ChunkStore:
         self.collection_name = collection_name
         self.embedder = embedder
         self._ef = GraphwireEmbeddingFunction(embedder)
+        self._reopen_lock = threading.Lock()
         self.collection = self._open_or_create()
+        self._seen_revision = str((self.collection.metadata or {}).get(REVISION_KEY, ""))
+        self._synced_at = time.monotonic()
+        self.reopens = 0  # how often another process's writes made this store reopen its client
         built_with = (self.collection.metadata or {}).get(EMBEDDING_KEY)
         if built_with != embedder.model_id:
             raise EmbeddingError(
@@ -154,42 +167,91 @@ class ChunkStore:
     def delete_document(self, document_id: str) -> int:
         """Removes every chunk of one document; returns how many there were."""
         found = self.collection.get(where={"document_id": document_id}, include=[])
-        ids = list(found["ids"])
+        return self.delete_ids(list(found["ids"]))
+
+    def delete_ids(self, ids: Sequence[str]) -> int:
+        """Removes the chunks with these ids (unknown ids are ignored); returns how many ids were given."""
+        for start in range(0, len(ids), WRITE_BATCH * 4):
+            self.collection.delete(ids=list(ids[start : start + WRITE_BATCH * 4]))
         if ids:
-            self.collection.delete(ids=ids)
             self._bump_revision()
         return len(ids)
 
     def _bump_revision(self) -> None:
         metadata = dict(self.collection.metadata or {})
-        metadata[REVISION_KEY] = uuid.uuid4().hex
+        metadata[REVISION_KEY] = revision = uuid.uuid4().hex
         self.collection.modify(metadata=metadata)
+        self._seen_revision = revision
+
+    # another process's writes -----------------------------------------------------------------------------------
+
+    def _reopen(self) -> None:
+        with self._reopen_lock:
+            self.client = reopened(self.client)
+            self.collection = self.client.get_collection(self.collection_name, embedding_function=self._ef)
+            self.reopens += 1
+
+    def sync(self) -> None:
+        """Reopen when another process wrote the store since this one last looked (at most every SYNC_EVERY_S)."""
+        if time.monotonic() - self._synced_at >= SYNC_EVERY_S:
+            self.revision()
+
+    def _read(self, call: Callable[[], R]) -> R:
+        """A read through the current collection, retried once on a fresh client when the folder changed under it."""
+        try:
+            return call()
+        except InternalError:
+            self._reopen()
+            return call()
 
     # reads ------------------------------------------------------------------------------------------------------
 
     def revision(self) -> str:
-        """A marker that changes whenever any process writes to the collection."""
+        """A marker that changes whenever any process writes to the collection (reopens when it was another one)."""
         current = self.client.get_collection(self.collection_name, embedding_function=self._ef)
-        return str((current.metadata or {}).get(REVISION_KEY, ""))
+        revision = str((current.metadata or {}).get(REVISION_KEY, ""))
+        self._synced_at = time.monotonic()
+        if revision != self._seen_revision:
+            self._reopen()
+            self._seen_revision = revision
+        return revision
 
     def count(self) -> int:
         return int(self.collection.count())
+
+    def ids(self) -> list[str]:
+        """Every chunk id in the store."""
+        out: list[str] = []
+        while page := self._read(lambda: self.collection.get(limit=READ_PAGE * 10, offset=len(out), include=[])):
+            if not page["ids"]:
+                break
+            out.extend(page["ids"])
+        return out
+
+    def missing(self, chunk_ids: Sequence[str]) -> list[str]:
+        """Those of the ids the store has no chunk for, in the order given."""
+        present: set[str] = set()
+        for start in range(0, len(chunk_ids), READ_PAGE):
+            batch = list(dict.fromkeys(chunk_ids[start : start + READ_PAGE]))
+            present.update(self._read(lambda: self.collection.get(ids=batch, include=[]))["ids"])  # noqa: B023
+        return [chunk_id for chunk_id in chunk_ids if chunk_id not in present]
 
     def query(self, text: str, k: int, chunk_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
         """The k nearest chunks by cosine similarity (best first), optionally only among `chunk_ids`."""
         return self.query_vector(self.embedder.embed_query(text), k, chunk_ids)
 
     def query_vector(self, vector: Any, k: int, chunk_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        self.sync()
         if chunk_ids is not None:  # Chroma fails the whole query on an unknown id: keep the stored ones
-            chunk_ids = list(self.collection.get(ids=list(dict.fromkeys(chunk_ids)), include=[])["ids"])
+            wanted = list(dict.fromkeys(chunk_ids))
+            chunk_ids = list(self._read(lambda: self.collection.get(ids=wanted, include=[]))["ids"])
         size = self.count() if chunk_ids is None else len(chunk_ids)
         if k <= 0 or size == 0:
             return []
-        found = self.collection.query(
-            query_embeddings=[vector],
-            n_results=min(k, size),
-            ids=chunk_ids,
-            include=["distances"],
+        found = self._read(
+            lambda: self.collection.query(
+                query_embeddings=[vector], n_results=min(k, size), ids=chunk_ids, include=["distances"]
+            )
         )
         ids, distances = found["ids"][0], cast(list[list[float]], found["distances"])[0]
         return [(chunk_id, 1.0 - float(distance)) for chunk_id, distance in zip(ids, distances, strict=True)]
@@ -198,7 +260,7 @@ class ChunkStore:
         """The chunks with these ids, in the order asked (unknown ids are left out)."""
         if not chunk_ids:
             return []
-        found = self.collection.get(ids=list(chunk_ids), include=["documents", "metadatas"])
+        found = self._read(lambda: self.collection.get(ids=list(chunk_ids), include=["documents", "metadatas"]))
         by_id = {
             chunk_id: _chunk(chunk_id, text or "", dict(meta or {}))
             for chunk_id, text, meta in zip(found["ids"], found["documents"], found["metadatas"], strict=True)
@@ -208,7 +270,9 @@ class ChunkStore:
     def iter_all(self) -> Iterator[Chunk]:
         offset = 0
         while True:
-            page = self.collection.get(limit=READ_PAGE, offset=offset, include=["documents", "metadatas"])
+            page = self._read(
+                lambda: self.collection.get(limit=READ_PAGE, offset=offset, include=["documents", "metadatas"])  # noqa: B023
+            )
             if not page["ids"]:
                 return
             for chunk_id, text, meta in zip(page["ids"], page["documents"], page["metadatas"], strict=True):
@@ -223,18 +287,20 @@ class ChunkStore:
         """Every chunk (same order as `get_all`) and its stored embedding as one float32 matrix (rows match)."""
         import numpy as np
 
-        rows: list[tuple[Chunk, Any]] = []
-        offset = 0
-        while True:
-            page = self.collection.get(limit=READ_PAGE, offset=offset, include=["documents", "metadatas", "embeddings"])
-            if not len(page["ids"]):
-                break
-            for chunk_id, text, meta, vector in zip(
-                page["ids"], page["documents"], page["metadatas"], page["embeddings"], strict=True
-            ):
-                rows.append((_chunk(chunk_id, text or "", dict(meta or {})), vector))
-            offset += len(page["ids"])
+        rows = self._read(self._rows_with_vectors)  # a read the folder changed under starts again
         rows.sort(key=lambda row: (row[0].document_id, row[0].index, row[0].id))
         dimension = self.embedder.dimension if not rows else len(rows[0][1])
         matrix = np.asarray([vector for _, vector in rows], dtype=np.float32).reshape(len(rows), dimension)
         return [chunk for chunk, _ in rows], matrix
+
+    def _rows_with_vectors(self) -> list[tuple[Chunk, Any]]:
+        rows: list[tuple[Chunk, Any]] = []
+        collection = self.collection
+        while True:
+            page = collection.get(limit=READ_PAGE, offset=len(rows), include=["documents", "metadatas", "embeddings"])
+            if not len(page["ids"]):
+                return rows
+            for chunk_id, text, meta, vector in zip(
+                page["ids"], page["documents"], page["metadatas"], page["embeddings"], strict=True
+            ):
+                rows.append((_chunk(chunk_id, text or "", dict(meta or {})), vector))

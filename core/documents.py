@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import date
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
+
+# NUL and the other C0 controls but tab, newline and carriage return; lone UTF-16 surrogates (JSON "\\ud800").
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """Text safe to store and print: control characters dropped, lone surrogates replaced by U+FFFD."""
+    return _SURROGATE.sub("\ufffd", _CONTROL.sub("", text))
 
 
 class Article(BaseModel):
@@ -18,6 +29,12 @@ class Article(BaseModel):
     url: str | None = None
     author: str | None = None
     category: str | None = None
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _clean(cls, value: Any) -> Any:
+        """NUL bytes never reach the graph, and a stray surrogate cannot abort a run (nor its hashing)."""
+        return clean_text(value) if isinstance(value, str) else value
 
     @property
     def doc_id(self) -> str:

@@ -1,6 +1,8 @@
 """Read articles from MultiHop-RAG `corpus.json` lists, JSON Lines, or a folder of .txt/.md files with front matter.
 
-A bad record is reported (where, which title, why) and skipped; the rest of the input still loads.
+A bad record is reported (where, which title, why in words a person reads) and skipped; the rest of the input still
+loads. A record whose id (its url, else its content) an earlier record already has is reported and skipped: the first
+one wins. Text is cleaned on the way in (`core.documents.clean_text`: no NUL bytes, no lone surrogates).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import yaml
 from dateutil import parser as date_parser
 from pydantic import BaseModel, ValidationError
 
-from graphwire.core.documents import Article
+from graphwire.core.documents import Article, clean_text
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
 _FIELDS = ("title", "body", "source", "published_at", "url", "author", "category")
@@ -38,11 +40,27 @@ def load_articles(path: Path) -> LoadResult:
     """Load every article under `path` (a .json/.jsonl file or a folder), collecting errors instead of raising."""
     articles: list[Article] = []
     errors: list[LoadError] = []
+    first_at: dict[str, str] = {}  # document id -> location of the record that has it
     for location, record in _records(path, errors):
         article = _to_article(location, record, errors)
-        if article is not None:
-            articles.append(article)
+        if article is None:
+            continue
+        if article.doc_id in first_at:
+            what = "url" if article.url else "title, source, date and body"
+            reason = f"duplicate: the same {what} as {first_at[article.doc_id]}, which is kept"
+            errors.append(LoadError(location=location, title=article.title, reason=reason))
+            continue
+        first_at[article.doc_id] = location
+        articles.append(article)
     return LoadResult(articles=articles, errors=errors)
+
+
+def printable(text: str) -> str:
+    """Text safe to print on any terminal: lone surrogates and control characters shown as escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").translate(_VISIBLE_CONTROLS)
+
+
+_VISIBLE_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F] if chr(c) not in "\t"}
 
 
 def _records(path: Path, errors: list[LoadError]) -> Iterator[tuple[str, Any]]:
@@ -140,11 +158,15 @@ def _to_article(location: str, record: Any, errors: list[LoadError]) -> Article 
     if not isinstance(record, dict):
         errors.append(LoadError(location=location, reason=f"expected an object, got {type(record).__name__}"))
         return None
-    title = record.get("title") if isinstance(record.get("title"), str) else None
+    title = clean_text(record["title"]).strip() or None if isinstance(record.get("title"), str) else None
     fields = {k: record.get(k) for k in _FIELDS}
     for key in ("title", "body", "source", "url", "author", "category"):
         value = fields[key]
-        fields[key] = value.strip() or None if isinstance(value, str) else value
+        fields[key] = clean_text(value).strip() or None if isinstance(value, str) else value
+    missing = _missing_reason(fields)
+    if missing:
+        errors.append(LoadError(location=location, title=title, reason=missing))
+        return None
     try:
         fields["published_at"] = parse_published(fields["published_at"])
         return Article.model_validate(fields)
@@ -171,6 +193,17 @@ def parse_published(value: Any) -> date | None:
         return date_parser.parse(value).date()
     except (ValueError, OverflowError) as exc:
         raise ValueError(f"published_at: cannot parse {value!r}") from exc
+
+
+def _missing_reason(fields: dict[str, Any]) -> str | None:
+    """The reason, in words, when a required field is absent, empty or not text."""
+    for key, what in (("title", "title"), ("body", "body text")):
+        value = fields[key]
+        if value is None:
+            return f"no {what} (the {key!r} field is missing or empty)"
+        if not isinstance(value, str):
+            return f"the {key!r} field must be text, not {type(value).__name__}"
+    return None
 
 
 def _reason(exc: Exception) -> str:

@@ -15,18 +15,22 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from tqdm import tqdm
 
 from graphwire.core.documents import Article, Chunk
 from graphwire.core.graph import Graph
 from graphwire.core.schema import configured_schema
+from graphwire.core.store_version import bump
 from graphwire.ingest.chunker import chunk_article
+from graphwire.ingest.consistency import ChunkSink, missing_vectors_of, restore_vectors
 from graphwire.ingest.extractors.base import ExtractionFailure, Extractor
 from graphwire.ingest.known_relations import KnownRelations
 from graphwire.ingest.linking import DictionaryLinker
 from graphwire.ingest.models import Extraction
+from graphwire.ingest.pending import delete_document as delete_one
+from graphwire.ingest.pending import finish_pending_deletes, sweep_orphans
 from graphwire.ingest.prune import prune
 from graphwire.ingest.report import FailureNote, IngestReport
 from graphwire.ingest.resolve import EntityResolver
@@ -34,14 +38,6 @@ from graphwire.ingest.rows import GraphRows, build_rows
 from graphwire.ingest.state import StateStore
 from graphwire.ingest.writer import GraphWriter
 from graphwire.schema.model import GraphSchema
-
-
-class ChunkSink(Protocol):
-    """The vector store side (core.chunk_store.ChunkStore): the same chunks the graph gets."""
-
-    def upsert(self, chunks: Sequence[Chunk]) -> Any: ...
-
-    def delete_document(self, document_id: str) -> Any: ...
 
 
 @dataclass
@@ -81,13 +77,16 @@ def ingest_articles(
     started = time.perf_counter()
     report = IngestReport()
     writer = GraphWriter(graph, batch_size=opts.write_batch_size, threads=opts.write_threads)
+    report.deletes_finished = len(finish_pending_deletes(writer, chunk_store))  # what a killed run left half done
     resolver = resolver or EntityResolver(opts.fuzzy_threshold)
     stored_entities = graph.read("ingest/existing_entities")
     resolver.load(stored_entities)
     known = KnownRelations(
         (str(row["key"]) for row in stored_entities), lambda keys: graph.read("ingest/relation_keys_from", keys=keys)
     )
-    work = _plan(articles[: opts.limit] if opts.limit else articles, writer, state, opts, report)
+    work, unchanged = _plan(articles[: opts.limit] if opts.limit else articles, writer, state, opts, report)
+    if chunk_store is not None and unchanged:  # the vector store may have lost what the graph still has
+        report.vectors_restored = restore_vectors(graph, chunk_store, missing_vectors_of(graph, chunk_store, unchanged))
     run = _Run(extractor, schema or configured_schema(), resolver, known, writer, chunk_store, report)
     with (
         tqdm(
@@ -108,7 +107,8 @@ def ingest_articles(
         linked = DictionaryLinker(graph, batch_size=opts.write_batch_size).run()
         report.mentions_linked = linked.mentions_linked
         report.link_s = time.perf_counter() - t_link
-    report.entities_removed = writer.remove_orphan_entities(run.orphan_candidates)
+    report.entities_removed = sweep_orphans(writer)
+    bump(graph)
     report.pruned = dict(run.pruned)
     report.merged = resolver.stats.merged
     report.fuzzy_merged = resolver.stats.fuzzy
@@ -124,25 +124,32 @@ def _plan(
     state: StateStore | None,
     opts: IngestOptions,
     report: IngestReport,
-) -> list[_Work]:
-    """Decide per document: skip (unchanged or resumed), write new, or replace."""
-    unique = list({a.doc_id: a for a in articles}.values())  # the last record of a repeated id wins
+) -> tuple[list[_Work], list[str]]:
+    """Decide per document: skip (unchanged or resumed), write new, or replace. Returns the work and the ids of the
+    documents skipped as unchanged. Of several records with one id the first is kept and the id reported."""
+    unique: dict[str, Article] = {}
+    for article in articles:
+        if article.doc_id in unique:
+            report.duplicate_ids.append(article.doc_id)
+        else:
+            unique.setdefault(article.doc_id, article)
     report.documents_seen = len(unique)
-    existing = writer.document_hashes([a.doc_id for a in unique])
-    work = []
-    for article in unique:
+    existing = writer.document_hashes(list(unique))
+    work, unchanged = [], []
+    for article in unique.values():
         content_hash = article.content_hash
         if not opts.force and state is not None and state.state.is_done(article.doc_id, content_hash):
             report.documents_resumed += 1
             continue
         if not opts.force and existing.get(article.doc_id) == content_hash:
             report.documents_unchanged += 1
+            unchanged.append(article.doc_id)
             continue
         if existing.get(article.doc_id) not in (None, content_hash):
             report.documents_updated += 1
         chunks = chunk_article(article, opts.chunk_size, opts.chunk_overlap)
         work.append(_Work(article, chunks, existed=article.doc_id in existing))
-    return work
+    return work, unchanged
 
 
 @dataclass
@@ -165,7 +172,6 @@ class _Written:
     vector_s: float
     chunks_removed: int
     relationships_removed: int
-    orphan_candidates: list[str]
 
 
 @dataclass
@@ -181,7 +187,6 @@ class _Run:
     chunk_store: ChunkSink | None
     report: IngestReport
     pruned: Counter[str] = field(default_factory=Counter)
-    orphan_candidates: list[str] = field(default_factory=list)
 
     def prepare(self, batch: list[_Work]) -> _Prepared:
         chunks = [c for w in batch for c in w.chunks]
@@ -211,13 +216,12 @@ class _Run:
     def store(self, prepared: _Prepared) -> _Written:
         t0 = time.perf_counter()
         self.writer.write(prepared.rows)
-        removed_chunks, removed_rels, candidates = 0, 0, []
+        removed_chunks, removed_rels = 0, 0
         for w in prepared.batch:
-            if w.existed:
+            if w.existed:  # entities only the stale chunks mentioned are marked, and swept at the end of the run
                 stale = self.writer.stale_chunk_ids(w.article.doc_id, keep={c.id for c in w.chunks})
-                rels, keys = self.writer.remove_chunks(stale)
-                removed_chunks, removed_rels = removed_chunks + len(stale), removed_rels + rels
-                candidates.extend(keys)
+                removed_chunks += len(stale)
+                removed_rels += self.writer.remove_chunks(stale)
         write_s = time.perf_counter() - t0
         t1 = time.perf_counter()
         if self.chunk_store is not None:
@@ -232,7 +236,7 @@ class _Run:
              for w in finished]
         )  # fmt: skip
         done = {w.article.doc_id: w.article.content_hash for w in finished}
-        return _Written(prepared, done, write_s, vector_s, removed_chunks, removed_rels, candidates)
+        return _Written(prepared, done, write_s, vector_s, removed_chunks, removed_rels)
 
     def finish(self, written: _Written, state: StateStore | None, bar: tqdm[Any], opts: IngestOptions) -> None:
         """Account for a stored batch in the caller's thread."""
@@ -241,7 +245,6 @@ class _Run:
         report.vector_s += written.vector_s
         report.chunks_removed += written.chunks_removed
         report.relationships_removed += written.relationships_removed
-        self.orphan_candidates.extend(written.orphan_candidates)
         report.documents_written += len(written.done)
         report.chunks_written += len(written.prepared.chunks)
         if state is not None and written.done:
@@ -252,23 +255,35 @@ class _Run:
 
 
 def delete_documents(graph: Graph, refs: Sequence[str], chunk_store: ChunkSink | None = None) -> list[dict[str, Any]]:
-    """`graphwire ingest --delete`: remove documents (by id or exact title) and what only they supported."""
+    """`graphwire ingest --delete`: remove documents (by id or exact title) and what only they supported.
+
+    Deletes a killed run left unfinished are finished first; a ref naming one of them counts as found."""
     writer = GraphWriter(graph)
-    results = []
+    finished = finish_pending_deletes(writer, chunk_store)
+    results = [{"ref": None, "found": True, "resumed": True, **d.model_dump()} for d in finished]
     for ref in refs:
         matches = graph.read("ingest/find_documents", ref=ref)
         if not matches:
-            results.append({"ref": ref, "found": False})
+            results.append({"ref": ref, "found": any(ref in (d.id, d.title) for d in finished)})
             continue
         for match in matches:
-            chunks, rels, ents = writer.delete_document(match["id"])
-            if chunk_store is not None:
-                chunk_store.delete_document(match["id"])
-            results.append(
-                {"ref": ref, "found": True, "id": match["id"], "title": match["title"], "chunks": chunks,
-                 "relationships": rels, "entities": ents}
-            )  # fmt: skip
+            deleted = delete_one(writer, match["id"], match["title"], chunk_store)
+            results.append({"ref": ref, "found": True, **deleted.model_dump()})
+    bump(graph)
     return results
+
+
+def delete_document(graph: Graph, document_id: str, chunk_store: ChunkSink | None = None) -> dict[str, Any] | None:
+    """Remove one document by id (the API's delete); None when the graph has no such document."""
+    writer = GraphWriter(graph)
+    finish_pending_deletes(writer, chunk_store)
+    hashes = writer.document_hashes([document_id])
+    if document_id not in hashes:
+        return None
+    title = next((r["title"] for r in graph.read("ingest/find_documents", ref=document_id)), None)
+    deleted = delete_one(writer, document_id, title, chunk_store)
+    bump(graph)
+    return deleted.model_dump()
 
 
 def fill_graph_counts(graph: Graph, report: IngestReport) -> None:

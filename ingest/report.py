@@ -23,6 +23,9 @@ class IngestReport(BaseModel):
     chunks_removed: int = 0
     relationships_removed: int = 0
     entities_removed: int = 0
+    deletes_finished: int = 0  # deletes a killed run left unfinished, finished at the start of this one
+    vectors_restored: int = 0  # vectors of unchanged documents the vector store had lost, re-embedded from the graph
+    duplicate_ids: list[str] = Field(default_factory=list)  # document ids given more than once (the first was kept)
     extracted_entities: int = 0
     extracted_relations: int = 0
     pruned: dict[str, int] = Field(default_factory=dict)

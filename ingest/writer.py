@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphwire.core.graph import Graph
+from graphwire.core.store_version import bump
 from graphwire.ingest.rows import GraphRows, Row
 
 
@@ -34,7 +35,9 @@ class GraphWriter:
         self._batches("ingest/merge_relations", rows.relations.stored)
 
     def mark_done(self, rows: Sequence[Row]) -> None:
+        """Set the commit markers, then the store's version stamp (readers in other processes see the batch)."""
         self._batches("ingest/mark_documents_done", rows, concurrent=True)
+        bump(self.graph)
 
     def document_hashes(self, ids: Sequence[str]) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
@@ -43,32 +46,19 @@ class GraphWriter:
                 out[r["id"]] = r["content_hash"]
         return out
 
-    def remove_chunks(self, chunk_ids: Sequence[str]) -> tuple[int, list[str]]:
-        """Delete chunks with their provenance; returns the relationships removed and the keys of the entities the
-        chunks mentioned (candidates for `remove_orphan_entities` once nothing else will mention them)."""
+    def remove_chunks(self, chunk_ids: Sequence[str]) -> int:
+        """Delete chunks with their provenance; returns the relationships removed. The entities the chunks mentioned
+        are marked for `ingest.pending.sweep_orphans` in the same transaction as the deletion, so a crash after it
+        loses no orphan."""
         if not chunk_ids:
-            return 0, []
-        rels = self.graph.write("ingest/remove_chunk_provenance", chunk_ids=list(chunk_ids))
-        keys = self.graph.write("ingest/delete_chunks", chunk_ids=list(chunk_ids))
-        return (rels[0]["removed_relationships"] if rels else 0), (keys[0]["entity_keys"] if keys else [])
-
-    def remove_orphan_entities(self, keys: Sequence[str]) -> int:
-        """Delete those of the entities that no chunk mentions and no document reports by."""
-        if not keys:
             return 0
-        rows = self.graph.write("ingest/delete_orphan_entities", keys=list(dict.fromkeys(keys)))
-        return int(rows[0]["removed_entities"]) if rows else 0
+        rels = self.graph.write("ingest/remove_chunk_provenance", chunk_ids=list(chunk_ids))
+        self.graph.write("ingest/delete_chunks", chunk_ids=list(chunk_ids))
+        return int(rels[0]["removed_relationships"]) if rels else 0
 
     def stale_chunk_ids(self, document_id: str, keep: set[str]) -> list[str]:
         rows = self.graph.read("ingest/document_chunk_ids", document_id=document_id)
         return [r["id"] for r in rows if r["id"] not in keep]
-
-    def delete_document(self, document_id: str) -> tuple[int, int, int]:
-        """Remove a document, its chunks, and whatever only it supported; returns (chunks, relationships, entities)."""
-        chunk_ids = self.stale_chunk_ids(document_id, keep=set())
-        rels, keys = self.remove_chunks(chunk_ids)
-        self.graph.write("ingest/delete_document", document_id=document_id)
-        return len(chunk_ids), rels, self.remove_orphan_entities(keys)
 
     def _batches(self, name: str, rows: Sequence[Row], concurrent: bool = False) -> None:
         """`concurrent`: CREATE statements and the commit marker run `threads` transactions at a time (nothing two of

@@ -1,8 +1,9 @@
-// Delete chunks; returns the keys of the entities they mentioned. Those are removed by delete_orphan_entities once
-// nothing else mentions them: at the end of an ingest run, since later batches may mention them again.
+// Delete chunks. The entities they mentioned are marked `orphan_check` in the same transaction, so the check whether
+// anything still mentions them (sweep_orphan_entities) survives a crash: the next run sweeps what this one could not.
 MATCH (c:Chunk)
 WHERE c.id IN $chunk_ids
 OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity)
-WITH collect(DISTINCT c) AS chunks, collect(DISTINCT e.key) AS keys
+WITH collect(DISTINCT c) AS chunks, collect(DISTINCT e) AS entities
+FOREACH (e IN entities | SET e.orphan_check = true)
 FOREACH (c IN chunks | DETACH DELETE c)
-RETURN keys AS entity_keys
+RETURN size(chunks) AS removed_chunks

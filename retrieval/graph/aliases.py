@@ -159,7 +159,7 @@ class AliasStage:
     def __init__(self, llm_aliases: LlmAliasFn | None = None, cache_size: int = 2048) -> None:
         self.llm_aliases = llm_aliases
         self.cache_size = cache_size
-        self._cache: OrderedDict[tuple[str, tuple[int, int]], QuestionAnalysis] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, tuple[int, ...]], QuestionAnalysis] = OrderedDict()
         self._lock = threading.Lock()
 
     def run(self, question: str, index: NameIndex) -> QuestionAnalysis:

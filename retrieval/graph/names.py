@@ -35,7 +35,7 @@ class NameIndex:
     nodes: dict[str, NodeRef] = field(default_factory=dict)
     token_df: dict[str, int] = field(default_factory=dict)  # token -> how many nodes' names/aliases contain it
     max_tokens: int = 1
-    version: tuple[int, int] = (0, 0)
+    version: tuple[int, ...] = (0, 0, 0)
 
     def lookup(self, norm: str) -> list[NodeRef]:
         return self.by_norm.get(norm, [])
@@ -66,7 +66,7 @@ def name_variants(surface: str) -> set[str]:
 
 
 def build_index(
-    rows: Sequence[Mapping[str, Any]], sources: Sequence[Mapping[str, Any]], version: tuple[int, int]
+    rows: Sequence[Mapping[str, Any]], sources: Sequence[Mapping[str, Any]], version: tuple[int, ...]
 ) -> NameIndex:
     by_norm: dict[str, dict[str, NodeRef]] = defaultdict(dict)
     nodes: dict[str, NodeRef] = {}
@@ -109,7 +109,7 @@ class NameIndexCache:
     def __init__(self, graph: Graph, ttl_s: float = 10.0, version: GraphVersion | None = None) -> None:
         self.graph = graph
         self.version = version or GraphVersion(graph, check_every_s=ttl_s)
-        self._cache: Refreshing[tuple[int, int], NameIndex] = Refreshing(self.version.entities, self._load, 0.0)
+        self._cache: Refreshing[tuple[int, ...], NameIndex] = Refreshing(self.version.entities, self._load, 0.0)
 
     def get(self) -> NameIndex:
         return self._cache.get()
@@ -117,6 +117,6 @@ class NameIndexCache:
     def invalidate(self) -> None:
         self._cache.invalidate()
 
-    def _load(self, version: tuple[int, int]) -> NameIndex:
+    def _load(self, version: tuple[int, ...]) -> NameIndex:
         entities = self.graph.read("retrieve/entity_names")
         return build_index(entities, self.graph.read("retrieve/publication_sources"), version)

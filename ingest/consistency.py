@@ -1,0 +1,177 @@
+"""`graphwire db check` / `--repair`: does the graph agree with itself and with the vector store, and what can be fixed.
+
+Checked: chunk ids both ways (graph chunks without a vector, vectors without a graph chunk), entities nothing mentions
+or reports by, relationships whose provenance is empty or names a missing chunk, chunks without a document, deletes a
+killed run left pending, documents without a commit marker. Repaired: missing vectors re-embedded from the graph's
+chunk text, stray vectors deleted, orphans and unsupported relationships removed, detached chunks removed with their
+provenance, pending deletes finished. Unfinished documents need their input: the report says to re-run the ingest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from graphwire.core.documents import Chunk
+from graphwire.core.graph import Graph
+from graphwire.core.store_version import bump
+from graphwire.ingest.pending import finish_pending_deletes, sweep_orphans
+from graphwire.ingest.writer import GraphWriter
+
+PAGE = 5000
+SHOWN = 1000  # at most this many keys/ids listed per finding
+
+
+class ChunkSink(Protocol):
+    """The vector store side of ingestion (core.chunk_store.ChunkStore): the same chunks the graph gets."""
+
+    def upsert(self, chunks: Sequence[Chunk]) -> Any: ...
+
+    def delete_document(self, document_id: str) -> Any: ...
+
+    def missing(self, chunk_ids: Sequence[str]) -> list[str]:
+        """Those of the ids the store has no vector for."""
+        ...
+
+
+class VectorStore(ChunkSink, Protocol):
+    """What `db check` needs besides: every id, and deletion by id."""
+
+    def ids(self) -> list[str]: ...
+
+    def delete_ids(self, ids: Sequence[str]) -> Any: ...
+
+
+class StoreCheck(BaseModel):
+    graph_chunks: int
+    vector_chunks: int | None = None  # None: no vector store checked
+    missing_vectors: list[str] = Field(default_factory=list)  # graph chunk ids the vector store lacks
+    stray_vectors: list[str] = Field(default_factory=list)  # vector ids with no graph chunk
+    orphan_entities: list[str] = Field(default_factory=list)
+    unsupported_relationships: list[str] = Field(default_factory=list)  # "source -TYPE-> target"
+    detached_chunks: list[str] = Field(default_factory=list)
+    pending_deletes: list[str] = Field(default_factory=list)
+    unfinished_documents: list[str] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems()
+
+    def problems(self) -> dict[str, int]:
+        """Each kind of disagreement found, with its count."""
+        found = {
+            "graph chunks without a vector": len(self.missing_vectors),
+            "vectors without a graph chunk": len(self.stray_vectors),
+            "entities nothing mentions": len(self.orphan_entities),
+            "relationships without provenance": len(self.unsupported_relationships),
+            "chunks without a document": len(self.detached_chunks),
+            "deletes left unfinished": len(self.pending_deletes),
+            "documents without a commit marker (re-run the ingest)": len(self.unfinished_documents),
+        }
+        return {what: n for what, n in found.items() if n}
+
+
+class RepairReport(BaseModel):
+    vectors_embedded: int = 0
+    vectors_deleted: int = 0
+    entities_removed: int = 0
+    relationships_repaired: int = 0
+    relationships_deleted: int = 0
+    chunks_removed: int = 0
+    deletes_finished: int = 0
+
+
+def graph_chunk_ids(graph: Graph) -> list[str]:
+    return list(_paged_chunk_ids(graph))
+
+
+def _paged_chunk_ids(graph: Graph) -> Iterator[str]:
+    after = ""
+    while True:
+        rows = graph.read("store/chunk_ids", after=after, limit=PAGE)
+        yield from (str(r["id"]) for r in rows)
+        if len(rows) < PAGE:
+            return
+        after = str(rows[-1]["id"])
+
+
+def check_store(graph: Graph, vectors: VectorStore | None) -> StoreCheck:
+    in_graph = graph_chunk_ids(graph)
+    check = StoreCheck(
+        graph_chunks=len(in_graph),
+        orphan_entities=[r["key"] for r in graph.read("store/orphan_entities", limit=SHOWN)],
+        unsupported_relationships=[
+            f"{r['source']} -{r['type']}-> {r['target']}"
+            for r in graph.read("store/unsupported_relationships", limit=SHOWN)
+        ],
+        detached_chunks=[r["id"] for r in graph.read("store/detached_chunks", limit=SHOWN)],
+        pending_deletes=[r["id"] for r in graph.read("ingest/pending_deletes")],
+        unfinished_documents=[r["id"] for r in graph.read("store/unfinished_documents", limit=SHOWN)],
+    )
+    if vectors is not None:
+        in_store = set(vectors.ids())
+        graph_set = set(in_graph)
+        check.vector_chunks = len(in_store)
+        check.missing_vectors = sorted(graph_set - in_store)
+        check.stray_vectors = sorted(in_store - graph_set)
+    return check
+
+
+def chunks_from_graph(graph: Graph, ids: Sequence[str]) -> list[Chunk]:
+    """The graph's records of these chunks, as the vector store stores them."""
+    chunks: list[Chunk] = []
+    for start in range(0, len(ids), PAGE):
+        rows = graph.read("store/chunks_by_ids", ids=list(ids[start : start + PAGE]))
+        chunks.extend(Chunk.model_validate({k: _plain(v) for k, v in r.items()}) for r in rows)
+    return chunks
+
+
+def _plain(value: Any) -> Any:
+    """Neo4j dates come back as neo4j.time.Date; pydantic wants a datetime.date."""
+    to_native = getattr(value, "to_native", None)
+    return to_native() if callable(to_native) else value
+
+
+def missing_vectors_of(graph: Graph, vectors: ChunkSink, document_ids: Sequence[str]) -> list[str]:
+    """The graph chunk ids of these documents that the vector store has no vector for."""
+    ids: list[str] = []
+    for start in range(0, len(document_ids), PAGE):
+        rows = graph.read("store/document_chunk_ids", document_ids=list(document_ids[start : start + PAGE]))
+        ids.extend(str(r["id"]) for r in rows)
+    return vectors.missing(ids) if ids else []
+
+
+def restore_vectors(graph: Graph, vectors: ChunkSink, ids: Sequence[str]) -> int:
+    """Re-embed the given graph chunks into the vector store; returns how many were written."""
+    if not ids:
+        return 0
+    chunks = chunks_from_graph(graph, ids)
+    vectors.upsert(chunks)
+    return len(chunks)
+
+
+def repair_store(graph: Graph, vectors: VectorStore | None, check: StoreCheck) -> RepairReport:
+    """Fix what `check` found that can be fixed from the stores themselves (the caller holds the writer lock)."""
+    writer = GraphWriter(graph)
+    report = RepairReport(deletes_finished=len(finish_pending_deletes(writer, vectors)))
+    if check.detached_chunks:
+        detached = [r["id"] for r in graph.read("store/detached_chunks", limit=10**9)]
+        writer.remove_chunks(detached)
+        report.chunks_removed = len(detached)
+    rows = graph.write("store/repair_relationship_provenance")
+    if rows:
+        report.relationships_repaired = int(rows[0]["repaired"])
+        report.relationships_deleted = int(rows[0]["deleted"])
+    graph.write("store/mark_orphan_entities")
+    report.entities_removed = sweep_orphans(writer)
+    if vectors is not None:
+        fresh = check_store(graph, vectors)
+        if fresh.stray_vectors:
+            vectors.delete_ids(fresh.stray_vectors)
+            report.vectors_deleted = len(fresh.stray_vectors)
+        if fresh.missing_vectors:
+            report.vectors_embedded = restore_vectors(graph, vectors, fresh.missing_vectors)
+    bump(graph)
+    return report
