@@ -27,7 +27,8 @@ from graphwire.core.neo4j_server import LocalNeo4j, free_port  # noqa: E402
 from graphwire.core.settings import Settings  # noqa: E402
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
-pytest_plugins = ["support.fixtures"]  # the OpenAI-compatible stub server (tests/support)
+# the OpenAI-compatible stub server, and a Chroma server (`chroma run`) for the vector-store tests
+pytest_plugins = ["support.fixtures", "support.chroma_server"]
 
 
 def _docker_running() -> bool:

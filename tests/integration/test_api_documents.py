@@ -1,5 +1,6 @@
-"""The documents API over real Neo4j and Chroma: a posted document is answerable by the next query (no restart),
-listed, readable with its entities, deletable; bad uploads are clear 4xx errors that store nothing."""
+"""The documents API over real Neo4j and Chroma (a folder, and a Chroma server): a posted document is answerable by
+the next query (no restart), listed, readable with its entities, deletable; bad uploads are clear 4xx errors that
+store nothing."""
 
 from __future__ import annotations
 
@@ -44,8 +45,11 @@ def ask(client: TestClient) -> dict[str, Any]:
     return dict(response.json())
 
 
-@pytest.fixture()
-def client(graph: Graph, neo4j_settings: Settings, tmp_path: Path) -> Iterator[TestClient]:
+@pytest.fixture(params=["folder", "server"])
+def client(
+    graph: Graph, neo4j_settings: Settings, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[TestClient]:
+    """The app over real Neo4j, with Chroma in a folder or on a Chroma server (`chroma run`, CHROMA_HOST set)."""
     settings = neo4j_settings.model_copy(
         update={
             "chroma_path": tmp_path / "chroma",
@@ -53,6 +57,8 @@ def client(graph: Graph, neo4j_settings: Settings, tmp_path: Path) -> Iterator[T
             "upload_max_bytes": 200_000,
         }
     )
+    if request.param == "server":
+        settings = request.getfixturevalue("chroma_server").settings(settings)
     with TestClient(create_app(settings)) as client:
         yield client
 

@@ -1,4 +1,5 @@
-"""The vector store sees exactly the chunks the graph has: after ingest, after an update, after a delete."""
+"""The vector store sees exactly the chunks the graph has: after ingest, after an update, after a delete; in a Chroma
+folder and on a Chroma server (`chroma run`, CHROMA_HOST set)."""
 
 from __future__ import annotations
 
@@ -28,9 +29,15 @@ def store_chunk_ids(store: ChunkStore) -> set[str]:
     return {c.id for c in store.get_all()}
 
 
-def test_vector_store_follows_ingest_update_and_delete(graph: Graph, tmp_path: Path) -> None:
+@pytest.mark.parametrize("chroma", ["folder", "server"])
+def test_vector_store_follows_ingest_update_and_delete(
+    graph: Graph, tmp_path: Path, chroma: str, request: pytest.FixtureRequest
+) -> None:
     articles = load_articles(DEMO).articles[:3]
-    store = ChunkStore.from_settings(Settings(chroma_path=tmp_path / "chroma", chroma_collection="ingest_test"))
+    settings = Settings(chroma_path=tmp_path / "chroma", chroma_collection="ingest_test")
+    if chroma == "server":
+        settings = request.getfixturevalue("chroma_server").settings(settings)
+    store = ChunkStore.from_settings(settings)
     extractor = OfflineExtractor(load_schema().labels, Gazetteer.from_sources(a.source for a in articles))
     options = IngestOptions(progress=False)
     ingest_articles(articles, graph, extractor, options=options, chunk_store=store)

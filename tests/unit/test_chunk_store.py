@@ -1,4 +1,5 @@
-"""The Chroma chunk store in a temporary folder: round trip, reopen in a fresh process, delete, revision marker."""
+"""The Chroma chunk store, in a temporary folder and on a Chroma server (`chroma run`): round trip, reopen in a fresh
+process, delete, revision marker."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from support.chroma_server import ChromaServer
 
 from graphwire.core.chunk_store import ChunkStore
 from graphwire.core.documents import Chunk
@@ -40,9 +42,13 @@ def _chunks() -> list[Chunk]:
     ]
 
 
-@pytest.fixture()
-def settings(tmp_path: Path) -> Settings:
-    return Settings(chroma_path=tmp_path / "chroma", chroma_collection="test_chunks")
+@pytest.fixture(params=["folder", "server"])
+def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    folder = Settings(chroma_path=tmp_path / "chroma", chroma_collection="test_chunks")
+    if request.param == "folder":
+        return folder
+    server: ChromaServer = request.getfixturevalue("chroma_server")
+    return server.settings(folder)  # CHROMA_HOST set: the same store over HTTP, a collection of its own
 
 
 def test_round_trip_query_and_delete(settings: Settings) -> None:
@@ -77,14 +83,19 @@ def test_reopens_in_a_fresh_process(settings: Settings) -> None:
         "import json, sys\n"
         "from graphwire.core.chunk_store import ChunkStore\n"
         "from graphwire.core.settings import Settings\n"
-        "store = ChunkStore.from_settings(Settings(chroma_path=sys.argv[1], chroma_collection='test_chunks'))\n"
+        "store = ChunkStore.from_settings(Settings.model_validate_json(sys.argv[1]))\n"
         "fed = [c for c in store.get_all() if c.document_id == 'fed'][0]\n"
         "hits = store.collection.query(query_texts=['a footballer scoring two goals'], n_results=1)['ids'][0]\n"
         "seen = {'count': store.count(), 'source': fed.source, 'date': str(fed.published_at), 'top': hits}\n"
         "print(json.dumps(seen))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", script, str(settings.chroma_path)],
+        [
+            sys.executable,
+            "-c",
+            script,
+            settings.model_dump_json(include={"chroma_path", "chroma_host", "chroma_port", "chroma_collection"}),
+        ],
         capture_output=True,
         text=True,
         check=True,
