@@ -13,7 +13,7 @@ from typing import Annotated
 
 from chromadb.api import ClientAPI
 from fastapi import Depends, Request, Security
-from fastapi.security import APIKeyHeader
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from graphwire.app.errors import ApiError
 from graphwire.app.jobs.service import DocumentWrites
@@ -26,6 +26,7 @@ API_KEY_HEADER = "X-API-Key"
 _api_key_scheme = APIKeyHeader(
     name=API_KEY_HEADER, auto_error=False, description="Required on /v1 routes when the server sets API_KEY."
 )
+_bearer_scheme = HTTPBearer(auto_error=False, description="The same key as a bearer token (OpenAI clients).")
 
 
 def get_app_settings(request: Request) -> Settings:
@@ -70,13 +71,19 @@ def get_chroma(provider: ChromaProviderDep) -> ClientAPI:
     return client
 
 
-def require_api_key(settings: SettingsDep, api_key: Annotated[str | None, Security(_api_key_scheme)] = None) -> None:
-    """With API_KEY set, the request must carry the same value in X-API-Key (constant-time comparison)."""
+def require_api_key(
+    settings: SettingsDep,
+    api_key: Annotated[str | None, Security(_api_key_scheme)] = None,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer_scheme)] = None,
+) -> None:
+    """With API_KEY set, the request must carry the same value in X-API-Key, or as `Authorization: Bearer <key>`
+    (what OpenAI SDKs and chat front ends send); compared in constant time."""
     if settings.api_key is None:
         return
     expected = settings.api_key.get_secret_value().encode()
-    if api_key is None or not secrets.compare_digest(api_key.encode(), expected):
-        raise ApiError(401, "unauthorized", f"missing or invalid {API_KEY_HEADER} header")
+    given = api_key if api_key is not None else (bearer.credentials if bearer is not None else None)
+    if given is None or not secrets.compare_digest(given.encode(), expected):
+        raise ApiError(401, "unauthorized", f"missing or invalid {API_KEY_HEADER} header (or Authorization: Bearer)")
 
 
 GraphDep = Annotated[Graph, Depends(get_graph)]

@@ -20,7 +20,7 @@ from graphwire.app.uploads import Upload
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.core.store_lock import StoreBusyError, WriterLock
-from graphwire.ingest.pipeline import ChunkSink, delete_documents
+from graphwire.ingest.pipeline import ChunkSink, delete_document
 
 
 @dataclass
@@ -62,7 +62,7 @@ class DocumentWrites:
         """The CLI's delete (provenance kept: shared entities and relationships stay), or None when unknown."""
         try:
             with self.runner.exclusive(f"graphwire API delete {document_id}", self.settings.request_timeout_s):
-                deleted = _delete(self.graph(), document_id, self.chunk_store())
+                deleted = delete_document(self.graph(), document_id, self.chunk_store())
         except WriterBusyError as exc:
             raise ApiError(409, "busy", "a document job is writing; try the delete again when it finishes") from exc
         except StoreBusyError as exc:
@@ -70,13 +70,6 @@ class DocumentWrites:
         if deleted is not None:
             self.runner.notify_change()
         return deleted
-
-
-def _delete(graph: Graph, document_id: str, chunk_store: ChunkSink) -> dict[str, Any] | None:
-    if not graph.read("documents/get", document_id=document_id):
-        return None
-    results = delete_documents(graph, [document_id], chunk_store)
-    return next((r for r in results if r.get("id") == document_id), None)
 
 
 def _chunk_store(settings: Settings, client: Any) -> ChunkSink:
