@@ -45,7 +45,7 @@ def neo4j_graph() -> Iterator[Graph]:
         server.start(timeout_s=300)
         password = SecretStr(server.password_file.read_text().strip())
         settings = Settings(neo4j_uri=server.bolt_uri, neo4j_password=password)
-        graph = Graph.from_settings(settings.model_copy(update={"request_timeout_s": 600.0}), TEST_CATALOGUE)
+        graph = Graph.from_settings(settings.model_copy(update={"cypher_timeout_s": 600.0}), TEST_CATALOGUE)
         yield graph
         graph.close()
     finally:

@@ -8,27 +8,32 @@ LLM_BACKOFF_MAX_S), at most LLM_MAX_RETRIES retries. Other errors (400, 401, 404
 
 `UsageCounter` collects calls and prompt/completion tokens from every client built with it; callers read
 `counter.snapshot()` (or diff two snapshots around a piece of work).
+
+`LLMClient.chat` is the blocking call (ingest, eval, CLI); `LLMClient.achat` the awaitable one for the API: run it in
+an asyncio task and cancel the task (deadline passed, client gone) and its HTTP connection is closed, which stops the
+generation on servers that watch for it (llama.cpp does). Both accept a `timeout_s` below LLM_TIMEOUT_S, so a caller
+with a deadline never waits past it, and neither retries when the next attempt could not finish in time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 import json_repair
 import openai
-from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.outputs import LLMResult
-from langchain_openai import ChatOpenAI
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
+from graphwire.core.deadline import Deadline
 from graphwire.core.settings import Settings
 
 T = TypeVar("T")
@@ -39,7 +44,8 @@ RETRYABLE: tuple[type[Exception], ...] = (
     openai.RateLimitError,
     openai.InternalServerError,
 )
-EXTRACTION_MODES = ("tools", "json_schema", "prompt")
+EXTRACTION_MODES = ("json_schema", "tools", "prompt")
+DEFAULT_MAX_TOKENS = 512  # completion cap of a call that names none (and LLM_MAX_TOKENS unset): every call has an end
 _FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*|\s*```\s*$")
 
 
@@ -109,32 +115,6 @@ class UsageCounter:
         return self.snapshot().total_tokens
 
 
-class UsageCallback(BaseCallbackHandler):
-    """Feeds a `UsageCounter` from LangChain chat model runs."""
-
-    def __init__(self, counter: UsageCounter) -> None:
-        self.counter = counter
-
-    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
-        prompt, completion = _usage_from_result(response)
-        self.counter.add(prompt, completion)
-
-    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
-        self.counter.add_failure()
-
-
-def _usage_from_result(response: LLMResult) -> tuple[int, int]:
-    token_usage = (response.llm_output or {}).get("token_usage") or {}
-    if token_usage:
-        return int(token_usage.get("prompt_tokens") or 0), int(token_usage.get("completion_tokens") or 0)
-    for generations in response.generations:
-        for generation in generations:
-            meta = getattr(getattr(generation, "message", None), "usage_metadata", None)
-            if meta:
-                return int(meta.get("input_tokens", 0)), int(meta.get("output_tokens", 0))
-    return 0, 0
-
-
 @dataclass(frozen=True)
 class RetryPolicy:
     max_retries: int = 4
@@ -191,20 +171,45 @@ def with_retries(
     *,
     sleep: Callable[[float], None] = time.sleep,
     on_retry: Callable[[int, Exception, float], None] | None = None,
+    deadline: Deadline | None = None,
 ) -> tuple[T, int]:
-    """Run `call`, retrying retryable API errors; returns (result, attempts). Raises `RetriesExhausted`."""
+    """Run `call`, retrying retryable API errors; returns (result, attempts). Raises `RetriesExhausted`, also when
+    the wait before the next attempt would reach `deadline`."""
     attempt = 0
     while True:
         attempt += 1
         try:
             return call(), attempt
         except RETRYABLE as exc:
-            if attempt > policy.max_retries:
-                raise RetriesExhausted(attempt, exc) from exc
-            wait = policy.wait_for(attempt, exc)
+            wait = _next_wait(policy, attempt, exc, deadline)
             if on_retry:
                 on_retry(attempt, exc, wait)
             sleep(wait)
+
+
+async def with_retries_async(
+    call: Callable[[], Awaitable[T]],
+    policy: RetryPolicy,
+    *,
+    deadline: Deadline | None = None,
+) -> tuple[T, int]:
+    """`with_retries` for a coroutine; cancelling the awaiting task cancels the attempt in flight."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return await call(), attempt
+        except RETRYABLE as exc:
+            await asyncio.sleep(_next_wait(policy, attempt, exc, deadline))
+
+
+def _next_wait(policy: RetryPolicy, attempt: int, error: Exception, deadline: Deadline | None) -> float:
+    if attempt > policy.max_retries:
+        raise RetriesExhausted(attempt, error) from error
+    wait = policy.wait_for(attempt, error)
+    if deadline is not None and wait >= deadline.remaining():
+        raise RetriesExhausted(attempt, error) from error
+    return wait
 
 
 def require_llm(settings: Settings) -> tuple[str, str]:
@@ -217,44 +222,26 @@ def _api_key(settings: Settings) -> str:
     return settings.llm_api_key.get_secret_value() if settings.llm_api_key else PLACEHOLDER_API_KEY
 
 
-class ToolCallingChatOpenAI(ChatOpenAI):
-    """ChatOpenAI whose structured output defaults to function calling.
+class ChatOptions(BaseModel):
+    """What one call asks for beyond the messages: structured output, tools, a completion cap."""
 
-    langchain-openai defaults `with_structured_output` to OpenAI's `json_schema` response format, which many
-    OpenAI-compatible servers do not implement; tool calling is the widely supported path, and the one
-    LLMGraphTransformer's own fallback parser reads (`tool_calls[0].function.arguments`).
-    """
-
-    def with_structured_output(self, schema: Any = None, *, method: Any = "function_calling", **kwargs: Any) -> Any:
-        return super().with_structured_output(schema, method=method, **kwargs)
-
-
-def chat_model(settings: Settings, usage: UsageCounter | None = None) -> ChatOpenAI:
-    """A LangChain chat model for the configured endpoint; no client-side retries (see `with_retries`)."""
-    base_url, model = require_llm(settings)
-    if settings.llm_extraction_mode not in EXTRACTION_MODES:
-        raise ValueError(f"LLM_EXTRACTION_MODE must be one of {EXTRACTION_MODES}, not {settings.llm_extraction_mode!r}")
-    cls = ToolCallingChatOpenAI if settings.llm_extraction_mode == "tools" else ChatOpenAI
-    return cls(
-        base_url=base_url,
-        api_key=_api_key(settings),  # type: ignore[arg-type]
-        model=model,
-        temperature=settings.llm_temperature,
-        timeout=settings.llm_timeout_s,
-        max_retries=0,
-        max_tokens=settings.llm_max_tokens,  # type: ignore[call-arg]
-        callbacks=[UsageCallback(usage)] if usage else None,
-    )
+    response_format: dict[str, Any] | None = None  # {"type": "json_object"} or {"type": "json_schema", ...}
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: dict[str, Any] | str | None = None
+    max_tokens: int | None = None  # None = LLM_MAX_TOKENS, else DEFAULT_MAX_TOKENS
 
 
 class ChatReply(BaseModel):
     text: str
+    tool_arguments: str | None = None  # the first tool call's arguments, as the model wrote them
+    finish_reason: str | None = None  # "length" when the completion cap cut the reply
     attempts: int
     usage: UsageSnapshot
+    elapsed_s: float = 0.0  # wall time of the whole call, retries included
 
 
 class LLMClient:
-    """The raw `openai` client with the retry policy and usage accounting; returns the reply text."""
+    """The `openai` client with the retry policy and usage accounting; blocking (`chat`) and awaitable (`achat`)."""
 
     def __init__(self, settings: Settings, usage: UsageCounter | None = None) -> None:
         base_url, self.model = require_llm(settings)
@@ -269,32 +256,110 @@ class LLMClient:
     def name(self) -> str:
         return f"llm:{self.model}"
 
-    def chat(self, messages: Sequence[dict[str, str]], *, json_mode: bool = False) -> ChatReply:
-        """One chat completion (retried per policy) with the usage of this call alone (retries included).
+    def chat(
+        self,
+        messages: Sequence[dict[str, str]],
+        *,
+        json_mode: bool = False,
+        options: ChatOptions | None = None,
+        deadline: Deadline | None = None,
+    ) -> ChatReply:
+        """One chat completion (retried per policy) with the usage of this call alone (retries included). Each
+        attempt waits at most LLM_TIMEOUT_S, and never past `deadline`.
 
         Raises `RetriesExhausted` or the non-retryable `openai.APIError`."""
+        request = self._request(messages, json_mode, options)
         call_usage = UsageCounter()
-        text, attempts = with_retries(lambda: self._chat_once(messages, json_mode, call_usage), self.policy)
-        return ChatReply(text=text, attempts=attempts, usage=call_usage.snapshot())
+        started = time.perf_counter()
 
-    def _chat_once(self, messages: Sequence[dict[str, str]], json_mode: bool, call_usage: UsageCounter) -> str:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": list(messages)}
-        kwargs["temperature"] = self.settings.llm_temperature
-        if self.settings.llm_max_tokens:
-            kwargs["max_tokens"] = self.settings.llm_max_tokens
+        def once() -> ChatCompletion:
+            timeout = self._timeout(deadline)
+            return self._counted(call_usage, lambda: self.client.chat.completions.create(**request, timeout=timeout))
+
+        response, attempts = with_retries(once, self.policy, deadline=deadline)
+        return _reply(response, attempts, call_usage, time.perf_counter() - started)
+
+    async def achat(
+        self,
+        messages: Sequence[dict[str, str]],
+        *,
+        options: ChatOptions | None = None,
+        deadline: Deadline | None = None,
+    ) -> ChatReply:
+        """`chat` as a coroutine. Cancel the task that awaits it and the request is abandoned: its connection is
+        closed, so the server can stop generating."""
+        request = self._request(messages, False, options)
+        call_usage = UsageCounter()
+        started = time.perf_counter()
+        async with openai.AsyncOpenAI(
+            base_url=str(self.client.base_url), api_key=self.client.api_key, max_retries=0
+        ) as client:
+
+            async def once() -> ChatCompletion:
+                timeout = self._timeout(deadline)
+                try:
+                    response = await client.chat.completions.create(**request, timeout=timeout)
+                except openai.APIError:
+                    self._count_failure(call_usage)
+                    raise
+                self._count_success(call_usage, response)
+                return response
+
+            response, attempts = await with_retries_async(once, self.policy, deadline=deadline)
+        return _reply(response, attempts, call_usage, time.perf_counter() - started)
+
+    def _request(
+        self, messages: Sequence[dict[str, str]], json_mode: bool, options: ChatOptions | None
+    ) -> dict[str, Any]:
+        options = options or ChatOptions()
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(messages),
+            "temperature": self.settings.llm_temperature,
+        }
+        request["max_tokens"] = options.max_tokens or self.settings.llm_max_tokens or DEFAULT_MAX_TOKENS
         if json_mode:
-            kwargs["response_format"] = {"type": "json_object"}
+            request["response_format"] = {"type": "json_object"}
+        for key in ("response_format", "tools", "tool_choice"):
+            if (value := getattr(options, key)) is not None:
+                request[key] = value
+        return request
+
+    def _timeout(self, deadline: Deadline | None) -> float:
+        return deadline.cap(self.settings.llm_timeout_s) if deadline is not None else self.settings.llm_timeout_s
+
+    def _counted(self, call_usage: UsageCounter, call: Callable[[], ChatCompletion]) -> ChatCompletion:
         try:
-            response = self.client.chat.completions.create(**kwargs)
+            response = call()
         except openai.APIError:
-            for counter in (self.usage, call_usage):
-                counter.add_failure()
+            self._count_failure(call_usage)
             raise
+        self._count_success(call_usage, response)
+        return response
+
+    def _count_failure(self, call_usage: UsageCounter) -> None:
+        for counter in (self.usage, call_usage):
+            counter.add_failure()
+
+    def _count_success(self, call_usage: UsageCounter, response: ChatCompletion) -> None:
         tokens = response.usage
         for counter in (self.usage, call_usage):
             counter.add(tokens.prompt_tokens if tokens else 0, tokens.completion_tokens if tokens else 0)
-        choice = response.choices[0] if response.choices else None
-        return (choice.message.content or "") if choice else ""
+
+
+def _reply(response: ChatCompletion, attempts: int, call_usage: UsageCounter, elapsed_s: float) -> ChatReply:
+    choice = response.choices[0] if response.choices else None
+    message = choice.message if choice else None
+    tool_calls = (message.tool_calls if message else None) or []
+    function = getattr(tool_calls[0], "function", None) if tool_calls else None
+    return ChatReply(
+        text=(message.content or "") if message else "",
+        tool_arguments=function.arguments if function is not None else None,
+        finish_reason=choice.finish_reason if choice else None,
+        attempts=attempts,
+        usage=call_usage.snapshot(),
+        elapsed_s=elapsed_s,
+    )
 
 
 def parse_json_lenient(text: str) -> dict[str, Any] | list[Any] | None:
@@ -309,49 +374,3 @@ def parse_json_lenient(text: str) -> dict[str, Any] | list[Any] | None:
     except json.JSONDecodeError:
         value = json_repair.loads(stripped)
     return value if isinstance(value, dict | list) else None
-
-
-class ProbeResult(BaseModel):
-    base_url: str
-    model: str
-    chat_ok: bool = False
-    tools_ok: bool = False
-    latency_ms: float = 0.0
-    error: str | None = None
-
-    @property
-    def recommended_mode(self) -> str:
-        return "tools" if self.tools_ok else "prompt"
-
-
-_PROBE_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "record_city",
-        "description": "Record the city named in the text.",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-    },
-}
-
-
-def probe(settings: Settings) -> ProbeResult:
-    """Two tiny calls: can the endpoint chat, and does it answer a forced tool call? (`graphwire llm check`)"""
-    base_url, model = require_llm(settings)
-    result = ProbeResult(base_url=base_url, model=model)
-    client = LLMClient(settings)
-    started = time.perf_counter()
-    try:
-        client.chat([{"role": "user", "content": "Reply with the single word OK."}])
-        result.chat_ok = True
-        result.latency_ms = (time.perf_counter() - started) * 1000
-        request: dict[str, Any] = {
-            "model": model,
-            "messages": [{"role": "user", "content": "Paris is lovely in spring."}],
-            "tools": [_PROBE_TOOL],
-            "tool_choice": {"type": "function", "function": {"name": "record_city"}},
-        }
-        response, _ = with_retries(lambda: client.client.chat.completions.create(**request), client.policy)
-        result.tools_ok = bool(response.choices and response.choices[0].message.tool_calls)
-    except (RetriesExhausted, openai.APIError) as exc:
-        result.error = f"{type(exc).__name__}: {exc}"
-    return result

@@ -39,21 +39,31 @@ class Settings(BaseSettings):
     neo4j_pagecache: str = "512m"  # page cache of the local Neo4j
     neo4j_start_timeout_s: float = 180.0  # how long `graphwire neo4j start` waits for Bolt
     neo4j_apply_schema_on_start: bool = True  # the API applies cypher/schema/ when it first reaches Neo4j
+    neo4j_connect_timeout_s: float = 2.0  # longest wait to open a connection to Neo4j or to borrow one from the pool
+    neo4j_retry_s: float = 15.0  # how long CLI commands and ingest retry a statement on transient errors
 
     # LLM (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, LM Studio). Unset base URL and model = offline.
     # OpenAI-compatible base URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1
     llm_base_url: str | None = None
     llm_api_key: SecretStr | None = None  # API key for the LLM endpoint (local servers usually accept any value)
     llm_model: str | None = None  # model name at that endpoint, e.g. gpt-4o-mini or llama3.1:8b
-    llm_timeout_s: float = 60.0  # timeout per LLM call
+    # longest wait for one LLM call (each attempt); in the API it must be shorter than REQUEST_TIMEOUT_S
+    llm_timeout_s: float = 120.0
     llm_max_retries: int = 4  # retries per LLM call on timeouts, 429 and 5xx
-    llm_concurrency: int = 4  # LLM calls in flight at once
+    # LLM calls in flight at once; raise it for servers that batch (vLLM, hosted APIs): a one-slot local server queues
+    # the rest, and a queued call's wait counts against LLM_TIMEOUT_S
+    llm_concurrency: int = Field(default=1, ge=1)
     llm_temperature: float = 0.0  # sampling temperature (0 = as deterministic as the server allows)
     llm_backoff_base_s: float = 1.0  # first wait before retrying a timeout/429/5xx; doubles per attempt
     llm_backoff_max_s: float = 30.0  # longest backoff wait, and the longest Retry-After header honoured
-    # How LLMGraphTransformer asks for structure: "tools" (function calling), "json_schema", or "prompt" (no tools).
-    llm_extraction_mode: str = "tools"
-    llm_max_tokens: int | None = None  # cap on completion tokens per call; None = the server's default
+    # How the LLM extractor asks for structure: "json_schema" (response_format), "tools" (a forced function call) or
+    # "prompt" (the prompt alone; JSON parsed and repaired). `graphwire llm check` says which works best.
+    llm_extraction_mode: str = "json_schema"
+    # cap on completion tokens per call; unset = proportional to the chunk for extraction, 512 for other calls
+    llm_max_tokens: int | None = Field(default=None, ge=1)
+    # folder of the local model `graphwire llm fetch` assembles and `graphwire llm serve` serves; unset = the user
+    # cache (~/.cache/graphwire/models)
+    local_llm_dir: Path | None = None
 
     # Embeddings
     # offline (a local ONNX model, see OFFLINE_EMBEDDING_MODEL) or openai (any OpenAI-compatible /v1/embeddings)
@@ -83,10 +93,10 @@ class Settings(BaseSettings):
     extraction_cache_path: Path = Path(".graphwire/cache/extractions.sqlite")
     fuzzy_merge_threshold: float = 92.0  # rapidfuzz score (0-100) above which two entity names merge
     ingest_state_path: Path = Path(".graphwire/ingest-state")  # folder of per-input ingest-state records (--resume)
-
-    # API
     # folder of the writer locks (core/store_lock.py); one folder for every process of the machine, whatever its cwd
     store_lock_dir: Path = Path("/tmp/graphwire-locks")
+
+    # API
     api_key: SecretStr | None = None  # when set, every /v1 request must send it in the X-API-Key header
     api_host: str = "127.0.0.1"  # address `graphwire serve` binds to
     api_port: int = 8000  # port `graphwire serve` listens on
@@ -94,8 +104,13 @@ class Settings(BaseSettings):
     upload_max_documents: int = 10_000  # most records one POST /v1/documents may hold (413 above it)
     max_question_chars: int = 1000  # longest question the API accepts
     max_top_k: int = 50  # largest top_k the API accepts
-    # timeout of each Cypher statement run through Graph; in the API also the deadline of /v1/query and /v1/retrieve
-    request_timeout_s: float = 30.0
+    max_body_bytes: int = 1_048_576  # largest request body the API reads (413 above it), checked before parsing
+    # how long the API retries a Neo4j statement: short, so that a request answers 503 at once while Neo4j is down
+    api_neo4j_retry_s: float = 0.5
+    api_neo4j_breaker_s: float = 3.0  # once Neo4j is found unreachable, the API answers 503 without trying this long
+    # deadline of /v1/query and /v1/retrieve: retrieval plus the LLM answer (504 and the LLM call cancelled after it)
+    request_timeout_s: float = Field(default=180.0, gt=0)
+    cypher_timeout_s: float = Field(default=30.0, gt=0)  # timeout of each Cypher statement run through Graph
 
     # Retrieval caps
     key_fact_cap: int = 10  # key facts passed to the answerer
@@ -130,6 +145,15 @@ class Settings(BaseSettings):
         host = urlparse(self.neo4j_uri).hostname or ""
         if self.neo4j_password is None and host not in LOCAL_HOSTS:
             raise ValueError(f"NEO4J_PASSWORD must be set when NEO4J_URI points at a non-local host ({host!r})")
+        return self
+
+    @model_validator(mode="after")
+    def _time_budgets_compose(self) -> Settings:
+        if self.llm_configured and self.llm_timeout_s >= self.request_timeout_s:
+            raise ValueError(
+                f"LLM_TIMEOUT_S ({self.llm_timeout_s:g} s) must be shorter than REQUEST_TIMEOUT_S "
+                f"({self.request_timeout_s:g} s): the request deadline covers retrieval and the LLM answer"
+            )
         return self
 
     @property

@@ -31,6 +31,7 @@ from graphwire.ingest.linking import DictionaryLinker
 from graphwire.ingest.models import Extraction
 from graphwire.ingest.pending import delete_document as delete_one
 from graphwire.ingest.pending import finish_pending_deletes, sweep_orphans
+from graphwire.ingest.progress import ExtractionProgress, counted_parts
 from graphwire.ingest.prune import prune
 from graphwire.ingest.report import FailureNote, IngestReport
 from graphwire.ingest.resolve import EntityResolver
@@ -84,24 +85,30 @@ def ingest_articles(
     known = KnownRelations(
         (str(row["key"]) for row in stored_entities), lambda keys: graph.read("ingest/relation_keys_from", keys=keys)
     )
-    work, unchanged = _plan(articles[: opts.limit] if opts.limit else articles, writer, state, opts, report)
+    selected = articles[: opts.limit] if opts.limit else articles
+    work, unchanged = _plan(selected, writer, state, opts, report, extractor.name)
     if chunk_store is not None and unchanged:  # the vector store may have lost what the graph still has
         report.vectors_restored = restore_vectors(graph, chunk_store, missing_vectors_of(graph, chunk_store, unchanged))
-    run = _Run(extractor, schema or configured_schema(), resolver, known, writer, chunk_store, report)
     with (
         tqdm(
-            total=sum(len(w.chunks) for w in work), unit="chunk", disable=not opts.progress, dynamic_ncols=True
+            total=sum(len(w.chunks) for w in work),
+            unit="chunk",
+            desc="extract",
+            disable=not opts.progress,
+            dynamic_ncols=True,
         ) as bar,
         ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphwire-writer") as write_thread,
     ):
+        progress = ExtractionProgress(bar, extractor)
+        run = _Run(extractor, schema or configured_schema(), resolver, known, writer, chunk_store, report, progress)
         in_flight: Future[_Written] | None = None
         for batch in _batched(work, opts.batch_documents):
             prepared = run.prepare(batch)  # extraction of this batch overlaps the write of the previous one
             if in_flight is not None:
-                run.finish(in_flight.result(), state, bar, opts)
+                run.finish(in_flight.result(), state, opts)
             in_flight = write_thread.submit(run.store, prepared)
         if in_flight is not None:
-            run.finish(in_flight.result(), state, bar, opts)
+            run.finish(in_flight.result(), state, opts)
     if opts.link_names:
         t_link = time.perf_counter()
         linked = DictionaryLinker(graph, batch_size=opts.write_batch_size).run()
@@ -124,9 +131,11 @@ def _plan(
     state: StateStore | None,
     opts: IngestOptions,
     report: IngestReport,
+    extractor_name: str,
 ) -> tuple[list[_Work], list[str]]:
     """Decide per document: skip (unchanged or resumed), write new, or replace. Returns the work and the ids of the
-    documents skipped as unchanged. Of several records with one id the first is kept and the id reported."""
+    documents skipped as unchanged. Of several records with one id the first is kept and the id reported. An
+    unchanged document another extractor wrote ("offline" before "llm:<model>") is extracted again."""
     unique: dict[str, Article] = {}
     for article in articles:
         if article.doc_id in unique:
@@ -135,18 +144,22 @@ def _plan(
             unique.setdefault(article.doc_id, article)
     report.documents_seen = len(unique)
     existing = writer.document_hashes(list(unique))
+    written_by = writer.document_extractors([i for i in unique if i in existing])
     work, unchanged = [], []
     for article in unique.values():
         content_hash = article.content_hash
         if not opts.force and state is not None and state.state.is_done(article.doc_id, content_hash):
             report.documents_resumed += 1
             continue
-        if not opts.force and existing.get(article.doc_id) == content_hash:
+        other_extractor = written_by.get(article.doc_id) not in (None, extractor_name)
+        if not opts.force and existing.get(article.doc_id) == content_hash and not other_extractor:
             report.documents_unchanged += 1
             unchanged.append(article.doc_id)
             continue
         if existing.get(article.doc_id) not in (None, content_hash):
             report.documents_updated += 1
+        elif other_extractor and not opts.force:
+            report.documents_reextracted += 1
         chunks = chunk_article(article, opts.chunk_size, opts.chunk_overlap)
         work.append(_Work(article, chunks, existed=article.doc_id in existing))
     return work, unchanged
@@ -186,12 +199,13 @@ class _Run:
     writer: GraphWriter
     chunk_store: ChunkSink | None
     report: IngestReport
+    progress: ExtractionProgress
     pruned: Counter[str] = field(default_factory=Counter)
 
     def prepare(self, batch: list[_Work]) -> _Prepared:
         chunks = [c for w in batch for c in w.chunks]
         t0 = time.perf_counter()
-        outcomes = self.extractor.extract(chunks) if chunks else []
+        outcomes = self.progress.extract(chunks) if chunks else []
         self.report.extract_s += time.perf_counter() - t0
         by_doc: dict[str, list[Extraction]] = defaultdict(list)
         failed_docs: set[str] = set()
@@ -232,13 +246,13 @@ class _Run:
         vector_s = time.perf_counter() - t1
         finished = [w for w in prepared.batch if w.article.doc_id not in prepared.failed_docs]
         self.writer.mark_done(
-            [{"id": w.article.doc_id, "content_hash": w.article.content_hash, "chunk_count": len(w.chunks)}
-             for w in finished]
+            [{"id": w.article.doc_id, "content_hash": w.article.content_hash, "chunk_count": len(w.chunks),
+              "extractor": self.extractor.name} for w in finished]
         )  # fmt: skip
         done = {w.article.doc_id: w.article.content_hash for w in finished}
         return _Written(prepared, done, write_s, vector_s, removed_chunks, removed_rels)
 
-    def finish(self, written: _Written, state: StateStore | None, bar: tqdm[Any], opts: IngestOptions) -> None:
+    def finish(self, written: _Written, state: StateStore | None, opts: IngestOptions) -> None:
         """Account for a stored batch in the caller's thread."""
         report = self.report
         report.write_s += written.write_s
@@ -249,7 +263,6 @@ class _Run:
         report.chunks_written += len(written.prepared.chunks)
         if state is not None and written.done:
             state.mark(written.done)
-        bar.update(len(written.prepared.chunks))
         if opts.after_batch is not None:
             opts.after_batch(report)
 
@@ -294,13 +307,16 @@ def fill_graph_counts(graph: Graph, report: IngestReport) -> None:
 
 
 def _usage(extractor: Extractor, report: IngestReport) -> None:
-    """LLM calls and tokens, when the extractor (or the one a cache wraps) counts them."""
-    for candidate in (extractor, getattr(extractor, "inner", None)):
-        usage = getattr(candidate, "usage", None)
-        if usage is not None:
+    """LLM calls and tokens, and what the LLM extractor retried, repaired and dropped (by reason), when the extractor
+    (or the one a cache wraps) counts them."""
+    for part in counted_parts(extractor):
+        usage = getattr(part, "usage", None)
+        if usage is not None and report.llm_calls is None:
             report.llm_calls = getattr(usage, "calls", None)
             report.llm_tokens = getattr(usage, "total_tokens", None)
-            return
+        totals = getattr(getattr(part, "stats", None), "totals", None)
+        if callable(totals):
+            report.extraction.update(totals())
 
 
 def _batched(items: list[_Work], size: int) -> Iterator[list[_Work]]:

@@ -29,6 +29,9 @@ class IngestReport(BaseModel):
     extracted_entities: int = 0
     extracted_relations: int = 0
     pruned: dict[str, int] = Field(default_factory=dict)
+    # the LLM extractor's own counts: failed chunks, retried calls, repaired and truncated replies, dropped by reason
+    extraction: dict[str, int] = Field(default_factory=dict)
+    documents_reextracted: int = 0  # unchanged documents extracted again because another extractor wrote them
     merged: int = 0
     fuzzy_merged: int = 0
     failures: list[FailureNote] = Field(default_factory=list)

@@ -46,6 +46,13 @@ class GraphWriter:
                 out[r["id"]] = r["content_hash"]
         return out
 
+    def document_extractors(self, ids: Sequence[str]) -> dict[str, str | None]:
+        out: dict[str, str | None] = {}
+        for start in range(0, len(ids), 5000):
+            for r in self.graph.read("ingest/document_extractors", ids=list(ids[start : start + 5000])):
+                out[r["id"]] = r["extractor"]
+        return out
+
     def remove_chunks(self, chunk_ids: Sequence[str]) -> int:
         """Delete chunks with their provenance; returns the relationships removed. The entities the chunks mentioned
         are marked for `ingest.pending.sweep_orphans` in the same transaction as the deletion, so a crash after it

@@ -8,18 +8,19 @@ import time
 from datetime import date
 from typing import Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from graphwire.app import sse
+from graphwire.app.answering import ClientGone, answer_within
 from graphwire.app.deps import RetrievalDep, SettingsDep
 from graphwire.app.errors import ApiError
 from graphwire.app.streaming import stream_query
+from graphwire.core.deadline import Deadline
 from graphwire.core.settings import Settings
 from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import (
-    Answer,
     Citation,
     Excerpt,
     Fact,
@@ -210,10 +211,11 @@ def _check_bounds(body: RetrieveRequest, settings: Settings) -> str:
     return question
 
 
-async def _bounded(settings: Settings, fn: Any, *args: Any) -> Any:
-    """Run blocking work in the thread pool, answering 504 when it exceeds REQUEST_TIMEOUT_S."""
+async def _bounded(settings: Settings, fn: Any, *args: Any, deadline: Deadline | None = None) -> Any:
+    """Run blocking work in the thread pool, answering 504 when it passes `deadline` (default: REQUEST_TIMEOUT_S)."""
+    deadline = deadline or Deadline.after(settings.request_timeout_s)
     try:
-        return await asyncio.wait_for(run_in_threadpool(fn, *args), timeout=settings.request_timeout_s)
+        return await asyncio.wait_for(run_in_threadpool(fn, *args), timeout=deadline.remaining())
     except TimeoutError as exc:
         raise ApiError(504, "timeout", f"the request took longer than {settings.request_timeout_s:g} s") from exc
 
@@ -258,15 +260,6 @@ async def retrieve(body: RetrieveRequest, settings: SettingsDep, retrieval: Retr
     return _retrieve_response(question, result, body.include_context)
 
 
-def _retrieve_and_answer(
-    retrieval: RetrievalContext, answerer: Answerer, body: QueryRequest, question: str
-) -> tuple[RetrievalResult, Answer, float]:
-    result = _retrieve(retrieval, body.mode, question, body.top_k)
-    started = time.perf_counter()
-    answer = answerer.answer(question, result)
-    return result, answer, round((time.perf_counter() - started) * 1000, 3)
-
-
 @router.post(
     "/query", response_model=QueryResponse, response_model_exclude_none=True, responses={200: sse.OPENAPI_EVENT_STREAM}
 )
@@ -279,7 +272,13 @@ async def query(body: QueryRequest, request: Request, settings: SettingsDep, ret
         result = await _bounded(settings, _retrieve, retrieval, body.mode, question, body.top_k)
         payload = _retrieve_response(question, result, body.include_context)
         return stream_query(payload, result, answerer, sse.llm_stream_client(request, settings), started)
-    result, answer, answer_ms = await _bounded(settings, _retrieve_and_answer, retrieval, answerer, body, question)
+    # one deadline for retrieval and the answer; the answer's LLM call is cancelled when it passes (app/answering.py)
+    deadline = Deadline.after(settings.request_timeout_s)
+    result = await _bounded(settings, _retrieve, retrieval, body.mode, question, body.top_k, deadline=deadline)
+    try:
+        answer, answer_ms = await answer_within(answerer, question, result, deadline, request)
+    except ClientGone:
+        return Response(status_code=499)  # nobody reads it; the LLM call is already cancelled
     payload = _retrieve_response(question, result, body.include_context)
     payload["timings_ms"]["answer"] = answer_ms
     payload["timings_ms"]["request"] = round((time.perf_counter() - started) * 1000, 3)

@@ -1,52 +1,55 @@
-"""`LLMExtractor`: schema-restricted extraction with LLMGraphTransformer over any OpenAI-compatible chat model.
+"""`LLMExtractor`: schema-restricted extraction over any OpenAI-compatible chat model, one call per chunk.
 
-LLMGraphTransformer is imported here and nowhere else. It comes from `langchain-neo4j` (the maintained copy of
-langchain-experimental's class, same constructor; langchain-experimental is being sunset). It is configured with
-allowed_nodes = the schema's labels, allowed_relationships = the schema's (source, type, target) patterns,
-strict_mode=True and additional_instructions = `schema.describe()`; in the tool-calling modes each relationship also
-carries an `evidence` property (the supporting sentence).
+The prompt is `llm_prompt`'s: the schema once and compact (a fixed system message a server can cache), the chunk
+alone in the user message. LLM_EXTRACTION_MODE says how the reply's structure is asked for:
+- `json_schema`: `response_format` with the reply's JSON schema (labels and types as enums, `maxItems` bounds);
+- `tools`: one forced function call whose parameters are that schema;
+- `prompt`: the prompt alone, for servers with neither; the JSON is parsed and repaired.
+Every call has a completion cap that fits the bounds (LLM_MAX_TOKENS overrides it), so none runs without an end.
 
-Around the transformer this module adds what the transformer does not do:
-- bounded concurrency (LLM_CONCURRENCY threads) and retries with exponential backoff on timeouts, connection errors,
-  429 (honouring Retry-After) and 5xx (`core.llm.with_retries`);
-- JSON repair: the raw reply is captured with a callback; when the transformer could not parse it (malformed tool
-  arguments: code fences, trailing commas, truncation) it is repaired and parsed here;
-- case restoration: the transformer title-cases node ids ("OpenAI" -> "Openai"); names are restored to their
-  spelling in the chunk;
-- pruning against the schema with counts per reason (`stats`): the transformer's strict mode drops off-schema output
-  silently, so the raw reply is classified here too;
-- grounded evidence: an `evidence` sentence the chunk does not contain is dropped (the relationship stays);
-- one `LLMExtractionFailure` (an `ExtractionFailure` with `attempts`) per chunk that still fails.
+What the model proposes is checked here, and everything dropped is counted by reason (`stats`):
+- labels and relationship types outside the schema, label pairs the schema does not allow;
+- grounding: an entity whose name (and every alias) occurs nowhere in the chunk is dropped, with the relationships
+  that name it; an evidence sentence the chunk does not contain is dropped (the relationship stays);
+- names are restored to their spelling in the chunk;
+- a reply that is not valid JSON is repaired when it can be (`repaired`), a reply cut by the cap is `truncated`;
+- a chunk that still fails (retries exhausted, a 4xx, nothing parseable) yields an `LLMExtractionFailure` with its
+  reason and attempts; the rest of the batch goes on.
+Retries (timeouts, connection errors, 429 with Retry-After, 5xx) are `core.llm`'s policy; calls run LLM_CONCURRENCY
+at a time.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import threading
-import warnings
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import openai
-from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.documents import Document
-from langchain_core.messages import BaseMessage
-from langchain_core.outputs import LLMResult
-from langchain_neo4j.graph_transformers.llm import LLMGraphTransformer
 from pydantic import BaseModel, Field
 
 from graphwire.core.documents import Chunk
-from graphwire.core.llm import RetriesExhausted, RetryPolicy, UsageCounter, chat_model, parse_json_lenient, with_retries
+from graphwire.core.llm import (
+    EXTRACTION_MODES,
+    ChatOptions,
+    ChatReply,
+    LLMClient,
+    RetriesExhausted,
+    UsageCounter,
+    parse_json_lenient,
+)
 from graphwire.core.settings import Settings
+from graphwire.ingest.extractors import llm_prompt
 from graphwire.ingest.extractors.base import ExtractionFailure
 from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
 from graphwire.schema.model import GraphSchema
 
-# Part of the cache key: bump when the output for the same reply changes (setup, instructions, post-processing).
-PROMPT_VERSION = "lgt-2"
+_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*|\s*```\s*$")
 
 
 class LLMExtractionFailure(ExtractionFailure):
@@ -56,118 +59,215 @@ class LLMExtractionFailure(ExtractionFailure):
 
 
 class ExtractionStats(BaseModel):
-    """Totals over the extractor's lifetime; the ingestion summary reads them."""
+    """Totals over the extractor's lifetime; the ingestion summary and the progress bar read them."""
 
     chunks: int = 0
     failed: int = 0
-    retries: int = 0
-    repaired: int = 0  # replies the transformer could not parse that JSON repair recovered
+    retries: int = 0  # attempts after the first (timeouts, 429, 5xx)
+    repaired: int = 0  # replies that were not valid JSON and that JSON repair recovered
+    truncated: int = 0  # replies the completion cap cut short (what was complete is kept)
     evidence_dropped: int = 0  # evidence sentences the chunk does not contain (relationship kept, evidence not)
-    pruned_nodes: dict[str, int] = Field(default_factory=dict)  # reason -> count
+    pruned_entities: dict[str, int] = Field(default_factory=dict)  # reason -> count
     pruned_relations: dict[str, int] = Field(default_factory=dict)
 
+    def totals(self) -> dict[str, int]:
+        """Flat counts for a summary table: what was retried, repaired, truncated and dropped, by reason."""
+        out = {
+            "failed chunks": self.failed,
+            "retried calls": self.retries,
+            "repaired replies": self.repaired,
+            "truncated replies": self.truncated,
+            "evidence dropped (not in the chunk)": self.evidence_dropped,
+        }
+        out |= {f"entities dropped: {reason}": n for reason, n in sorted(self.pruned_entities.items())}
+        out |= {f"relationships dropped: {reason}": n for reason, n in sorted(self.pruned_relations.items())}
+        return out
+
 
 @dataclass(frozen=True)
-class _Node:
-    name: str
-    label: str
+class _Proposal:
+    """What the model returned for one chunk, before any checking."""
 
-
-@dataclass(frozen=True)
-class _Rel:
-    source: _Node
-    type: str
-    target: _Node
-    evidence: str | None = None
-
-
-@dataclass
-class _Candidates:
-    nodes: list[_Node]
-    rels: list[_Rel]
-
-    @property
-    def empty(self) -> bool:
-        return not self.nodes and not self.rels
-
-
-class _RawReply(BaseCallbackHandler):
-    """Keeps the last chat message the model returned, before the transformer parses and filters it."""
-
-    def __init__(self) -> None:
-        self.message: BaseMessage | None = None
-
-    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
-        generation = response.generations[0][0] if response.generations and response.generations[0] else None
-        self.message = getattr(generation, "message", None)
+    entities: list[dict[str, Any]]
+    relationships: list[dict[str, Any]]
 
 
 class LLMExtractor:
     """The `Extractor` protocol over an OpenAI-compatible chat model."""
 
-    def __init__(self, settings: Settings, schema: GraphSchema, usage: UsageCounter | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        schema: GraphSchema,
+        usage: UsageCounter | None = None,
+        client: LLMClient | None = None,
+    ) -> None:
+        if settings.llm_extraction_mode not in EXTRACTION_MODES:
+            raise ValueError(
+                f"LLM_EXTRACTION_MODE must be one of {EXTRACTION_MODES}, not {settings.llm_extraction_mode!r}"
+            )
         self.settings = settings
         self.schema = schema
-        self.usage = usage or UsageCounter()
-        self.policy = RetryPolicy.from_settings(settings)
+        self.mode = settings.llm_extraction_mode
+        self.client = client or LLMClient(settings, usage)
+        self.usage = self.client.usage
         self.name = f"llm:{settings.llm_model}"
-        self.version = f"{PROMPT_VERSION}-{settings.llm_extraction_mode}"
+        self.version = f"{llm_prompt.PROMPT_VERSION}-{self.mode}"
         self.schema_fingerprint = schema.fingerprint
         self.stats = ExtractionStats()
         self._stats_lock = threading.Lock()
+        self._system = llm_prompt.system_prompt(schema)
         self._labels = {label.lower(): label for label in schema.labels}
         self._types = {rel.lower(): rel for rel in schema.types}
-        self.transformer = self._build_transformer()
-
-    def _build_transformer(self) -> LLMGraphTransformer:
-        uses_tools = self.settings.llm_extraction_mode != "prompt"
-        with warnings.catch_warnings():  # the transformer builds its models with a pydantic-v1-style Field(enum=...)
-            warnings.filterwarnings("ignore", message="Using extra keyword arguments on `Field`")
-            return self._transformer(uses_tools)
-
-    def _transformer(self, uses_tools: bool) -> LLMGraphTransformer:
-        return LLMGraphTransformer(
-            llm=chat_model(self.settings, self.usage),
-            allowed_nodes=self.schema.labels,
-            allowed_relationships=[(p.source, p.type, p.target) for p in self.schema.patterns],
-            strict_mode=True,
-            relationship_properties=["evidence"] if uses_tools else False,
-            ignore_tool_usage=not uses_tools,
-            # the transformer puts this text into a prompt template: literal braces must be doubled
-            additional_instructions=self.schema.describe().replace("{", "{{").replace("}", "}}"),
-        )
 
     def extract(self, chunks: Sequence[Chunk]) -> list[Extraction | ExtractionFailure]:
         workers = max(1, min(self.settings.llm_concurrency, len(chunks)))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm-extract") as pool:
             return list(pool.map(self._extract_one, chunks))
 
-    def _extract_one(self, chunk: Chunk) -> Extraction | ExtractionFailure:
-        capture = _RawReply()
-        document = Document(page_content=chunk.text)
-        try:
-            graph_doc, attempts = with_retries(
-                lambda: self.transformer.process_response(document, config={"callbacks": [capture]}),
-                self.policy,
-                on_retry=lambda *_: self._count(retries=1),
+    def messages(self, text: str) -> list[dict[str, str]]:
+        return [{"role": "system", "content": self._system}, {"role": "user", "content": llm_prompt.user_message(text)}]
+
+    def options(self, text: str) -> ChatOptions:
+        """The structured-output request of this mode, bounded for this chunk."""
+        bounds = llm_prompt.bounds_for(text, self.settings.llm_max_tokens)
+        if self.mode == "json_schema":
+            return ChatOptions(
+                response_format=llm_prompt.response_format(self.schema, bounds), max_tokens=bounds.max_tokens
             )
+        if self.mode == "tools":
+            choice = {"type": "function", "function": {"name": llm_prompt.TOOL_NAME}}
+            return ChatOptions(
+                tools=[llm_prompt.tool(self.schema, bounds)], tool_choice=choice, max_tokens=bounds.max_tokens
+            )
+        return ChatOptions(max_tokens=bounds.max_tokens)
+
+    def _extract_one(self, chunk: Chunk) -> Extraction | ExtractionFailure:
+        try:
+            reply = self.client.chat(self.messages(chunk.text), options=self.options(chunk.text))
         except RetriesExhausted as exc:
             return self._fail(chunk, str(exc), exc.attempts)
         except openai.APIError as exc:  # 400, 401, 404...: retrying will not help
             return self._fail(chunk, f"{type(exc).__name__}: {exc}", 1)
-        raw = _raw_candidates(capture.message)
-        kept = _graph_doc_candidates(graph_doc)
-        if kept.empty and raw is not None and not raw.empty:
-            kept = raw  # the transformer could not parse the reply; JSON repair could
-            self._count(repaired=1)
-        elif kept.empty and raw is None and _has_payload(capture.message):
-            return self._fail(chunk, "unparseable model output", attempts)
-        entities, relations = self._prune(kept, raw or kept, chunk.text)
+        self._count(retries=reply.attempts - 1, truncated=int(reply.finish_reason == "length"))
+        proposal = self._parse(reply)
+        if proposal is None:
+            cut = " (cut at the completion cap; raise LLM_MAX_TOKENS)" if reply.finish_reason == "length" else ""
+            return self._fail(chunk, f"unparseable model output{cut}", reply.attempts, counted=True)
         self._count(chunks=1)
-        return Extraction(chunk_id=chunk.id, entities=entities, relations=relations, extractor=self.name)
+        return self.check(chunk, proposal)
 
-    def _fail(self, chunk: Chunk, reason: str, attempts: int) -> LLMExtractionFailure:
-        self._count(chunks=1, failed=1)
+    def _parse(self, reply: ChatReply) -> _Proposal | None:
+        text = reply.tool_arguments if reply.tool_arguments is not None else reply.text
+        stripped = _FENCE.sub("", text).strip()
+        try:
+            payload: Any = json.loads(stripped)
+        except json.JSONDecodeError:
+            payload = parse_json_lenient(stripped)
+            if payload is not None:
+                self._count(repaired=1)
+        if isinstance(payload, dict) and "arguments" in payload:  # a tool call the server left as text
+            payload = payload["arguments"]
+        if isinstance(payload, str):  # some servers send the arguments as a JSON string inside JSON
+            payload = parse_json_lenient(payload)
+        if not isinstance(payload, dict):
+            return None
+        entities = payload.get("entities", payload.get("nodes"))
+        relationships = payload.get("relationships", payload.get("relations"))
+        if entities is None and relationships is None:
+            return None
+        return _Proposal(_dicts(entities), _dicts(relationships))
+
+    def check(self, chunk: Chunk, proposal: _Proposal) -> Extraction:
+        """Keep what the schema allows and the chunk grounds; count the rest by reason."""
+        dropped_entities, dropped_relations = Counter[str](), Counter[str]()
+        entities, ungrounded = self._entities(proposal.entities, chunk.text, dropped_entities)
+        relations = self._relations(proposal.relationships, entities, ungrounded, chunk.text, dropped_relations)
+        with self._stats_lock:
+            _merge(self.stats.pruned_entities, dropped_entities)
+            _merge(self.stats.pruned_relations, dropped_relations)
+        return Extraction(chunk_id=chunk.id, entities=list(entities.values()), relations=relations, extractor=self.name)
+
+    def _entities(
+        self, items: list[dict[str, Any]], text: str, dropped: Counter[str]
+    ) -> tuple[dict[str, ExtractedEntity], set[str]]:
+        """Entities by every lower-cased name they go by, and the names dropped as not in the chunk."""
+        kept: dict[str, ExtractedEntity] = {}
+        ungrounded: set[str] = set()
+        for item in items:
+            name, label = _clean(item.get("name")), self._labels.get(_clean(item.get("label")).lower())
+            if not name:
+                continue
+            if label is None:
+                dropped["off-schema label"] += 1
+                continue
+            aliases = [a for a in dict.fromkeys(_clean(a) for a in _strings(item.get("aliases"))) if a]
+            grounded_aliases = [restore_case(a, text) for a in aliases if occurs(a, text)]
+            if not occurs(name, text) and not grounded_aliases:
+                dropped["name not in the chunk"] += 1
+                ungrounded.update(n.lower() for n in (name, *aliases))
+                continue
+            if name.lower() in kept:
+                continue  # the same name twice: the first label wins, so relationships resolve to one entity
+            spelled = restore_case(name, text)
+            entity = ExtractedEntity(
+                name=spelled,
+                label=label,
+                aliases=[a for a in grounded_aliases if a.lower() != spelled.lower()],
+                mentions=_count(spelled, text),
+            )
+            for key in (name.lower(), *(a.lower() for a in entity.aliases)):
+                kept.setdefault(key, entity)
+        return kept, ungrounded
+
+    def _relations(
+        self,
+        items: list[dict[str, Any]],
+        entities: dict[str, ExtractedEntity],
+        ungrounded: set[str],
+        text: str,
+        dropped: Counter[str],
+    ) -> list[ExtractedRelation]:
+        out: dict[tuple[str, str, str], ExtractedRelation] = {}
+        for item in items:
+            source_name, target_name = _clean(item.get("source")).lower(), _clean(item.get("target")).lower()
+            rel_type = self._types.get(_clean(item.get("type")).lower().replace(" ", "_"))
+            source, target = entities.get(source_name), entities.get(target_name)
+            if rel_type is None:
+                dropped["off-schema relationship type"] += 1
+            elif source is None or target is None:
+                missing = {source_name, target_name} & ungrounded
+                dropped["endpoint not in the chunk" if missing else "endpoint not among the entities"] += 1
+            elif source is target:
+                dropped["same entity at both ends"] += 1
+            elif not self.schema.allows(source.label, rel_type, target.label):
+                dropped["label pair not allowed"] += 1
+            else:
+                key = (source.name.lower(), rel_type, target.name.lower())
+                relation = ExtractedRelation(
+                    source=source.name,
+                    source_label=source.label,
+                    type=rel_type,
+                    target=target.name,
+                    target_label=target.label,
+                    evidence=self._grounded_evidence(item.get("evidence"), text),
+                )
+                if key not in out or (relation.evidence and not out[key].evidence):
+                    out[key] = relation
+        return list(out.values())
+
+    def _grounded_evidence(self, evidence: Any, text: str) -> str | None:
+        """The evidence only when the chunk contains it (whitespace and case aside): provenance must be quotable."""
+        sentence = _clean(evidence)
+        if not sentence:
+            return None
+        if sentence.lower() in " ".join(text.split()).lower():
+            return sentence
+        self._count(evidence_dropped=1)
+        return None
+
+    def _fail(self, chunk: Chunk, reason: str, attempts: int, *, counted: bool = False) -> LLMExtractionFailure:
+        self._count(chunks=1, failed=1, retries=0 if counted else max(0, attempts - 1))
         return LLMExtractionFailure(chunk.id, reason, attempts)
 
     def _count(self, **deltas: int) -> None:
@@ -175,83 +275,25 @@ class LLMExtractor:
             for key, delta in deltas.items():
                 setattr(self.stats, key, getattr(self.stats, key) + delta)
 
-    def _label(self, label: str) -> str | None:
-        return self._labels.get(label.strip().lower())
 
-    def _prune(
-        self, kept: _Candidates, raw: _Candidates, text: str
-    ) -> tuple[list[ExtractedEntity], list[ExtractedRelation]]:
-        """Keep only what the schema allows; count what the model proposed that it does not (by reason)."""
-        node_reasons, rel_reasons = Counter[str](), Counter[str]()
-        for node in raw.nodes:
-            if self._label(node.label) is None:
-                node_reasons["off-schema label"] += 1
-        for rel in raw.rels:
-            if (reason := self._rel_problem(rel)) is not None:
-                rel_reasons[reason] += 1
-        with self._stats_lock:
-            _merge(self.stats.pruned_nodes, node_reasons)
-            _merge(self.stats.pruned_relations, rel_reasons)
-        return self._entities(kept, text), self._relations(kept, text)
+def occurs(name: str, text: str) -> bool:
+    """`name` appears in `text` as written, case and whitespace aside, not inside a longer word."""
+    return _find(name, text) is not None
 
-    def _rel_problem(self, rel: _Rel) -> str | None:
-        source, target = self._label(rel.source.label), self._label(rel.target.label)
-        rel_type = self._types.get(rel.type.strip().lower().replace(" ", "_"))
-        if source is None or target is None:
-            return "off-schema endpoint label"
-        if rel_type is None:
-            return "off-schema relationship type"
-        if not self.schema.allows(source, rel_type, target):
-            return "pattern not allowed"
+
+def restore_case(name: str, text: str) -> str:
+    """The chunk's own spelling of `name` when it occurs there case-insensitively, else `name` tidied."""
+    name = " ".join(name.split())
+    match = _find(name, text) if name else None
+    return " ".join(match.group(0).split()) if match else name
+
+
+def _find(name: str, text: str) -> re.Match[str] | None:
+    words = name.split()
+    if not words:
         return None
-
-    def _grounded(self, evidence: str | None, text: str) -> str | None:
-        """The evidence only when the chunk contains it (whitespace and case aside): provenance must be quotable."""
-        if not evidence:
-            return None
-        if " ".join(evidence.split()).lower() in " ".join(text.split()).lower():
-            return evidence
-        self._count(evidence_dropped=1)
-        return None
-
-    def _entities(self, kept: _Candidates, text: str) -> list[ExtractedEntity]:
-        found: dict[tuple[str, str], ExtractedEntity] = {}
-        endpoints = [n for r in kept.rels if self._rel_problem(r) is None for n in (r.source, r.target)]
-        for node in [*kept.nodes, *endpoints]:
-            label = self._label(node.label)
-            name = restore_case(node.name, text)
-            if label is None or not name:
-                continue
-            found.setdefault(
-                (name.lower(), label), ExtractedEntity(name=name, label=label, mentions=_count(name, text))
-            )
-        return list(found.values())
-
-    def _relations(self, kept: _Candidates, text: str) -> list[ExtractedRelation]:
-        out: dict[tuple[str, str, str, str, str], ExtractedRelation] = {}
-        for rel in kept.rels:
-            if self._rel_problem(rel) is not None:
-                continue
-            source, target = restore_case(rel.source.name, text), restore_case(rel.target.name, text)
-            if not source or not target:
-                continue
-            relation = ExtractedRelation(
-                source=source,
-                source_label=self._labels[rel.source.label.strip().lower()],
-                type=self._types[rel.type.strip().lower().replace(" ", "_")],
-                target=target,
-                target_label=self._labels[rel.target.label.strip().lower()],
-                evidence=self._grounded(rel.evidence, text),
-            )
-            key = (
-                relation.source.lower(),
-                relation.source_label,
-                relation.type,
-                relation.target.lower(),
-                relation.target_label,
-            )
-            out.setdefault(key, relation)
-        return list(out.values())
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    return re.search(rf"(?<!\w){pattern}(?!\w)", text, flags=re.IGNORECASE)
 
 
 def _merge(totals: dict[str, int], counts: Counter[str]) -> None:
@@ -260,102 +302,22 @@ def _merge(totals: dict[str, int], counts: Counter[str]) -> None:
 
 
 def _count(name: str, text: str) -> int:
-    return max(1, len(re.findall(re.escape(name), text, flags=re.IGNORECASE)))
+    words = name.split()
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    return max(1, len(re.findall(rf"(?<!\w){pattern}(?!\w)", text, flags=re.IGNORECASE)))
 
 
-def restore_case(name: str, text: str) -> str:
-    """The chunk's own spelling of `name` when it occurs there case-insensitively (undoes the transformer's
-    title-casing of "OpenAI" to "Openai"), else `name` stripped."""
-    name = " ".join(name.split())
-    if not name:
-        return ""
-    match = re.search(re.escape(name).replace(r"\ ", r"\s+"), text, flags=re.IGNORECASE)
-    return " ".join(match.group(0).split()) if match else name
+def _clean(value: Any) -> str:
+    return " ".join(value.split()) if isinstance(value, str) else ""
 
 
-def _graph_doc_candidates(graph_doc: Any) -> _Candidates:
-    nodes = [_Node(str(n.id), str(n.type)) for n in graph_doc.nodes]
-    rels = [
-        _Rel(
-            _Node(str(r.source.id), str(r.source.type)),
-            str(r.type),
-            _Node(str(r.target.id), str(r.target.type)),
-            _evidence(r.properties.get("evidence")),
-        )
-        for r in graph_doc.relationships
-    ]
-    return _Candidates(nodes, rels)
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _evidence(value: Any) -> str | None:
-    return " ".join(value.split()) if isinstance(value, str) and value.strip() else None
-
-
-def _has_payload(message: BaseMessage | None) -> bool:
-    if message is None:
-        return False
-    tool_calls = getattr(message, "tool_calls", None) or getattr(message, "invalid_tool_calls", None)
-    return bool(tool_calls) or bool(str(message.content).strip())
-
-
-def _raw_candidates(message: BaseMessage | None) -> _Candidates | None:
-    """What the model proposed, before any filtering: tool-call arguments (repaired if invalid) or JSON content.
-
-    None when the message carries nothing parseable."""
-    if message is None:
-        return None
-    tool_calls = getattr(message, "tool_calls", None) or []
-    invalid = getattr(message, "invalid_tool_calls", None) or []
-    if tool_calls:
-        payload: Any = tool_calls[0].get("args")
-    elif invalid:
-        payload = parse_json_lenient(str(invalid[0].get("args") or ""))
-    else:
-        payload = parse_json_lenient(str(message.content))
-    if isinstance(payload, dict) and ("nodes" in payload or "relationships" in payload):
-        return _from_tool_args(payload)
-    if isinstance(payload, dict):
-        payload = [payload]
-    if isinstance(payload, list):
-        return _from_triples(payload)
-    return None
-
-
-def _items(value: Any) -> Iterable[dict[str, Any]]:
-    if isinstance(value, str):  # some servers send nested JSON as a string
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, str):  # nested JSON sent as a string
         value = parse_json_lenient(value)
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
-
-
-def _from_tool_args(args: dict[str, Any]) -> _Candidates:
-    nodes = [_Node(str(n["id"]), str(n.get("type") or "")) for n in _items(args.get("nodes")) if n.get("id")]
-    types = {node.name: node.label for node in nodes}
-    rels: list[_Rel] = []
-    for r in _items(args.get("relationships")):
-        source, target, rel_type = r.get("source_node_id"), r.get("target_node_id"), r.get("type")
-        if not (source and target and rel_type):
-            continue
-        props = {p.get("key"): p.get("value") for p in _items(r.get("properties"))}
-        rels.append(
-            _Rel(
-                _Node(str(source), str(r.get("source_node_type") or types.get(str(source), ""))),
-                str(rel_type),
-                _Node(str(target), str(r.get("target_node_type") or types.get(str(target), ""))),
-                _evidence(props.get("evidence")),
-            )
-        )
-    return _Candidates(nodes, rels)
-
-
-def _from_triples(items: list[Any]) -> _Candidates:
-    """The prompt-and-parse format: [{head, head_type, relation, tail, tail_type}, ...]."""
-    nodes: list[_Node] = []
-    rels: list[_Rel] = []
-    for item in items:
-        if not isinstance(item, dict) or not (item.get("head") and item.get("tail") and item.get("relation")):
-            continue
-        head = _Node(str(item["head"]), str(item.get("head_type") or ""))
-        tail = _Node(str(item["tail"]), str(item.get("tail_type") or ""))
-        nodes += [head, tail]
-        rels.append(_Rel(head, str(item["relation"]), tail, _evidence(item.get("evidence"))))
-    return _Candidates(list(dict.fromkeys(nodes)), rels)

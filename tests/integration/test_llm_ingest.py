@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-import re
+import json
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.openai_stub import OpenAIStub, StubReply, server_error, tool_call
+from support.openai_stub import OpenAIStub, StubReply, server_error, text
 
-from graphwire.core.documents import Article
+from graphwire.core.documents import Article, Chunk
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.extraction_cache import CachedExtractor
+from graphwire.ingest.extractors.base import ExtractionFailure
 from graphwire.ingest.extractors.llm import LLMExtractor
+from graphwire.ingest.models import Extraction
 from graphwire.ingest.pipeline import IngestOptions, ingest_articles
 from graphwire.schema.model import load_schema
 
@@ -44,45 +47,28 @@ ARTICLES = [
     ),
 ]
 
-GRAPHS: dict[str, dict[str, Any]] = {
-    "Sam Altman": {
-        "nodes": [{"id": "Sam Altman", "type": "Person"}, {"id": "OpenAI", "type": "Organization"}],
-        "relationships": [
-            {
-                "source_node_id": "Sam Altman",
-                "source_node_type": "Person",
-                "type": "CEO_OF",
-                "target_node_id": "OpenAI",
-                "target_node_type": "Organization",
-                "properties": [{"key": "evidence", "value": "Sam Altman, the CEO of OpenAI"}],
-            },
-            {  # off-schema: pruned
-                "source_node_id": "Sam Altman",
-                "source_node_type": "Person",
-                "type": "RETURNED_TO",
-                "target_node_id": "OpenAI",
-                "target_node_type": "Organization",
-            },
-        ],
-    },
+ALTMAN_REPLY: dict[str, Any] = {
+    "entities": [{"name": "Sam Altman", "label": "Person"}, {"name": "OpenAI", "label": "Organization"}],
+    "relationships": [
+        {"source": "Sam Altman", "type": "CEO_OF", "target": "OpenAI", "evidence": "Sam Altman, the CEO of OpenAI"},
+        {"source": "Sam Altman", "type": "RETURNED_TO", "target": "OpenAI"},  # off-schema: pruned
+    ],
 }
-# The Musk chunk gets malformed (truncated) tool arguments that only JSON repair recovers.
+# The Musk chunk gets malformed (truncated) JSON that only JSON repair recovers.
 MUSK_TRUNCATED = (
-    '{"nodes": [{"id": "Elon Musk", "type": "Person"}, {"id": "OpenAI", "type": "Organization"}], '
-    '"relationships": [{"source_node_id": "Elon Musk", "source_node_type": "Person", "type": "SUED", '
-    '"target_node_id": "OpenAI", "target_node_type": "Organization"},'
+    '{"entities": [{"name": "Elon Musk", "label": "Person"}, {"name": "OpenAI", "label": "Organization"}], '
+    '"relationships": [{"source": "Elon Musk", "type": "SUED", "target": "OpenAI"},'
 )
 
 
 def responder(request: dict[str, Any]) -> StubReply:
     """Answers by the chunk text in the prompt, like a model would."""
-    user = "\n".join(str(m.get("content")) for m in request["messages"] if m.get("role") == "user")
-    chunk = re.split(r"following input:", user)[-1]
+    chunk = "\n".join(str(m.get("content")) for m in request["messages"] if m.get("role") == "user")
     if "FAILME" in chunk:
         return server_error(500)
     if "Elon Musk" in chunk:
-        return tool_call(MUSK_TRUNCATED)(request)
-    return tool_call(GRAPHS["Sam Altman"])(request)
+        return text(MUSK_TRUNCATED)(request)
+    return text(json.dumps(ALTMAN_REPLY))(request)
 
 
 def _ingest(settings: Settings, graph: Graph, cache: Path, force: bool = False) -> tuple[Any, CachedExtractor]:
@@ -123,6 +109,11 @@ def test_llm_ingestion_with_repair_pruning_failures_and_cache(
     assert record.document_id == "https://example.test/outage"
     assert record.attempts == llm_settings.llm_max_retries + 1
     assert report.llm_calls == 2  # successful calls; the failing chunk's attempts are failed calls
+    # the summary counts what the extractor itself repaired, retried, failed and dropped
+    assert report.extraction["repaired replies"] == 1
+    assert report.extraction["failed chunks"] == 1
+    assert report.extraction["retried calls"] == llm_settings.llm_max_retries
+    assert report.extraction["relationships dropped: off-schema relationship type"] == 1
 
     # A re-run: the two good chunks are cache hits, only the failed document's chunk goes to the model again.
     before = len(openai_stub.chat_requests)
@@ -138,3 +129,31 @@ def test_llm_ingestion_with_repair_pruning_failures_and_cache(
         ("Sam Altman", "CEO_OF", "OpenAI", ("Sam Altman, the CEO of OpenAI",)),
         ("Elon Musk", "SUED", "OpenAI", ()),
     }
+
+
+class _OtherExtractor:
+    """Stands for the offline extractor: a different name, no entities."""
+
+    name = "offline"
+    version = "test"
+
+    def extract(self, chunks: Sequence[Chunk]) -> list[Extraction | ExtractionFailure]:
+        return [Extraction(chunk_id=c.id, extractor=self.name) for c in chunks]
+
+
+def test_switching_to_the_llm_extractor_re_extracts_unchanged_documents(
+    graph: Graph, openai_stub: OpenAIStub, llm_settings: Settings, tmp_path: Path
+) -> None:
+    openai_stub.fallback = responder
+    articles, schema = ARTICLES[:2], load_schema()
+    first = ingest_articles(articles, graph, _OtherExtractor(), schema=schema, options=IngestOptions(progress=False))
+    assert first.documents_written == 2 and not _facts(graph)
+
+    extractor = CachedExtractor(LLMExtractor(llm_settings, schema), tmp_path / "extractions.sqlite")
+    switched = ingest_articles(articles, graph, extractor, schema=schema, options=IngestOptions(progress=False))
+    assert (switched.documents_reextracted, switched.documents_unchanged, switched.documents_written) == (2, 0, 2)
+    assert len(openai_stub.chat_requests) == 2
+    assert ("Sam Altman", "CEO_OF", "OpenAI", ("Sam Altman, the CEO of OpenAI",)) in _facts(graph)
+
+    again = ingest_articles(articles, graph, extractor, schema=schema, options=IngestOptions(progress=False))
+    assert (again.documents_reextracted, again.documents_unchanged) == (0, 2)

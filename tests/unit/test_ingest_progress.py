@@ -1,0 +1,48 @@
+"""Extraction progress: an LLM extractor gets its chunks a few at a time and the bar shows calls, tokens, failures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from support.openai_stub import OpenAIStub, server_error, text
+from tqdm import tqdm
+
+from graphwire.core.documents import Chunk
+from graphwire.core.settings import Settings
+from graphwire.ingest.extraction_cache import CachedExtractor
+from graphwire.ingest.extractors.llm import LLMExtractor
+from graphwire.ingest.progress import ExtractionProgress, slice_size
+from graphwire.schema.model import load_schema
+
+REPLY = {"entities": [{"name": "Ada Park", "label": "Person"}], "relationships": []}
+
+
+def _chunks(n: int) -> list[Chunk]:
+    return [Chunk(id=f"c{i}", document_id="d", index=i, text=f"Ada Park spoke {i}.", title="t") for i in range(n)]
+
+
+def test_an_llm_extractor_is_fed_by_its_concurrency_and_the_bar_counts_each_slice(
+    openai_stub: OpenAIStub, llm_settings: Settings, tmp_path: Path
+) -> None:
+    openai_stub.script(*[text(json.dumps(REPLY))] * 4)
+    openai_stub.fallback = server_error(400)  # the fifth chunk fails at once
+    extractor = LLMExtractor(llm_settings, load_schema())
+    assert slice_size(extractor) == llm_settings.llm_concurrency == 2
+    updates: list[int] = []
+    with tqdm(total=5, disable=True) as bar:
+        bar.update = updates.append  # type: ignore[method-assign]
+        progress = ExtractionProgress(bar, extractor)
+        outcomes = progress.extract(_chunks(5))
+    assert len(outcomes) == 5 and updates == [2, 2, 1]
+    assert progress.postfix() == {"calls": 4, "tokens": extractor.usage.total_tokens, "retries": 0, "failed": 1}
+
+
+def test_a_cached_llm_extractor_is_sliced_too_and_an_offline_one_is_not(llm_settings: Settings, tmp_path: Path) -> None:
+    cached = CachedExtractor(LLMExtractor(llm_settings, load_schema()), tmp_path / "cache.sqlite")
+    assert slice_size(cached) == 2
+
+    class Offline:
+        name, version = "offline", "1"
+
+    assert slice_size(Offline()) is None  # type: ignore[arg-type]
