@@ -3,9 +3,12 @@
 Two formats, detected per file (or named with `graphwire eval --format`):
 - `multihop-rag`: MultiHop-RAG's `query`, `answer`, `question_type`, `evidence_list[{title, fact, ...}]`, scored by
   gold fact (the authors' metrics);
-- `titles`: the encyclopedia format of `../shared/data/hotpotqa/` (`id`, `query`, `answer`, `type`, `level`,
-  `gold_titles`, `supporting_facts`), scored by document title. A file is in this format when its records carry
-  `gold_titles` and no `evidence_list`.
+- `titles`: scored by document title, for any corpus: the encyclopedia format of `../shared/data/hotpotqa/` (`id`,
+  `query`, `answer`, `type`, `level`, `gold_titles`, `supporting_facts`), or your own questions with `question` (or
+  `query`), `answer`, `type` and `evidence` (a list of document titles, or of objects with a `title`), as in
+  `data/demo/questions.json`. A file is in this format when its records carry `gold_titles` or `evidence` and no
+  `evidence_list`. Questions of type `null` (or `null_query`) with no titles are unanswerable: the answer is scored
+  as an abstention and retrieval is not scored.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ SAMPLE_200 = DEFAULT_DATA_DIR / "cs564-sample-queries.json"
 
 QUESTION_TYPES = ("inference_query", "comparison_query", "temporal_query", "null_query")
 NULL_TYPE = "null_query"
+NULL_TYPES = (NULL_TYPE, "null")  # a title-scored file may write either
 METADATA_KEYS = ("source", "published_at", "url")
 
 MULTIHOP_FORMAT = "multihop-rag"
@@ -106,11 +110,12 @@ class TitleQuestion(Question):
     """One title-scored question (the encyclopedia format); retrieval is scored by the gold documents' titles.
 
     A `Question` for the runner and the oracle: same `id`, `index`, `query`, `question_type` (the file's `type`:
-    bridge, comparison, ...), `gold_titles` (from the file's `gold_titles`), no evidence facts, never null (this
-    format has no abstention class). `answer` is "" when the file has none (answers are then not scored).
+    bridge, comparison, ...), `gold_titles` (from the file's `gold_titles` or `evidence`), no evidence facts; null
+    when it names no document (an unanswerable question). `answer` is "" when the file has none (answers are then
+    not scored).
     """
 
-    titles: list[str] = Field(min_length=1)
+    titles: list[str]  # empty only for an unanswerable (null) question
     level: str | None = None
     source_id: str | None = None  # the file's own `id`
     supporting_facts: list[SupportingFact] = Field(default_factory=list)
@@ -121,7 +126,7 @@ class TitleQuestion(Question):
 
     @property
     def is_null(self) -> bool:
-        return False
+        return not self.titles
 
 
 EvalQuestion = Question  # a MultiHop-RAG `Question` or a title-scored `TitleQuestion`
@@ -182,6 +187,21 @@ def _read_json_list(path: Path, what: str) -> list[Any]:
     return data
 
 
+def _read_jsonl(path: Path) -> list[Any]:
+    """A JSONL corpus (one record per line, as `graphwire ingest` reads it); blank lines are skipped."""
+    if not path.is_file():
+        raise DatasetError(f"Corpus file not found: {path}")
+    records = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"Corpus file {path} line {number} is not valid JSON: {exc.msg}") from exc
+    return records
+
+
 def _parse_evidence(raw: Any, path: Path, index: int, position: int) -> Evidence:
     where = f"{path}: record {index}, evidence item {position}"
     if not isinstance(raw, dict):
@@ -218,7 +238,21 @@ def _parse_question(raw: Any, path: Path, index: int) -> Question:
 
 
 def _is_title_record(raw: Any) -> bool:
-    return isinstance(raw, dict) and "gold_titles" in raw and "evidence_list" not in raw
+    return isinstance(raw, dict) and ("gold_titles" in raw or "evidence" in raw) and "evidence_list" not in raw
+
+
+def _record_titles(raw: dict[str, Any], where: str) -> list[str]:
+    """`gold_titles`, else the titles of `evidence` (strings, or objects with a `title`)."""
+    titles = raw.get("gold_titles", raw.get("evidence"))
+    if not isinstance(titles, list):
+        raise DatasetError(f"{where}: 'gold_titles' (or 'evidence') must be a list of document titles")
+    out = []
+    for item in titles:
+        title = item.get("title") if isinstance(item, dict) else item
+        if not isinstance(title, str) or not title.strip():
+            raise DatasetError(f"{where}: every evidence item must be a non-empty title (or an object with a 'title')")
+        out.append(title.strip())
+    return list(dict.fromkeys(out))
 
 
 def detect_format(records: Sequence[Any], path: Path) -> str:
@@ -239,13 +273,17 @@ def _parse_title_question(raw: Any, path: Path, index: int) -> TitleQuestion:
     where = f"{path}: record {index}"
     if not isinstance(raw, dict):
         raise DatasetError(f"{where} must be an object, found {type(raw).__name__}")
-    if not isinstance(raw.get("query"), str) or not raw["query"].strip():
-        raise DatasetError(f"{where} has no 'query' string (keys present: {sorted(raw)})")
-    titles = raw.get("gold_titles")
-    if not isinstance(titles, list) or not titles:
-        raise DatasetError(f"{where} needs a non-empty 'gold_titles' list of document titles (title-scored format)")
-    if not all(isinstance(t, str) and t.strip() for t in titles):
-        raise DatasetError(f"{where}: every 'gold_titles' item must be a non-empty string")
+    query = raw.get("query", raw.get("question"))
+    if not isinstance(query, str) or not query.strip():
+        raise DatasetError(f"{where} has no 'question' (or 'query') string (keys present: {sorted(raw)})")
+    titles = _record_titles(raw, where)
+    question_type = str(raw.get("type") or raw.get("question_type") or "all")
+    question_type = NULL_TYPE if question_type in NULL_TYPES else question_type  # one name for the summaries
+    if not titles and question_type not in NULL_TYPES:
+        raise DatasetError(
+            f"{where} names no evidence document: give 'evidence' (or 'gold_titles') titles, or type 'null' for a "
+            "question the corpus cannot answer"
+        )
     for key in ("answer", "type", "level", "id"):
         if raw.get(key) is not None and not isinstance(raw[key], str | int):
             raise DatasetError(f"{where}: {key!r} must be a string, found {type(raw[key]).__name__}")
@@ -258,12 +296,12 @@ def _parse_title_question(raw: Any, path: Path, index: int) -> TitleQuestion:
         raise DatasetError(f"{where}: 'supporting_facts' is malformed: {exc.errors()[0]['msg']}") from exc
     return TitleQuestion(
         index=index,
-        query=raw["query"],
+        query=query,
         answer="" if raw.get("answer") is None else str(raw["answer"]),
-        question_type=str(raw.get("type") or "all"),
+        question_type=question_type,
         level=None if raw.get("level") is None else str(raw["level"]),
         source_id=None if raw.get("id") is None else str(raw["id"]),
-        titles=list(dict.fromkeys(t.strip() for t in titles)),
+        titles=titles,
         supporting_facts=supporting,
     )
 
@@ -285,19 +323,24 @@ def load_questions(path: Path | str, question_format: str = "auto") -> QuestionS
     return QuestionSet(path=path, questions=list(parsed), format=MULTIHOP_FORMAT)
 
 
+CORPUS_NAMES = ("corpus.json", "corpus.jsonl", "articles.json", "articles.jsonl")
+
+
 def default_corpus(question_set: QuestionSet) -> Path:
-    """The corpus to check the stores against when none is named: for a title-scored file, `corpus.json` beside it
-    (as ../shared/data/hotpotqa/ ships them); otherwise the shared MultiHop-RAG corpus."""
-    beside = question_set.path.parent / "corpus.json"
-    if question_set.format == TITLES_FORMAT and beside.is_file():
-        return beside
+    """The corpus to check the stores against when none is named: for a title-scored file, a corpus file beside it
+    (`corpus.json` as ../shared/data/hotpotqa/ ships it, or `articles.jsonl` as the demo does); otherwise the shared
+    MultiHop-RAG corpus."""
+    if question_set.format == TITLES_FORMAT:
+        for name in CORPUS_NAMES:
+            if (beside := question_set.path.parent / name).is_file():
+                return beside
     return DEFAULT_CORPUS
 
 
 def load_corpus(path: Path | str) -> list[CorpusArticle]:
     """Load a corpus in the MultiHop-RAG corpus.json field names (title, body, source, published_at, url, ...)."""
     path = Path(path)
-    records = _read_json_list(path, "Corpus")
+    records = _read_jsonl(path) if path.suffix == ".jsonl" else _read_json_list(path, "Corpus")
     articles = []
     for index, raw in enumerate(records):
         if not isinstance(raw, dict):

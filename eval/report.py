@@ -18,7 +18,6 @@ from graphwire.eval.summary import (  # noqa: E402
     TITLES,
     SystemSummary,
     summarize_system,
-    target_checks,
 )
 
 SUMMARY_FILE = "summary.json"
@@ -129,24 +128,6 @@ def _retrieval_section(summaries: Sequence[SystemSummary]) -> list[str]:
     return [*lines, *_retrieval_table(per_type), ""]
 
 
-def _targets_section(summaries: Sequence[SystemSummary]) -> list[str]:
-    labels = list(target_checks(summaries[0]).keys()) if summaries else []
-    lines = ["## Issue targets (graph or hybrid modes; flat rows shown for reference)", ""]
-    lines += ["| System | " + " | ".join(f"{label} (>= {t})" for label, t in _thresholds(summaries)) + " |"]
-    lines += ["|" + "---|" * (1 + len(labels))]
-    for summary in summaries:
-        checks = target_checks(summary)
-        cells = [f"{_fmt(v)} {'met' if ok else 'not met'}" for v, _, ok in checks.values()]
-        lines.append(f"| {summary.system} | " + " | ".join(cells) + " |")
-    return [*lines, ""]
-
-
-def _thresholds(summaries: Sequence[SystemSummary]) -> list[tuple[str, float]]:
-    if not summaries:
-        return []
-    return [(label, threshold) for label, (_, threshold, _) in target_checks(summaries[0]).items()]
-
-
 def _answers_section(summaries: Sequence[SystemSummary]) -> list[str]:
     if not any(s.overall.answers for s in summaries):
         return ["## Answers", "", "Not run (retrieval only, `--no-answers`).", ""]
@@ -240,7 +221,6 @@ def render_markdown(manifest: RunManifest, summaries: Sequence[SystemSummary], c
     sections = [
         _header(manifest, summaries, command),
         _retrieval_section(summaries),
-        _targets_section(summaries),
         _answers_section(summaries),
         _latency_section(summaries),
         _details_section(summaries),
@@ -371,7 +351,6 @@ def build_report(out: Path, command: str | None = None, charts: bool = True) -> 
         "manifest": manifest.model_dump(exclude={"question_ids"}),
         "command": command,
         "systems": [s.model_dump() for s in summaries],
-        "targets": {s.system: target_checks(s) for s in summaries},
         "common_questions": len(common),
         "systems_on_common_questions": [s.model_dump() for s in common_summaries],
     }

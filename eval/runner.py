@@ -102,9 +102,11 @@ def run_one(
     record.chunks = _recorded_chunks(result, top_k)
     record.facts, record.entities = len(result.facts), len(result.entities)
     record.details = _small_details(result.details)
-    if isinstance(question, TitleQuestion):
+    if question.is_null:
+        pass  # an unanswerable question: only its answer (an abstention) is scored
+    elif isinstance(question, TitleQuestion):
         record.title_retrieval = score_titles([c.title for c in top], question.gold_titles)
-    elif not question.is_null:
+    else:
         record.retrieval = score_retrieval(
             [c.text for c in top], [c.title for c in top], question.gold_facts, question.gold_titles
         )
@@ -117,7 +119,8 @@ def run_one(
             return record
         record.latency_ms["answer"] = (time.perf_counter() - answer_started) * 1000
         record.answer, record.answerer, record.usage = answer.text, answer.answerer, answer.usage
-        record.answer_score = score_answer(answer.text, question.answer, isinstance(question, TitleQuestion))
+        answerable = isinstance(question, TitleQuestion) and not question.is_null  # title sets may hold null ones
+        record.answer_score = score_answer(answer.text, question.answer, answerable)
     record.latency_ms["total"] = (time.perf_counter() - started) * 1000
     return record
 

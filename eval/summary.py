@@ -36,19 +36,6 @@ TITLE_METRICS = (
 FACTS, TITLES = "facts", "titles"  # how a summary's retrieval was scored
 LEVEL_ORDER = ("easy", "medium", "hard")
 
-# The issue's bar for graph or hybrid modes, measured in the same run as the flat ones.
-TARGETS: dict[str, tuple[str, str, float]] = {
-    "Perfect@10": (ALL, "perfect_at_10", 0.90),
-    "Perfect@4": (ALL, "perfect_at_4", 0.75),
-    "MAP@10": (ALL, "map_at_10", 0.62),
-    "inference Perfect@10": ("inference_query", "perfect_at_10", 0.85),
-}
-# The issue's bar on the title-scored HotpotQA development set (best graph-using mode).
-TITLE_TARGETS: dict[str, tuple[str, str, float]] = {
-    "Perfect@8": (ALL, "perfect_at_8", 0.90),
-    "Recall@5": (ALL, "recall_at_5", 0.92),
-}
-
 
 class AnswerMetrics(BaseModel):
     answered: int
@@ -185,14 +172,3 @@ def summarize_system(system: str, records: Sequence[QuestionRecord]) -> SystemSu
         latency_ms=latency_stats(records),
         detail_means=detail_means([r for r in records if r.error is None]),
     )
-
-
-def target_checks(summary: SystemSummary) -> dict[str, tuple[float | None, float, bool]]:
-    """Each issue target of the summary's question set: (measured value, threshold, met)."""
-    checks: dict[str, tuple[float | None, float, bool]] = {}
-    targets = TITLE_TARGETS if summary.scoring == TITLES else TARGETS
-    for label, (group, metric, threshold) in targets.items():
-        metrics = summary.overall if group == ALL else summary.by_type.get(group)
-        value = metrics.retrieval.get(metric) if metrics else None
-        checks[label] = (value, threshold, value is not None and value >= threshold)
-    return checks

@@ -59,7 +59,6 @@ def test_title_scored_run_with_bm25_and_graph(graph: Graph, neo4j_settings: Sett
         assert set(summary["by_type"]) == {"bridge", "comparison"}, name
         assert set(summary["by_level"]) == {"easy", "medium", "hard"}, name
         assert {"p50", "p95"} <= set(summary["latency_ms"]["retrieve"]), name
-        assert set(payload["targets"][name]) == {"Perfect@8", "Recall@5"}
     assert systems["oracle"]["overall"]["retrieval"]["perfect_at_2"] == 1.0  # every gold document is in the store
     # ten short passages, names shared by question and passages: BM25 finds most gold documents in its top 5
     assert systems["bm25"]["overall"]["retrieval"]["recall_at_5"] >= 0.7

@@ -29,7 +29,7 @@ from graphwire.eval.records import RunManifest, load_records
 from graphwire.eval.report import build_report
 from graphwire.eval.runner import RunPlan, run
 from graphwire.eval.scorers import Outcome, score_titles
-from graphwire.eval.summary import summarize_system, target_checks
+from graphwire.eval.summary import summarize_system
 from graphwire.retrieval.models import Answer, RankedChunk, RetrievalResult
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "titles"
@@ -84,9 +84,9 @@ def test_title_file_errors_name_the_record(tmp_path: Path) -> None:
     mixed = [good[0], {"query": "q?", "answer": "a", "question_type": "inference_query", "evidence_list": []}]
     with pytest.raises(DatasetError, match="mixes formats: record 0"):
         load_questions(_write(tmp_path, mixed))
-    with pytest.raises(DatasetError, match="record 1 needs a non-empty 'gold_titles'"):
+    with pytest.raises(DatasetError, match="record 1 names no evidence document"):
         load_questions(_write(tmp_path, [good[0], {**good[1], "gold_titles": []}]), "titles")
-    with pytest.raises(DatasetError, match="record 0 has no 'query'"):
+    with pytest.raises(DatasetError, match="record 0 has no 'question' \\(or 'query'\\)"):
         load_questions(_write(tmp_path, [{"gold_titles": ["A"]}]))
     with pytest.raises(DatasetError, match="supporting_facts"):
         load_questions(_write(tmp_path, [{**good[0], "supporting_facts": [{"title": "A"}]}]))
@@ -226,8 +226,6 @@ def test_runner_scores_titles_per_type_and_level(tmp_path: Path) -> None:
     assert summary.by_level["hard"].retrieval["perfect_at_8"] == 1.0
     assert summary.by_level["medium"].retrieval["perfect_at_8"] == pytest.approx(1 / 2)
     assert "p50" in summary.latency_ms["retrieve"] and "p95" in summary.latency_ms["retrieve"]
-    checks = target_checks(summary)
-    assert checks["Perfect@8"] == (pytest.approx(0.8), 0.90, False) and "Recall@5" in checks
     oracle = summarize_system("oracle", load_records(out, "oracle", ids))
     assert oracle.overall.retrieval["perfect_at_2"] == 1.0 and oracle.overall.retrieval["titles_retrieved"] == 2.0
 
@@ -244,7 +242,7 @@ def test_summary_json_and_side_by_side_report(tmp_path: Path) -> None:
     assert set(scripted["by_type"]) == {"bridge", "comparison"}
     assert set(scripted["by_level"]) == {"easy", "medium", "hard"}
     assert {"p50", "p95"} <= set(scripted["latency_ms"]["retrieve"])
-    assert payload["targets"]["scripted"]["Perfect@8"][1] == 0.90
+    assert "targets" not in payload and "target" not in report.read_text(encoding="utf-8").lower()
     text = report.read_text(encoding="utf-8")
     assert "## Retrieval by document title (every mode side by side)" in text
     assert "| System | Scored | Perfect@2 | Perfect@5 | Perfect@8 | Perfect@10 | Recall@2 | Recall@5 | MRR |" in text
@@ -253,7 +251,6 @@ def test_summary_json_and_side_by_side_report(tmp_path: Path) -> None:
     assert "### Per question type" in text and "| scripted | bridge | 3 |" in text
     assert "### Per level" in text and "| oracle | hard | 1 |" in text
     assert text.count("DISTINCT document titles") == 1 and "with full evidence metadata" not in text
-    assert "Perfect@8 (>= 0.9)" in text
     assert (out / "charts" / "per_type_perfect_at_8.png").stat().st_size > 1000
 
 
