@@ -30,7 +30,7 @@ from graphwire.schema.model import load_schema
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "articles.jsonl"
 DOCUMENTS = 10
-CHANGED = (1, 3, 6, 8)  # updated documents: only their first sentence is kept, their other names become orphans
+CHANGED = (2, 4, 6, 7)  # updated documents: only their first sentence is kept, their other names become orphans
 DELETED = 0  # the document the delete step removes
 BATCH_DOCUMENTS = 2
 COLLECTION = "crash_test"
