@@ -8,6 +8,7 @@ Routers raise `ApiError` (or FastAPI's `HTTPException`); Neo4j being unreachable
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
@@ -21,6 +22,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphwire.app.resources import Neo4jNotConfiguredError
+from graphwire.core.breaker import CircuitOpenError
 from graphwire.core.logging import request_id_var
 
 log = logging.getLogger(__name__)
@@ -85,7 +87,10 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
 
 async def _neo4j_unavailable(_: Request, exc: Exception) -> JSONResponse:
     log.warning("neo4j unavailable", extra={"error": str(exc)})
-    return error_response(503, "neo4j_unavailable", NEO4J_DOWN_MESSAGE, {"reason": str(exc)})
+    # While the circuit breaker is open, the next attempt to reach Neo4j is this many seconds away.
+    retry_after = math.ceil(exc.retry_after_s) if isinstance(exc, CircuitOpenError) else 1
+    headers = {"Retry-After": str(max(retry_after, 1))}
+    return error_response(503, "neo4j_unavailable", NEO4J_DOWN_MESSAGE, {"reason": str(exc)}, headers)
 
 
 async def _neo4j_auth(_: Request, exc: Exception) -> JSONResponse:

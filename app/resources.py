@@ -23,8 +23,9 @@ class Neo4jNotConfiguredError(RuntimeError):
 class GraphProvider:
     """Hands out one shared `Graph`; creates it on first use and re-creates it after an authentication failure.
 
-    The driver reconnects by itself when the server comes back, so a Neo4j restart needs no API restart. The
-    schema (constraints, indexes) is applied once, the first time the server is reached.
+    The graph is `Graph.serving`: while Neo4j is down its circuit breaker answers at once (503), and it lets a probe
+    through every API_NEO4J_BREAKER_S, so a Neo4j restart needs no API restart. The schema (constraints, indexes) is
+    applied once, the first time the server is reached.
     """
 
     def __init__(self, settings: Settings, apply_schema_on_connect: bool = True) -> None:
@@ -38,7 +39,7 @@ class GraphProvider:
         with self._lock:
             if self._graph is None:
                 try:
-                    self._graph = Graph.from_settings(self.settings)
+                    self._graph = Graph.serving(self.settings)
                 except RuntimeError as exc:  # no NEO4J_PASSWORD and no password file yet
                     raise Neo4jNotConfiguredError(str(exc)) from exc
             graph = self._graph
@@ -51,7 +52,7 @@ class GraphProvider:
             if self._schema_ready:
                 return
             # Fail fast while the server is down: apply_schema's writes would be retried for seconds.
-            self._guard_auth(graph.driver.verify_connectivity)
+            self._guard_auth(graph.ping)
             applied = self._guard_auth(lambda: apply_schema(graph))
             self._schema_ready = True
             log.info("schema applied", extra={"statements": len(applied)})
@@ -59,7 +60,7 @@ class GraphProvider:
     def ping(self) -> dict[str, Any]:
         """Reach the server (raises when it is down) and return what it says about itself."""
         graph = self.get()
-        info = self._guard_auth(graph.driver.get_server_info)
+        info = self._guard_auth(graph.server_info)
         return {"address": f"{info.address[0]}:{info.address[1]}", "agent": info.agent}
 
     def _guard_auth(self, call: Any) -> Any:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import typer
-from neo4j.exceptions import AuthError, ServiceUnavailable
 from rich.console import Console
 
-from graphwire.cli.common import open_graph_or_exit
+from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.core.bootstrap import apply_schema
 from graphwire.core.settings import get_settings
 
@@ -18,12 +17,11 @@ console = Console()
 def init() -> None:
     """Create the constraints, the full-text index and the other indexes; safe to run again."""
     settings = get_settings()
-    graph = open_graph_or_exit(settings, console)
+    graph = open_graph_or_exit(settings)
     try:
         applied = apply_schema(graph)
-    except (ServiceUnavailable, AuthError) as exc:
-        console.print(f"[bold red]error:[/] cannot use Neo4j at {settings.neo4j_uri}: {exc}")
-        raise typer.Exit(1) from None
+    except NEO4J_ERRORS as exc:
+        raise fail(neo4j_error_line(settings, exc)) from None
     finally:
         graph.close()
     console.print(f"schema applied to {settings.neo4j_uri} ({len(applied)} statements):")

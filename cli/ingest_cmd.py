@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.core.bootstrap import apply_schema
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings, get_settings
@@ -75,7 +76,7 @@ def ingest(
     _quiet_driver_notifications()
     settings = get_settings()
     schema = load_schema(settings.schema_path)
-    graph = Graph.from_settings(settings)
+    graph = open_graph_or_exit(settings)
     try:
         apply_schema(graph)
         store = _chunk_store(settings) if vectors else None
@@ -95,12 +96,23 @@ def ingest(
             n_process=n_process,
             gazetteer=gazetteer,
         )
-        report = _run_ingest(request, graph, settings, schema, store)
+        try:
+            report = _run_ingest(request, graph, settings, schema, store)
+        except NEO4J_ERRORS as exc:
+            raise fail(lost_neo4j_line(settings, exc)) from None
         print_summary(report)
         if report.failures:
             raise typer.Exit(code=2)
     finally:
         graph.close()
+
+
+def lost_neo4j_line(settings: Settings, exc: BaseException) -> str:
+    """Neo4j failed in the middle of a run: what was committed stays, --resume continues from there."""
+    return (
+        f"{neo4j_error_line(settings, exc)}; the documents committed so far are kept: once Neo4j answers again, "
+        "re-run the same command with --resume to continue"
+    )
 
 
 def _run_ingest(

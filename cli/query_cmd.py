@@ -6,10 +6,9 @@ import json
 from typing import Annotated
 
 import typer
-from neo4j.exceptions import AuthError, ServiceUnavailable
 from rich.console import Console
 
-from graphwire.cli.common import open_graph_or_exit
+from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.core.chroma import open_client
 from graphwire.core.settings import get_settings
 from graphwire.retrieval.models import Answer, RetrievalResult
@@ -33,7 +32,7 @@ def ask(
 ) -> None:
     """Answer one question: matched entities, KEY/BRIDGE/DIRECT facts, citations and per-stage timings."""
     settings = get_settings()
-    graph = open_graph_or_exit(settings, console)
+    graph = open_graph_or_exit(settings)
     try:
         ctx = RetrievalContext(settings, graph=lambda: graph, chroma=lambda: open_client(settings))
         result = build_retriever(mode, ctx).retrieve(question, top_k=top_k)
@@ -41,9 +40,8 @@ def ask(
     except UnknownModeError as exc:
         console.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(2) from None
-    except (ServiceUnavailable, AuthError) as exc:
-        console.print(f"[bold red]error:[/] cannot use Neo4j at {settings.neo4j_uri}: {exc}")
-        raise typer.Exit(1) from None
+    except NEO4J_ERRORS as exc:
+        raise fail(neo4j_error_line(settings, exc)) from None
     finally:
         graph.close()
     if as_json:

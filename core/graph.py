@@ -3,27 +3,31 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, LiteralString, cast
+from typing import Any, LiteralString, TypeVar, cast
 
 from neo4j import Driver, GraphDatabase, Query, RoutingControl
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 
 from graphwire import cypher
+from graphwire.core.breaker import CircuitBreaker
 from graphwire.core.settings import Settings
 
 RETRYABLE = (TransientError, ServiceUnavailable, SessionExpired)
 MIN_PARALLEL_ROWS = 1000  # below this many rows per thread, one transaction is cheaper than two
+T = TypeVar("T")
 
 
-def create_driver(settings: Settings) -> Driver:
+def create_driver(settings: Settings, retry_s: float | None = None) -> Driver:
+    """`retry_s`: how long a statement is retried on transient errors (default NEO4J_RETRY_S)."""
     return GraphDatabase.driver(
         settings.neo4j_uri,
         auth=(settings.neo4j_user, settings.resolved_neo4j_password()),
-        connection_timeout=5.0,
-        max_transaction_retry_time=15.0,
+        connection_timeout=settings.neo4j_connect_timeout_s,
+        connection_acquisition_timeout=settings.neo4j_connect_timeout_s,
+        max_transaction_retry_time=settings.neo4j_retry_s if retry_s is None else retry_s,
     )
 
 
@@ -31,7 +35,8 @@ class Graph:
     """A thin facade over the driver: statements are named files under cypher/, never strings built here.
 
     `catalogue` says where the named files are: the product's cypher/ folder unless another is given (the tests add
-    their own statements in tests/support/cypher/)."""
+    their own statements in tests/support/cypher/). `breaker`, when given, makes every call fail at once while
+    Neo4j was found unreachable moments ago (core/breaker.py)."""
 
     def __init__(
         self,
@@ -39,31 +44,42 @@ class Graph:
         database: str = "neo4j",
         timeout_s: float | None = None,
         catalogue: cypher.Catalogue = cypher.PRODUCT,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
         self.driver = driver
         self.database = database
         self.timeout_s = timeout_s
         self.catalogue = catalogue
+        self.breaker = breaker
 
     @classmethod
     def from_settings(cls, settings: Settings, catalogue: cypher.Catalogue = cypher.PRODUCT) -> Graph:
         return cls(create_driver(settings), settings.neo4j_database, settings.request_timeout_s, catalogue)
+
+    @classmethod
+    def serving(cls, settings: Settings, catalogue: cypher.Catalogue = cypher.PRODUCT) -> Graph:
+        """The API's graph: short retries (API_NEO4J_RETRY_S) and a circuit breaker (API_NEO4J_BREAKER_S), so a
+        request answers 503 within about a second while Neo4j is down, and the first call after it is back works."""
+        driver = create_driver(settings, retry_s=settings.api_neo4j_retry_s)
+        breaker = CircuitBreaker(settings.api_neo4j_breaker_s)
+        return cls(driver, settings.neo4j_database, settings.request_timeout_s, catalogue, breaker)
+
+    def _call(self, fn: Callable[[], T]) -> T:
+        return fn() if self.breaker is None else self.breaker.call(fn)
 
     def _query(self, name: str) -> Query:
         return Query(cast(LiteralString, self.catalogue.query(name)), timeout=self.timeout_s)
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named statement in a read transaction and return its records as dicts."""
-        records, _, _ = self.driver.execute_query(
-            self._query(name), params, database_=self.database, routing_=RoutingControl.READ
-        )
-        return [r.data() for r in records]
+        return self._call(lambda: self._execute(name, params, RoutingControl.READ))
 
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named statement in a write transaction (the driver retries transient errors)."""
-        records, _, _ = self.driver.execute_query(
-            self._query(name), params, database_=self.database, routing_=RoutingControl.WRITE
-        )
+        return self._call(lambda: self._execute(name, params, RoutingControl.WRITE))
+
+    def _execute(self, name: str, params: dict[str, Any], routing: RoutingControl) -> list[dict[str, Any]]:
+        records, _, _ = self.driver.execute_query(self._query(name), params, database_=self.database, routing_=routing)
         return [r.data() for r in records]
 
     def write_batches(self, name: str, rows: Sequence[dict[str, Any]], batch_size: int = 500, threads: int = 1) -> int:
@@ -88,7 +104,11 @@ class Graph:
 
     def ping(self) -> None:
         """Raise if Neo4j cannot be reached."""
-        self.driver.verify_connectivity()
+        self._call(self.driver.verify_connectivity)
+
+    def server_info(self) -> Any:
+        """What the server says about itself (address, agent); raises when it cannot be reached."""
+        return self._call(self.driver.get_server_info)
 
     @contextmanager
     def session(self) -> Iterator[Any]:
