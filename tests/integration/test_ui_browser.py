@@ -5,13 +5,15 @@ must log no console error and reach no host but the API's own."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 from pydantic import SecretStr
 from support.browser import PageWatch, chromium_path, serve
 
@@ -24,6 +26,7 @@ from graphwire.ingest.gazetteer import Gazetteer
 from graphwire.ingest.loaders import load_articles
 from graphwire.ingest.pipeline import IngestOptions, ingest_articles
 from graphwire.ingest.resolve import EntityResolver
+from graphwire.retrieval.models import ABSTENTION
 from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
@@ -107,7 +110,7 @@ def ask(page: Page, question: str = QUESTION, mode: str = "graph") -> None:
     page.select_option("#ask-answerer", "extractive")
     page.click("#ask-submit")
     page.wait_for_selector("#ask-result:not([hidden])")
-    page.wait_for_function("document.getElementById('ask-status').textContent.startsWith('Answered')")
+    page.wait_for_function("document.getElementById('ask-status').textContent.startsWith('Answered')", polling=100)
 
 
 def graph_data(page: Page) -> dict[str, Any]:
@@ -124,18 +127,30 @@ def graph_data(page: Page) -> dict[str, Any]:
 
 
 def click_graph(page: Page, selector: str) -> None:
-    """A real mouse click on a node (or an edge's midpoint) where the canvas draws it, centred and in view first."""
+    """A real mouse click on a node, or on a point of an edge's curve, that Cytoscape hit-tests as that element
+    (centred and scrolled into view first; a node or a label drawn over the edge's midpoint moves the point)."""
     point = page.evaluate(
         f"""() => {{
             const cy = {GRAPH};
             const el = cy.$(`{selector}`)[0];
             cy.center(el);
             cy.container().scrollIntoView({{block: "center"}});
-            const at = el.isNode() ? el.renderedPosition() : el.renderedMidpoint();
             const box = cy.container().getBoundingClientRect();
-            return {{x: box.left + at.x, y: box.top + at.y}};
+            const [zoom, pan] = [cy.zoom(), cy.pan()];
+            const toClient = (p) => ({{x: box.left + p.x * zoom + pan.x, y: box.top + p.y * zoom + pan.y}});
+            if (el.isNode()) return toClient(el.position());
+            const [a, b] = [el.sourceEndpoint(), el.targetEndpoint()];
+            const c = (el.controlPoints() || [])[0] || {{x: (a.x + b.x) / 2, y: (a.y + b.y) / 2}};
+            for (const t of [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8]) {{
+                const at = {{x: (1 - t) ** 2 * a.x + 2 * (1 - t) * t * c.x + t ** 2 * b.x,
+                             y: (1 - t) ** 2 * a.y + 2 * (1 - t) * t * c.y + t ** 2 * b.y}};
+                const hit = cy.renderer().findNearestElement(at.x, at.y, true, false);
+                if (hit && hit.id() === el.id()) return toClient(at);
+            }}
+            return null;
         }}"""
     )
+    assert point is not None, f"no point of {selector} is clear of other elements"
     page.mouse.click(point["x"], point["y"])
 
 
@@ -177,7 +192,7 @@ def test_graph_edges_show_evidence_and_nodes_expand(ui: tuple[Page, PageWatch], 
     before = set(graph_data(page)["nodes"])
     assert "Product:Kestrel" not in before
     click_graph(page, "node[id = 'Organization:Skylark Aero']")
-    page.wait_for_function(f"{GRAPH}.nodes().length > {len(before)}")
+    page.wait_for_function(f"{GRAPH}.nodes().length > {len(before)}", polling=100)
     after = graph_data(page)
     assert {"Product:Kestrel", "Person:Rui Almeida"} <= set(after["nodes"])
     assert ("Skylark Aero", "PRODUCED", "Kestrel", ["neighbour"]) in [tuple(e) for e in after["edges"]]
@@ -277,4 +292,55 @@ def test_api_docs_render_offline(ui: tuple[Page, PageWatch], base_url: str) -> N
     page.goto(f"{base_url}/redoc")
     page.locator("h1", has_text="graphwire").first.wait_for()
     assert page.get_by_text("/v1/query").count() > 0
+    watch.assert_clean()
+
+
+UPLOADED = {  # a chief executive for a demo company that has none in the demo corpus
+    "title": "Stahlwerk Group names Mira Holt chief executive",
+    "source": "Harbor Times",
+    "published_at": "2026-04-02T09:00:00+00:00",
+    "url": "https://demo.graphwire.dev/harbor-times/stahlwerk-holt",
+    "body": "Stahlwerk Group CEO Mira Holt said the Munich company would keep investing in drone makers. "
+    "Holt previously ran the group's steel business.",
+}
+NEW_QUESTION = "Who is the chief executive of Stahlwerk Group?"
+
+
+def test_documents_upload_a_file_watch_the_job_ask_and_delete(
+    ui: tuple[Page, PageWatch], base_url: str, tmp_path: Path
+) -> None:
+    """Runs last in this module: it adds a document to the demo graph and deletes it again."""
+    page, watch = ui
+    load_ui(page, base_url)
+    ask(page, NEW_QUESTION)
+    assert page.inner_text("#answer-text") == ABSTENTION
+    upload = tmp_path / "new.jsonl"
+    upload.write_text(json.dumps(UPLOADED) + "\n" + json.dumps({"title": "No body here"}) + "\n", encoding="utf-8")
+    page.click("[data-view-link='documents']")
+    caption = page.locator("#documents-caption")
+    expect(caption).to_have_text(re.compile(r"of 22 documents$"))
+    page.set_input_files("#upload-file", str(upload))
+    page.click("#upload-submit")
+    page.wait_for_selector("#job-state[data-state='succeeded']", timeout=180_000)
+    assert "of 2 documents" in page.inner_text("#job-counts")
+    assert "record 1 (No body here)" in page.inner_text("#job-failures")
+    expect(caption).to_have_text(re.compile(r"of 23 documents$"), timeout=60_000)
+    row = page.locator("#documents tbody tr", has_text=UPLOADED["title"])
+    assert "Harbor Times" in row.inner_text() and "2026-04-02" in row.inner_text()
+
+    page.click("[data-view-link='ask']")
+    ask(page, NEW_QUESTION)
+    assert page.inner_text("#answer-text") == "Mira Holt"
+    assert UPLOADED["title"] in page.locator("#citations a.citation").all_inner_texts()
+
+    page.click("[data-view-link='documents']")
+    row = page.locator("#documents tbody tr", has_text=UPLOADED["title"])
+    row.get_by_role("button", name=f"Delete {UPLOADED['title']}").click()
+    row.get_by_role("button", name=f"Delete {UPLOADED['title']}").click()  # the second press confirms
+    expect(caption).to_have_text(re.compile(r"of 22 documents$"), timeout=60_000)  # the delete waits for the writer
+    assert row.count() == 0 and "Deleted" in page.inner_text("#documents-status")
+    assert caption.inner_text().startswith("1\u2013")
+    page.click("[data-view-link='ask']")
+    ask(page, NEW_QUESTION)
+    assert page.inner_text("#answer-text") == ABSTENTION  # what only that document supported went with it
     watch.assert_clean()

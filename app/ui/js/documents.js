@@ -44,13 +44,14 @@ export class DocumentsView {
     this.refresh();
   }
 
-  async refresh() {
+  // `done`: the message to leave once the list is loaded (e.g. what a delete did)
+  async refresh(done = "") {
     setStatus(this.status, "Loading documents\u2026");
     try {
       const listing = await api("/v1/documents", { query: this.filters() });
       this.total = listing.total;
       this.render(listing);
-      setStatus(this.status, "");
+      setStatus(this.status, done);
     } catch (error) {
       setStatus(this.status, error.message, true);
     }
@@ -89,8 +90,7 @@ export class DocumentsView {
       button.disabled = true;
       try {
         await api(`/v1/documents/${encodeURIComponent(doc.id)}`, { method: "DELETE" });
-        setStatus(this.status, `Deleted \u201c${doc.title}\u201d.`);
-        await this.refresh();
+        await this.refresh(`Deleted \u201c${doc.title}\u201d.`);
       } catch (error) {
         setStatus(this.status, error.message, true);
         button.disabled = false;
