@@ -8,7 +8,7 @@ one wins. Text is cleaned on the way in (`core.documents.clean_text`: no NUL byt
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -38,10 +38,19 @@ class LoadResult(BaseModel):
 
 def load_articles(path: Path) -> LoadResult:
     """Load every article under `path` (a .json/.jsonl file or a folder), collecting errors instead of raising."""
-    articles: list[Article] = []
     errors: list[LoadError] = []
+    return _load(_records(path, errors), errors)
+
+
+def load_records(records: Sequence[Any]) -> LoadResult:
+    """Articles from records already in memory (the Python API), checked as the file loaders check them."""
+    return _load(((f"record {index}", record) for index, record in enumerate(records)), [])
+
+
+def _load(located: Iterable[tuple[str, Any]], errors: list[LoadError]) -> LoadResult:
+    articles: list[Article] = []
     first_at: dict[str, str] = {}  # document id -> location of the record that has it
-    for location, record in _records(path, errors):
+    for location, record in located:
         article = _to_article(location, record, errors)
         if article is None:
             continue

@@ -1,0 +1,128 @@
+"""`Graphwire`: the Python API over the same pipeline functions the CLI and the HTTP API call.
+
+One object per process: it opens Neo4j and the vector store on first use, builds each retrieval mode once (the same
+`RetrievalContext` the API serves from) and writes under the store's writer lock, like `graphwire ingest`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from graphwire.core.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from graphwire.core.graph import Graph
+    from graphwire.ingest.report import IngestReport
+    from graphwire.retrieval.models import Answer, RetrievalResult
+    from graphwire.retrieval.registry import RetrievalContext
+
+
+class Graphwire:
+    """Ingest documents, retrieve passages and facts, answer questions.
+
+    `settings` default to the environment and `.env` (every setting in `.env.example`); `extractor` and `answerer`
+    are `auto` (the LLM when LLM_BASE_URL and LLM_MODEL are set, else the offline extractor and extractive answerer).
+    """
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or get_settings()
+        self._graph: Graph | None = None
+        self._context: RetrievalContext | None = None
+
+    # stores ---------------------------------------------------------------------------------------------
+    @property
+    def graph(self) -> Graph:
+        if self._graph is None:
+            from graphwire.core.bootstrap import apply_schema
+            from graphwire.core.graph import Graph
+
+            self._graph = Graph.from_settings(self.settings)
+            apply_schema(self._graph)
+        return self._graph
+
+    def _retrieval(self) -> RetrievalContext:
+        if self._context is None:
+            from graphwire.core.chroma import open_client
+            from graphwire.retrieval.registry import RetrievalContext
+
+            self._context = RetrievalContext(
+                self.settings, graph=lambda: self.graph, chroma=lambda: open_client(self.settings)
+            )
+        return self._context
+
+    # ingest ---------------------------------------------------------------------------------------------
+    def ingest(
+        self,
+        documents: str | Path | Iterable[Mapping[str, Any]],
+        *,
+        extractor: str = "auto",
+        vectors: bool = True,
+        force: bool = False,
+    ) -> IngestReport:
+        """Ingest a file or folder (the formats `graphwire ingest` reads) or records (`title`, `body`, optional
+        `source`, `published_at`, `url`, ...). Unchanged documents are skipped unless `force`. Records that cannot
+        be used are listed in the report's `load_errors`; the others are ingested."""
+        from graphwire.core.store_lock import WriterLock
+        from graphwire.ingest.loaders import load_articles, load_records
+        from graphwire.ingest.service import ExtractorChoice, ingest_loaded, ingest_options
+
+        from_file = isinstance(documents, str | Path)
+        loaded = load_articles(Path(documents)) if from_file else load_records(list(documents))  # type: ignore[arg-type]
+        lock = WriterLock.for_settings(self.settings)
+        lock.acquire("graphwire Python API: Graphwire.ingest")
+        try:
+            report = ingest_loaded(
+                loaded.articles,
+                self.graph,
+                self.settings,
+                options=ingest_options(self.settings, progress=False, force=force),
+                chunk_store=self._chunk_store() if vectors else None,
+                extractor=ExtractorChoice(extractor),
+            )
+        finally:
+            lock.release()
+        report.load_errors = loaded.errors
+        if self._context is not None:
+            self._context.refresh()  # this process's caches see the new documents at once
+        return report
+
+    def _chunk_store(self) -> Any:
+        from graphwire.core.chunk_store import ChunkStore
+
+        return ChunkStore.from_settings(self.settings)
+
+    # query ----------------------------------------------------------------------------------------------
+    def retrieve(self, question: str, *, mode: str = "graph", top_k: int = 10) -> RetrievalResult:
+        """Ranked chunks, matched entities and facts for `question` in one retrieval mode (`modes()` lists them)."""
+        return self._retrieval().retriever(mode).retrieve(question, top_k=top_k)
+
+    def ask(self, question: str, *, mode: str = "graph", answerer: str = "auto", top_k: int = 10) -> Answer:
+        """Retrieve, then answer with citations (an abstention when the retrieved evidence does not answer it)."""
+        from graphwire.retrieval.registry import build_answerer
+
+        result = self.retrieve(question, mode=mode, top_k=top_k)
+        return build_answerer(answerer, self.settings).answer(question, result)
+
+    @staticmethod
+    def modes() -> list[str]:
+        from graphwire.retrieval.registry import mode_names
+
+        return mode_names()
+
+    # lifecycle ------------------------------------------------------------------------------------------
+    def close(self) -> None:
+        if self._graph is not None:
+            self._graph.close()
+            self._graph = None
+        self._context = None
+
+    def __enter__(self) -> Graphwire:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
