@@ -27,3 +27,61 @@ def init() -> None:
     console.print(f"schema applied to {settings.neo4j_uri} ({len(applied)} statements):")
     for name in applied:
         console.print(f"  {name}")
+
+
+@app.command()
+def reset(
+    yes: Annotated[bool, typer.Option("--yes", help="confirm: delete every node, vector and ingest record")] = False,
+) -> None:
+    """Empty the graph, the vector collection and the ingest state (constraints, indexes and the LLM extraction cache
+    stay). Without --yes it only says what it would delete."""
+    settings = get_settings()
+    if not yes:
+        raise fail(
+            f"this deletes every node in {settings.neo4j_uri} (database {settings.neo4j_database}), the Chroma "
+            f"collection {settings.chroma_collection!r} and the ingest state in {settings.ingest_state_path}; "
+            "run `graphwire db reset --yes` to do it"
+        )
+    graph = open_graph_or_exit(settings)
+    lock = WriterLock.for_settings(settings)
+    try:
+        lock.acquire("graphwire db reset")
+    except StoreBusyError as exc:
+        graph.close()
+        raise fail(str(exc)) from None
+    try:
+        nodes = _delete_all_nodes(graph)
+        vectors = _drop_collection(settings)
+        shutil.rmtree(settings.ingest_state_path, ignore_errors=True)
+    except NEO4J_ERRORS as exc:
+        raise fail(neo4j_error_line(settings, exc)) from None
+    finally:
+        lock.release()
+        graph.close()
+    console.print(f"deleted {nodes} nodes, {vectors} vectors and the ingest state")
+
+
+def _delete_all_nodes(graph: Graph) -> int:
+    total = 0
+    while deleted := graph.write("admin/delete_batch", batch=RESET_BATCH)[0]["deleted"]:
+        total += deleted
+    return total
+
+
+def _drop_collection(settings: Settings) -> int:
+    from chromadb.errors import NotFoundError
+
+    from graphwire.core.chroma import open_client
+
+    client = open_client(settings)
+    try:
+        count = int(client.get_collection(settings.chroma_collection).count())
+    except (NotFoundError, ValueError):
+        return 0
+    client.delete_collection(settings.chroma_collection)
+    return count
+
+
+from graphwire.cli.db_check_cmd import check  # noqa: E402  (its own module: the checks are ingest/consistency.py)
+
+app.command("check")(check)

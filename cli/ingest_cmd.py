@@ -10,16 +10,18 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.core.bootstrap import apply_schema
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings, get_settings
+from graphwire.core.store_lock import StoreBusyError, WriterLock
 from graphwire.ingest import service
 from graphwire.ingest.extractors.base import Extractor
 from graphwire.ingest.gazetteer import Gazetteer
-from graphwire.ingest.loaders import load_articles
+from graphwire.ingest.loaders import load_articles, printable
 from graphwire.ingest.pipeline import ChunkSink, IngestOptions, delete_documents, ingest_articles
 from graphwire.ingest.report import IngestReport
 from graphwire.ingest.resolve import EntityResolver
@@ -71,12 +73,26 @@ def ingest(
     gazetteer: Annotated[
         Path | None, typer.Option(help="YAML of known entities (default: gazetteer.yaml beside PATH, if any)")
     ] = None,
+    wait: Annotated[
+        float, typer.Option(help="seconds to wait while another process writes the store (default: refuse at once)")
+    ] = 0.0,
 ) -> None:
-    """Load, chunk, extract, prune, resolve, enrich and write a corpus into Neo4j (and ChromaDB)."""
+    """Load, chunk, extract, prune, resolve, enrich and write a corpus into Neo4j (and ChromaDB).
+
+    Exit codes: 0 done; 1 error (Neo4j, usage, a --delete naming no document, another writer holding the store);
+    2 extraction failures; 3 records skipped at load (bad or duplicate), the rest ingested."""
     _quiet_driver_notifications()
+    if path is not None and not path.exists():
+        raise fail(f"no such file or folder: {path} (give a .json or .jsonl file, or a folder of .txt/.md files)")
     settings = get_settings()
     schema = load_schema(settings.schema_path)
     graph = open_graph_or_exit(settings)
+    lock = WriterLock.for_settings(settings)
+    try:
+        lock.acquire(f"graphwire ingest {'--delete' if delete else path}", wait_s=wait)
+    except StoreBusyError as exc:
+        graph.close()
+        raise fail(str(exc)) from None
     try:
         apply_schema(graph)
         store = _chunk_store(settings) if vectors else None
@@ -103,7 +119,10 @@ def ingest(
         print_summary(report)
         if report.failures:
             raise typer.Exit(code=2)
+        if report.load_errors or report.duplicate_ids:
+            raise typer.Exit(code=3)
     finally:
+        lock.release()
         graph.close()
 
 
@@ -119,9 +138,13 @@ def _run_ingest(
     request: IngestRequest, graph: Graph, settings: Settings, schema: GraphSchema, store: ChunkSink | None
 ) -> IngestReport:
     path = request.path
-    loaded = load_articles(path)
+    try:
+        loaded = load_articles(path)
+    except ValueError as exc:  # an unreadable file or an unsupported format: nothing was written
+        raise fail(str(exc)) from None
     for error in loaded.errors:
-        console.print(f"[yellow]skipped[/] {error.location} {error.title or ''}: {error.reason}")
+        title = f" {printable(error.title)!r}" if error.title else ""
+        console.print(f"[yellow]skipped[/] {escape(error.location)}{escape(title)}: {escape(error.reason)}")
     gazetteer = Gazetteer.from_sources((a.source for a in loaded.articles), schema=schema)
     gazetteer_file = request.gazetteer or default_gazetteer(path)
     if gazetteer_file is not None:
@@ -199,14 +222,21 @@ def _chunk_store(settings: Settings) -> ChunkSink:
 
 
 def _run_delete(graph: Graph, refs: list[str], store: ChunkSink | None) -> None:
+    unknown = []
     for result in delete_documents(graph, refs, store):
         if not result["found"]:
-            console.print(f"[red]no document[/] with id or title {result['ref']!r}")
+            unknown.append(result["ref"])
             continue
+        if result.get("id") is None:
+            continue  # the ref named a delete an earlier run left unfinished, finished above
+        done = "finished the interrupted delete of" if result.get("resumed") else "deleted"
         console.print(
-            f"deleted {result['id']} ({result['title']}): {result['chunks']} chunks, "
+            f"{done} {escape(result['id'])} ({escape(printable(result['title'] or ''))}): {result['chunks']} chunks, "
             f"{result['relationships']} relationships and {result['entities']} entities no longer supported"
         )
+    if unknown:
+        names = ", ".join(repr(printable(ref)) for ref in unknown)
+        raise fail(f"no document with id or exact title {names} (nothing else was deleted for it)")
 
 
 def print_summary(report: IngestReport) -> None:
@@ -222,6 +252,9 @@ def print_summary(report: IngestReport) -> None:
         ("chunks written", report.chunks_written),
         ("stale chunks removed", report.chunks_removed),
         ("records skipped at load", len(report.load_errors)),
+        ("duplicate ids (first kept)", len(report.duplicate_ids)),
+        ("vectors restored from the graph", report.vectors_restored),
+        ("interrupted deletes finished", report.deletes_finished),
         ("extracted entities / relations", f"{report.extracted_entities} / {report.extracted_relations}"),
         ("pruned (off-schema)", sum(report.pruned.values())),
         ("merged by resolution (fuzzy)", f"{report.merged} ({report.fuzzy_merged})"),

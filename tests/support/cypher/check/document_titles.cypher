@@ -1,0 +1,3 @@
+// Every document title.
+MATCH (d:Document)
+RETURN d.title AS title
