@@ -1,16 +1,22 @@
-"""`graphwire db init`: apply the constraints and indexes in cypher/schema/ (idempotent)."""
+"""`graphwire db init|reset`: apply the constraints and indexes in cypher/schema/ (idempotent); empty the stores."""
 
 from __future__ import annotations
+
+import shutil
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.core.bootstrap import apply_schema
-from graphwire.core.settings import get_settings
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings, get_settings
+from graphwire.core.store_lock import StoreBusyError, WriterLock
 
 app = typer.Typer(help="Database administration.", no_args_is_help=True)
 console = Console()
+RESET_BATCH = 10_000  # nodes per delete transaction
 
 
 @app.command()

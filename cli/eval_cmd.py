@@ -11,6 +11,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from graphwire.cli.common import NEO4J_ERRORS, check_top_k, fail, neo4j_error_line
+from graphwire.core.paths import DEMO_DIR
 from graphwire.core.settings import get_settings
 from graphwire.eval.datasets import DEFAULT_QUESTIONS, FORMATS, DatasetError
 from graphwire.eval.harness import EvalOptions, evaluate
@@ -43,8 +45,17 @@ def _split(values: list[str] | None) -> list[str]:
 def eval_command(
     questions: Annotated[
         Path,
-        typer.Option(help="Questions file: MultiHop-RAG (query, answer, evidence_list) or title-scored (gold_titles)."),
+        typer.Option(
+            help="Questions file: MultiHop-RAG (query, answer, evidence_list) or title-scored (question, answer, type, "
+            "evidence titles; or gold_titles)."
+        ),
     ] = DEFAULT_QUESTIONS,
+    demo: Annotated[
+        bool,
+        typer.Option(
+            "--demo", help="Score the demo's own questions (the demo corpus must be ingested: `graphwire demo`)."
+        ),
+    ] = False,
     question_format: Annotated[
         str,
         typer.Option(
@@ -69,7 +80,8 @@ def eval_command(
         ),
     ] = None,
     top_k: Annotated[
-        int, typer.Option(min=1, max=100, help="Chunks retrieved per question (>= 10 for Perfect@8/@10 by title).")
+        int,
+        typer.Option(min=1, help="Chunks retrieved per question, at most MAX_TOP_K (>= 10 for Perfect@10)."),
     ] = 10,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N selected questions.")] = None,
     sample: Annotated[int | None, typer.Option(min=1, help="A random sample of N questions (fixed --seed).")] = None,
@@ -93,6 +105,10 @@ def eval_command(
 ) -> None:
     """Evaluate retrieval modes side by side (MultiHop-RAG or title-scored sets); writes records, summary, report."""
     command = "graphwire " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
+    settings = get_settings()
+    check_top_k(top_k, settings)
+    if demo:
+        questions = DEMO_DIR / "questions.json"
     try:
         if question_format not in FORMATS:
             raise DatasetError(f"unknown --format {question_format!r}; expected one of {', '.join(FORMATS)}")
@@ -116,10 +132,14 @@ def eval_command(
             charts=not no_charts,
             command=command,
         )
-        outcome = evaluate(options, get_settings())
+        outcome = evaluate(options, settings)
     except (DatasetError, UnknownSystemError, RunMismatchError, FileNotFoundError) as exc:
         console.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(2) from None
+    except NEO4J_ERRORS as exc:
+        raise fail(neo4j_error_line(settings, exc)) from None
+    except RuntimeError as exc:  # Graph.from_settings: no password, a bad URI
+        raise fail(str(exc)) from None
     titles = any(s.scoring == TITLES for s in outcome.summaries)
     if titles:
         console.print(f"{outcome.selected} title-scored questions")
