@@ -12,6 +12,7 @@ from fastapi import Request
 from fastapi.encoders import jsonable_encoder
 from starlette.responses import StreamingResponse
 
+from graphwire.core.logging import request_id_var
 from graphwire.core.settings import Settings
 from graphwire.retrieval.answer.streaming import streaming_client
 
@@ -26,6 +27,12 @@ def event(name: str | None, data: Any) -> str:
     payload = data if isinstance(data, str) else json.dumps(jsonable_encoder(data), separators=(",", ":"))
     head = f"event: {name}\n" if name else ""
     return f"{head}data: {payload}\n\n"
+
+
+def timeout_error(deadline_s: float) -> dict[str, Any]:
+    """The body of the event that ends a stream whose answer ran past the request deadline."""
+    message = f"the request took longer than {deadline_s:g} s (REQUEST_TIMEOUT_S); the LLM call was cancelled"
+    return {"error": {"code": "timeout", "message": message, "request_id": request_id_var.get()}}
 
 
 def event_stream(events: AsyncIterator[str]) -> StreamingResponse:

@@ -4,12 +4,16 @@
     event: token      data: {"text": "..."}  one per piece, as the LLM produces it (the extractive answerer: one)
     event: answer     data: {"answer", "answerer", "abstained", "citations", "usage", "timings_ms"}
 
+    event: error      data: {"error": {"code": "timeout", "message"}}  instead of `answer` past REQUEST_TIMEOUT_S
+
 Retrieval runs before the response starts, so its errors keep their status codes (422, 503, 504). A client that
-disconnects cancels the response task, which closes the stream to the LLM (`retrieval.answer.streaming`).
+disconnects, or the deadline passing, cancels the answer, which closes the stream to the LLM
+(`retrieval.answer.streaming`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -29,8 +33,10 @@ def stream_query(
     answerer: Answerer,
     client: openai.AsyncOpenAI | None,
     started: float,
+    deadline_s: float,
 ) -> StreamingResponse:
-    return sse.event_stream(_events(retrieve_payload, result, answerer, client, started))
+    """`deadline_s`: seconds after `started` (perf_counter) by which the answer must be complete."""
+    return sse.event_stream(_events(retrieve_payload, result, answerer, client, started, deadline_s))
 
 
 async def _events(
@@ -39,15 +45,21 @@ async def _events(
     answerer: Answerer,
     client: openai.AsyncOpenAI | None,
     started: float,
+    deadline_s: float,
 ) -> AsyncIterator[str]:
     yield sse.event("retrieval", payload)
     answer_started = time.perf_counter()
     answer: Answer | None = None
-    async for item in stream_answer(answerer, payload["question"], result, client):
-        if isinstance(item, str):
-            yield sse.event("token", {"text": item})
-        else:
-            answer = item
+    try:
+        async with asyncio.timeout(max(0.0, started + deadline_s - time.perf_counter())):
+            async for item in stream_answer(answerer, payload["question"], result, client):
+                if isinstance(item, str):
+                    yield sse.event("token", {"text": item})
+                else:
+                    answer = item
+    except TimeoutError:
+        yield sse.event("error", sse.timeout_error(deadline_s))
+        return
     assert answer is not None  # stream_answer always ends with the Answer
     timings = {**payload["timings_ms"], "answer": _ms_since(answer_started), "request": _ms_since(started)}
     yield sse.event(

@@ -16,9 +16,11 @@ same sources come as structured data in the extra field `citations` (non-streami
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import openai
@@ -86,16 +88,21 @@ def models() -> ModelList:
 @router.post("/chat/completions", responses={200: sse.OPENAPI_EVENT_STREAM})
 async def chat_completions(body: ChatRequest, request: Request, settings: SettingsDep, retrieval: RetrievalDep) -> Any:
     """An OpenAI chat completion answered by graphwire: retrieval with the model's mode, then the auto answerer."""
+    started = time.perf_counter()
     query = QueryRequest(question=_question(body), mode=_mode(body.model), top_k=min(10, settings.max_top_k))
     question = _check_bounds(query, settings)
     answerer = _answerer(request, settings, AnswererName.AUTO)
     result: RetrievalResult = await _bounded(settings, _retrieve, retrieval, query.mode, question, query.top_k)
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
     client = sse.llm_stream_client(request, settings)
+    answering = _Answering(answerer, question, result, client, started, settings.request_timeout_s)
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
-        return sse.event_stream(_chunks(completion_id, body.model, answerer, question, result, client, include_usage))
-    answer = await _complete(answerer, question, result, client)
+        return sse.event_stream(_chunks(completion_id, body.model, answering, include_usage))
+    try:
+        answer = await answering.complete()
+    except TimeoutError as exc:
+        raise ApiError(504, "timeout", sse.timeout_error(answering.deadline_s)["error"]["message"]) from exc
     numbered = numbered_citations(answer, result)
     return {
         "id": completion_id,
@@ -132,15 +139,30 @@ def _text(content: str | list[dict[str, Any]] | None) -> str:
     return content or ""
 
 
-async def _complete(
-    answerer: Answerer, question: str, result: RetrievalResult, client: openai.AsyncOpenAI | None
-) -> Answer:
-    answer: Answer | None = None
-    async for item in stream_answer(answerer, question, result, client):
-        if isinstance(item, Answer):
-            answer = item
-    assert answer is not None
-    return answer
+@dataclass(frozen=True)
+class _Answering:
+    """One answer to produce within `deadline_s` of `started` (perf_counter); past it the LLM stream is cancelled."""
+
+    answerer: Answerer
+    question: str
+    result: RetrievalResult
+    client: openai.AsyncOpenAI | None
+    started: float
+    deadline_s: float
+
+    async def stream(self) -> AsyncIterator[str | Answer]:
+        """The answer's pieces, then the Answer; raises TimeoutError past the deadline."""
+        async with asyncio.timeout(max(0.0, self.started + self.deadline_s - time.perf_counter())):
+            async for item in stream_answer(self.answerer, self.question, self.result, self.client):
+                yield item
+
+    async def complete(self) -> Answer:
+        answer: Answer | None = None
+        async for item in self.stream():
+            if isinstance(item, Answer):
+                answer = item
+        assert answer is not None
+        return answer
 
 
 def numbered_citations(answer: Answer, result: RetrievalResult) -> list[NumberedCitation]:
@@ -173,15 +195,7 @@ def _usage(answer: Answer) -> dict[str, int]:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-async def _chunks(
-    completion_id: str,
-    model: str,
-    answerer: Answerer,
-    question: str,
-    result: RetrievalResult,
-    client: openai.AsyncOpenAI | None,
-    include_usage: bool,
-) -> AsyncIterator[str]:
+async def _chunks(completion_id: str, model: str, answering: _Answering, include_usage: bool) -> AsyncIterator[str]:
     created = int(time.time())
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
@@ -192,13 +206,17 @@ async def _chunks(
 
     yield chunk({"role": "assistant", "content": ""})
     answer: Answer | None = None
-    async for item in stream_answer(answerer, question, result, client):
-        if isinstance(item, str):
-            yield chunk({"content": item})
-        else:
-            answer = item
+    try:
+        async for item in answering.stream():
+            if isinstance(item, str):
+                yield chunk({"content": item})
+            else:
+                answer = item
+    except TimeoutError:  # an `error` payload: OpenAI SDKs raise it as an APIError
+        yield sse.event(None, sse.timeout_error(answering.deadline_s))
+        return
     assert answer is not None
-    numbered = numbered_citations(answer, result)
+    numbered = numbered_citations(answer, answering.result)
     if numbered:
         yield chunk({"content": sources(numbered)})
     yield chunk({}, "stop", citations=numbered)

@@ -271,7 +271,8 @@ async def query(body: QueryRequest, request: Request, settings: SettingsDep, ret
     if body.stream:  # app/streaming.py: retrieval first (errors keep their status), then the answer as events
         result = await _bounded(settings, _retrieve, retrieval, body.mode, question, body.top_k)
         payload = _retrieve_response(question, result, body.include_context)
-        return stream_query(payload, result, answerer, sse.llm_stream_client(request, settings), started)
+        client = sse.llm_stream_client(request, settings)
+        return stream_query(payload, result, answerer, client, started, settings.request_timeout_s)
     # one deadline for retrieval and the answer; the answer's LLM call is cancelled when it passes (app/answering.py)
     deadline = Deadline.after(settings.request_timeout_s)
     result = await _bounded(settings, _retrieve, retrieval, body.mode, question, body.top_k, deadline=deadline)

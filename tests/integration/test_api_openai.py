@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,6 +21,7 @@ from graphwire.core.settings import Settings
 pytestmark = pytest.mark.integration
 QUESTION = "Which company supplies the supplier of Kestrel Motors?"
 SOURCE_TITLE = "Quarrow Minerals doubles lithium refining for its biggest customer"
+DEADLINE_S = 12
 
 
 @pytest.fixture(scope="module")
@@ -101,13 +101,19 @@ def _llm_replies(answer: str, stream_delay_s: float) -> Any:
     return respond
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def llm_api(
-    chains_graph: Graph, neo4j_settings: Settings, openai_stub: OpenAIStub, tmp_path: Path
+    chains_graph: Graph,
+    neo4j_settings: Settings,
+    _openai_stub_server: OpenAIStub,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[ApiProcess]:
-    settings = neo4j_settings.model_copy(update={"chroma_path": tmp_path / "chroma", "ingest_state_path": tmp_path})
-    env = settings_env(settings, LLM_BASE_URL=openai_stub.base_url, LLM_MODEL=MODEL, LLM_API_KEY="k")
-    with ApiProcess(env, tmp_path / "api.log") as api:
+    """The API with the stub as its LLM and a DEADLINE_S request deadline."""
+    folder = tmp_path_factory.mktemp("api-llm")
+    settings = neo4j_settings.model_copy(update={"chroma_path": folder / "chroma", "ingest_state_path": folder})
+    env = settings_env(settings, LLM_BASE_URL=_openai_stub_server.base_url, LLM_MODEL=MODEL, LLM_API_KEY="k",
+                       REQUEST_TIMEOUT_S=str(DEADLINE_S), LLM_TIMEOUT_S="8")  # fmt: skip
+    with ApiProcess(env, folder / "api.log") as api:
         yield api
 
 
@@ -136,3 +142,26 @@ def test_llm_tokens_stream_as_produced_and_a_disconnect_cancels_the_model(
     while not streamed.stream_aborted and time.monotonic() < deadline:
         time.sleep(0.05)
     assert streamed.stream_aborted and streamed.stream_chunks_sent < 40  # the model's stream was closed early
+
+
+def test_an_answer_past_the_request_deadline_ends_the_stream_with_an_error_and_cancels_the_model(
+    llm_api: ApiProcess, openai_stub: OpenAIStub
+) -> None:
+    openai_stub.fallback = _llm_replies(" ".join(f"word{i}" for i in range(40)), 1.0)  # 40 s, past the deadline
+    body = {"question": QUESTION, "stream": True}
+    with httpx.stream("POST", f"{llm_api.url}/v1/query", json=body, timeout=30) as response:
+        events = list(sse_events(response))
+    name, data = events[-1]
+    assert name == "error" and data["error"]["code"] == "timeout" and "REQUEST_TIMEOUT_S" in data["error"]["message"]
+    assert "answer" not in [n for n, _ in events] and any(n == "token" for n, _ in events)
+    streamed = [r for r in openai_stub.chat_requests if r.body.get("stream")][-1]
+    deadline = time.monotonic() + 10
+    while not streamed.stream_aborted and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert streamed.stream_aborted and streamed.stream_chunks_sent < 40
+
+    client = openai.OpenAI(base_url=f"{llm_api.url}/v1", api_key="unused", max_retries=0)
+    with pytest.raises(openai.APIError, match="REQUEST_TIMEOUT_S"):
+        list(client.chat.completions.create(
+            model="graphwire-graph", messages=[{"role": "user", "content": QUESTION}], stream=True
+        ))  # fmt: skip
