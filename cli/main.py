@@ -51,7 +51,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "serve": LazyCommand("graphwire.cli.serve_cmd:serve", "Run the HTTP API."),
     "eval": LazyCommand("graphwire.cli.eval_cmd:eval_command", "Score every retrieval mode on a question set."),
     "neo4j": LazyCommand("graphwire.cli.neo4j_cmd:app", "Run a local Neo4j 5.26 Community on 127.0.0.1."),
-    "db": LazyCommand("graphwire.cli.db_cmd:app", "Database administration: init, reset."),
+    "db": LazyCommand("graphwire.cli.db_cmd:app", "Database administration: init, reset, check (--repair)."),
     "embeddings": LazyCommand("graphwire.cli.embeddings_cmd:app", "Offline embedding models."),
     "llm": LazyCommand("graphwire.cli.llm_cmd:app", "The LLM endpoint and the extraction cache."),
 }
