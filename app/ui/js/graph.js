@@ -191,7 +191,7 @@ export class FactGraph {
         }
       }
       node.data("expanded", true);
-      this.layout(false);
+      this.layout();
       this.inspector.replaceChildren(
         el("p", {}, `${name} (${hood.entity.label}): ${added.length} new relationship(s) from its neighbourhood.`),
       );
