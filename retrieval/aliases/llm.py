@@ -18,7 +18,7 @@ from typing import Any
 import openai
 from pydantic import BaseModel, Field
 
-from graphwire.core.llm import LLMClient, RetriesExhausted, UsageCounter, parse_json_lenient
+from graphwire.core.llm import ChatOptions, LLMClient, RetriesExhausted, UsageCounter, parse_json_lenient
 from graphwire.core.settings import Settings
 from graphwire.retrieval.graph.models import Mention, MentionOrigin
 from graphwire.retrieval.prompts import ALIAS_PROMPT, alias_messages
@@ -27,6 +27,32 @@ log = logging.getLogger(__name__)
 MAX_ENTITIES = 4
 MAX_ALIASES = 4
 MAX_NAME_CHARS = 120
+JSON_MODE = {"type": "json_object"}
+ALIAS_FORMAT = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "aliases",
+        "strict": False,
+        "schema": {
+            "type": "object",
+            "properties": {
+                "entities": {
+                    "type": "array",
+                    "maxItems": MAX_ENTITIES,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string"},
+                            "aliases": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_ALIASES},
+                        },
+                        "required": ["name", "aliases"],
+                    },
+                }
+            },
+            "required": ["entities"],
+        },
+    },
+}
 
 
 class ProposedEntity(BaseModel):
@@ -37,6 +63,10 @@ class ProposedEntity(BaseModel):
 class LLMAliasExtractor:
     def __init__(self, settings: Settings, client: LLMClient | None = None, cache_size: int = 4096) -> None:
         self.client = client or LLMClient(settings)
+        # the reply's shape as a bounded JSON schema where the server takes one (a small model repeats an alias
+        # until the cap otherwise), else JSON mode; and a cap that fits 4 names with 4 aliases each
+        structured = settings.llm_extraction_mode == "json_schema"
+        self.options = ChatOptions(response_format=ALIAS_FORMAT if structured else JSON_MODE, max_tokens=192)
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[str, str, str], list[ProposedEntity]] = OrderedDict()
         self._lock = threading.Lock()
@@ -52,7 +82,7 @@ class LLMAliasExtractor:
                 self._cache.move_to_end(key)
                 return list(self._cache[key])
         try:
-            reply = self.client.chat(alias_messages(key[0]), json_mode=True)
+            reply = self.client.chat(alias_messages(key[0]), options=self.options)
         except (RetriesExhausted, openai.APIError) as exc:
             log.warning("LLM alias extraction failed, continuing without it: %s", exc)
             return []

@@ -127,8 +127,14 @@ def test_alias_extraction_parses_and_caches(openai_stub: OpenAIStub, llm_setting
     ]
     assert extractor(" What did Sam Bankman-Fried say about FTX? ") == mentions  # cache: no second request
     assert len(openai_stub.chat_requests) == 1
-    assert openai_stub.chat_requests[0].body["response_format"] == {"type": "json_object"}
+    body = openai_stub.chat_requests[0].body
+    assert body["response_format"]["json_schema"]["schema"]["properties"]["entities"]["maxItems"] == 4
+    assert body["max_tokens"] <= 192
     assert extractor.usage.snapshot().calls == 1
+    # without structured output (LLM_EXTRACTION_MODE=prompt or tools) the call asks for JSON mode
+    openai_stub.script(text(json.dumps(reply)))
+    LLMAliasExtractor(llm_settings.model_copy(update={"llm_extraction_mode": "tools"})).extract("Who is SBF?")
+    assert openai_stub.chat_requests[1].body["response_format"] == {"type": "json_object"}
 
 
 def test_alias_extraction_never_crashes(openai_stub: OpenAIStub, llm_settings: Settings) -> None:
