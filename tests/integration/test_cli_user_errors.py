@@ -1,0 +1,81 @@
+"""User mistakes on the command line end in one line that names the fix (no traceback), and `graphwire db reset`
+empties the stores only when confirmed."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+
+pytestmark = pytest.mark.integration
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _env(settings: Settings, tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "NEO4J_URI": settings.neo4j_uri,
+        "NEO4J_PASSWORD": settings.resolved_neo4j_password(),
+        "CHROMA_PATH": str(tmp_path / "chroma"),
+        "CHROMA_COLLECTION": "cli_errors",
+        "INGEST_STATE_PATH": str(tmp_path / "state"),
+        "STORE_LOCK_DIR": str(tmp_path / "locks"),
+        "COLUMNS": "200",
+        **extra,
+    }
+
+
+def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "graphwire.cli.main", *args], env=env, cwd=env["HOME"],
+                          capture_output=True, text=True, timeout=240)  # fmt: skip
+
+
+def _one_error_line(run: subprocess.CompletedProcess[str]) -> str:
+    lines = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    assert run.returncode != 0
+    return lines[0]
+
+
+def test_user_mistakes_are_one_line(neo4j_settings: Settings, tmp_path: Path) -> None:
+    env = _env(neo4j_settings, tmp_path, HOME=str(tmp_path))
+    assert "no such file or folder: missing.json" in _one_error_line(_cli(env, "ingest", "missing.json"))
+    (tmp_path / "table.csv").write_text("title,body\nA,B\n", encoding="utf-8")
+    assert "expected a .json, .jsonl" in _one_error_line(_cli(env, "ingest", "table.csv"))
+    assert "MAX_TOP_K=50" in _one_error_line(_cli(env, "ask", "Who?", "--top-k", "500"))
+    assert "MAX_TOP_K=50" in _one_error_line(_cli(env, "eval", "--demo", "--top-k", "51"))
+    down = _env(neo4j_settings, tmp_path, HOME=str(tmp_path), NEO4J_URI="bolt://127.0.0.1:9")
+    assert "graphwire neo4j start" in _one_error_line(_cli(down, "ingest", "table.csv"))
+    assert "graphwire neo4j start" in _one_error_line(_cli(down, "ask", "Who?"))
+    assert "--yes" in _one_error_line(_cli(env, "db", "reset"))
+
+
+def test_db_reset_empties_the_graph_the_vectors_and_the_ingest_state(
+    graph: Graph, neo4j_settings: Settings, tmp_path: Path
+) -> None:
+    env = _env(neo4j_settings, tmp_path, HOME=str(tmp_path))
+    demo = REPO / "data" / "demo" / "articles.jsonl"
+    ingest = _cli(env, "ingest", str(demo), "--extractor", "offline")
+    assert ingest.returncode == 0, ingest.stdout[-2000:] + ingest.stderr[-2000:]
+    assert graph.read("check/count_nodes")[0]["nodes"] > 0
+    assert _cli(env, "db", "reset").returncode == 1  # not confirmed: nothing deleted
+    assert graph.read("check/count_nodes")[0]["nodes"] > 0
+
+    reset = _cli(env, "db", "reset", "--yes")
+    assert reset.returncode == 0, reset.stderr
+    assert "deleted" in reset.stdout
+    assert graph.read("check/count_nodes")[0]["nodes"] == 0
+    settings = neo4j_settings.model_copy(update={"chroma_path": tmp_path / "chroma", "chroma_collection": "cli_errors"})
+    assert ChunkStore.from_settings(settings).count() == 0
+    assert not (tmp_path / "state").exists() or not any((tmp_path / "state").iterdir())
+    again = _cli(env, "ingest", str(demo), "--extractor", "offline")  # nothing is "unchanged" after a reset
+    assert again.returncode == 0 and re.search(r"documents written\D+22\b", again.stdout), again.stdout
+    assert graph.read("check/count_nodes")[0]["nodes"] > 0
