@@ -239,6 +239,11 @@ def _run_delete(graph: Graph, refs: list[str], store: ChunkSink | None) -> None:
         raise fail(f"no document with id or exact title {names} (nothing else was deleted for it)")
 
 
+def _extractor_dropped(report: IngestReport) -> int:
+    """What the LLM extractor itself dropped before the schema pruner saw it (off-schema, not in the chunk)."""
+    return sum(n for k, n in report.extraction.items() if k.startswith(("entities dropped", "relationships dropped")))
+
+
 def print_summary(report: IngestReport) -> None:
     table = Table(title="graphwire ingest", show_header=True)
     table.add_column("what")
@@ -247,6 +252,7 @@ def print_summary(report: IngestReport) -> None:
         ("documents seen", report.documents_seen),
         ("documents written", report.documents_written),
         ("  of which updated", report.documents_updated),
+        ("  of which re-extracted (another extractor wrote them)", report.documents_reextracted),
         ("documents unchanged (skipped)", report.documents_unchanged),
         ("documents resumed (skipped)", report.documents_resumed),
         ("chunks written", report.chunks_written),
@@ -256,7 +262,7 @@ def print_summary(report: IngestReport) -> None:
         ("vectors restored from the graph", report.vectors_restored),
         ("interrupted deletes finished", report.deletes_finished),
         ("extracted entities / relations", f"{report.extracted_entities} / {report.extracted_relations}"),
-        ("pruned (off-schema)", sum(report.pruned.values())),
+        ("pruned (off-schema; for the LLM also ungrounded)", sum(report.pruned.values()) + _extractor_dropped(report)),
         ("merged by resolution (fuzzy)", f"{report.merged} ({report.fuzzy_merged})"),
         ("extraction failures", len(report.failures)),
         ("elapsed", f"{report.elapsed_s:.1f} s ({report.chunks_per_s:.0f} chunks/s)"),
@@ -269,6 +275,7 @@ def print_summary(report: IngestReport) -> None:
     rows += [(f"entities: {k}", v) for k, v in report.entities_per_label.items()]
     rows += [(f"relationships: {k}", v) for k, v in report.relationships_per_type.items()]
     rows += [(f"pruned: {k}", v) for k, v in report.pruned.items()]
+    rows += [(f"LLM extractor: {k}", v) for k, v in report.extraction.items()]
     for what, count in rows:
         table.add_row(what, str(count))
     console.print(table)

@@ -54,7 +54,7 @@ class Graph:
 
     @classmethod
     def from_settings(cls, settings: Settings, catalogue: cypher.Catalogue = cypher.PRODUCT) -> Graph:
-        return cls(create_driver(settings), settings.neo4j_database, settings.request_timeout_s, catalogue)
+        return cls(create_driver(settings), settings.neo4j_database, settings.cypher_timeout_s, catalogue)
 
     @classmethod
     def serving(cls, settings: Settings, catalogue: cypher.Catalogue = cypher.PRODUCT) -> Graph:
@@ -62,7 +62,7 @@ class Graph:
         request answers 503 within about a second while Neo4j is down, and the first call after it is back works."""
         driver = create_driver(settings, retry_s=settings.api_neo4j_retry_s)
         breaker = CircuitBreaker(settings.api_neo4j_breaker_s)
-        return cls(driver, settings.neo4j_database, settings.request_timeout_s, catalogue, breaker)
+        return cls(driver, settings.neo4j_database, settings.cypher_timeout_s, catalogue, breaker)
 
     def _call(self, fn: Callable[[], T]) -> T:
         return fn() if self.breaker is None else self.breaker.call(fn)

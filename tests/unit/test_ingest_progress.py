@@ -13,6 +13,7 @@ from graphwire.core.settings import Settings
 from graphwire.ingest.extraction_cache import CachedExtractor
 from graphwire.ingest.extractors.llm import LLMExtractor
 from graphwire.ingest.progress import ExtractionProgress, slice_size
+from graphwire.ingest.report import IngestReport
 from graphwire.schema.model import load_schema
 
 REPLY = {"entities": [{"name": "Ada Park", "label": "Person"}], "relationships": []}
@@ -46,3 +47,19 @@ def test_a_cached_llm_extractor_is_sliced_too_and_an_offline_one_is_not(llm_sett
         name, version = "offline", "1"
 
     assert slice_size(Offline()) is None  # type: ignore[arg-type]
+
+
+def test_the_summary_counts_what_the_llm_extractor_dropped_retried_and_repaired() -> None:
+    from graphwire.cli.ingest_cmd import console, print_summary
+
+    report = IngestReport(
+        pruned={"pattern not allowed": 1},
+        documents_reextracted=2,
+        extraction={"retried calls": 3, "repaired replies": 1, "entities dropped: name not in the chunk": 4},
+    )
+    with console.capture() as captured:
+        print_summary(report)
+    out = " ".join(captured.get().split())
+    assert "pruned (off-schema; for the LLM also ungrounded) │ 5" in out  # 1 by the pruner + 4 by the extractor
+    assert "LLM extractor: retried calls │ 3" in out and "LLM extractor: repaired replies │ 1" in out
+    assert "re-extracted (another extractor wrote them) │ 2" in out
