@@ -100,7 +100,8 @@ class JobRunner:
         progress, failures = job.progress, list(job.failures)
         try:
             with self.exclusive(f"graphwire API document job {job_id}", JOB_LOCK_WAIT_S):
-                self.store.start(job_id)
+                if not self.store.claim(job_id):
+                    return  # another API process on the same state folder ran it
                 log.info("job started", extra={"job_id": job_id})
                 progress, more = self.execute(
                     job_id, self.store.payload_path(job_id), lambda p: self.store.progress(job_id, p), self._stopping

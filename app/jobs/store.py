@@ -94,8 +94,14 @@ class JobStore:
             row = db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
         return _job(row) if row else None
 
-    def start(self, job_id: str) -> None:
-        self._update(job_id, state=JobState.RUNNING.value, started_at=_now(), pid=os.getpid())
+    def claim(self, job_id: str) -> bool:
+        """Mark a queued job running in this process; False when it is not queued (another process took it)."""
+        with self._connect() as db:
+            cursor = db.execute(
+                "UPDATE jobs SET state = ?, started_at = ?, pid = ? WHERE id = ? AND state = ?",
+                (JobState.RUNNING.value, _now(), os.getpid(), job_id, JobState.QUEUED.value),
+            )
+        return cursor.rowcount == 1
 
     def progress(self, job_id: str, progress: JobProgress) -> None:
         self._update(job_id, progress=progress.model_dump_json())

@@ -43,7 +43,7 @@ def test_a_job_left_running_by_a_dead_process_is_failed_with_the_reason_and_queu
     for job_id in ("running", "queued"):
         _payload(store, job_id, [RECORD])
         store.create(job_id, 1, [])
-    store.start("running")
+    assert store.claim("running") and not store.claim("running")  # one process runs a job, never two
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     store._update("running", pid=int(dead.stdout))  # the job's process has exited
 
