@@ -47,7 +47,7 @@ def demo(
         server.should_exit = True
         return
     console.rule("[bold]3. serving")
-    console.print(f"API docs: {base}/docs   health: {base}/health")
+    console.print(f"web UI: {base}/ui/   API docs: {base}/docs   health: {base}/health")
     console.print(
         f"try: curl -s {base}/v1/query -H 'content-type: application/json' "
         '-d \'{"question": "Who is the chief executive of the company Paradigm Ventures invested in?"}\''

@@ -178,6 +178,19 @@ def test_ask_shows_the_answer_its_citations_timings_and_graph(ui: tuple[Page, Pa
     watch.assert_clean()
 
 
+def test_an_unanswerable_question_abstains_with_its_reason(ui: tuple[Page, PageWatch], base_url: str) -> None:
+    page, watch = ui
+    load_ui(page, base_url)
+    ask(page, "Who is the chief executive of Pellucid Robotics?")
+    answer = page.locator("#answer-text")
+    assert answer.inner_text() == ABSTENTION and "abstained" in (answer.get_attribute("class") or "")
+    assert "no question entity or publication matched a graph node" in page.inner_text("#answer-meta")
+    assert page.inner_text("#citations") == "none"
+    assert page.evaluate(f"{GRAPH}.elements().length") == 0
+    assert "No graph facts" in page.inner_text("#graph-inspector") and "No graph facts" in page.inner_text("#facts")
+    watch.assert_clean()
+
+
 def test_graph_edges_show_evidence_and_nodes_expand(ui: tuple[Page, PageWatch], base_url: str) -> None:
     page, watch = ui
     load_ui(page, base_url)

@@ -83,6 +83,9 @@ export class FactGraph {
     this.cy.on("tap", "node", (event) => this.expand(event.target));
     this.cy.on("tap", "edge", (event) => this.inspect(event.target));
     clear(this.inspector);
+    if (this.cy.elements().empty()) {
+      this.inspector.append(el("p", { class: "muted" }, "No graph facts: this mode or question matched no entity."));
+    }
   }
 
   addNode(name, label, cls) {
