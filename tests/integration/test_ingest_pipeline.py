@@ -132,6 +132,9 @@ def test_browser_queries_run(demo_graph: tuple[Graph, IngestReport], demo_articl
     provenance = graph.read("browser/03_entity_provenance", entity="Ada Park")[0]
     assert provenance["key"] == "Person:ada park" and provenance["mentioned_in"]
     assert any(f["fact"] == "CEO_OF" and f["evidence"] for f in provenance["facts"])
+    # the useful rows first: facts with an evidence sentence, then without, the REPORTED_BY outlet links last
+    ranks = [2 if f["fact"] == "REPORTED_BY" else 0 if any(f["evidence"] or []) else 1 for f in provenance["facts"]]
+    assert ranks == sorted(ranks) and ranks[0] == 0
 
 
 def test_every_demo_question_hop_is_in_the_graph(demo_graph: tuple[Graph, IngestReport]) -> None:
