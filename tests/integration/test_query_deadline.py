@@ -40,9 +40,10 @@ def test_past_the_deadline_the_query_is_a_504_and_its_llm_call_is_given_up(
     chains_graph: Graph, neo4j_settings: Settings, openai_stub: OpenAIStub, tmp_path: Path
 ) -> None:
     openai_stub.fallback = _slow_answers
-    # an attempt may take 2 s, and a retry is allowed: only the 3 s deadline ends the answer call
-    budgets = {"llm_timeout_s": 2.0, "request_timeout_s": 3.0, "llm_max_retries": 1, "llm_backoff_base_s": 0.01}
+    # an attempt may take 4 s, and a retry is allowed: only the 6 s deadline ends the answer call
+    budgets = {"llm_timeout_s": 4.0, "request_timeout_s": 6.0, "llm_max_retries": 1, "llm_backoff_base_s": 0.01}
     with _client(neo4j_settings, openai_stub, tmp_path, **budgets) as client:
+        assert client.post("/v1/retrieve", json={"question": QUESTION}).status_code == 200  # warm the caches
         response = client.post("/v1/query", json={"question": QUESTION, "answerer": "llm"})
     assert response.status_code == 504, response.text
     error = response.json()["error"]
