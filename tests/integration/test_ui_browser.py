@@ -308,6 +308,24 @@ def test_api_docs_render_offline(ui: tuple[Page, PageWatch], base_url: str) -> N
     watch.assert_clean()
 
 
+def test_documents_filter_by_source_and_page_through(ui: tuple[Page, PageWatch], base_url: str) -> None:
+    articles = [json.loads(line) for line in (DEMO / "articles.jsonl").read_text(encoding="utf-8").splitlines()]
+    harbor = sorted(a["title"] for a in articles if a["source"] == "Harbor Times")
+    page, watch = ui
+    load_ui(page, base_url, "documents")
+    caption = page.locator("#documents-caption")
+    expect(caption).to_have_text(f"1\u201320 of {len(articles)} documents")
+    page.click("#documents-next")
+    expect(caption).to_have_text(f"21\u2013{len(articles)} of {len(articles)} documents")
+    assert page.is_disabled("#documents-next") and not page.is_disabled("#documents-prev")
+    page.fill("#filter-source", "Harbor Times")
+    page.press("#filter-source", "Enter")
+    expect(caption).to_have_text(f"1\u2013{len(harbor)} of {len(harbor)} documents")
+    titles = page.locator("#documents tbody tr td:first-child").all_inner_texts()
+    assert sorted(titles) == harbor
+    watch.assert_clean()
+
+
 UPLOADED = {  # a chief executive for a demo company that has none in the demo corpus
     "title": "Stahlwerk Group names Mira Holt chief executive",
     "source": "Harbor Times",
