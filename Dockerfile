@@ -8,9 +8,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /srv/graphwire
-# Metadata first, then the package: graphwire/ and the top-level folders it links to (docs/architecture.md).
-COPY pyproject.toml README.md ./
+# Metadata and the pinned versions first, then the package: graphwire/ and the top-level folders it links to
+# (docs/architecture.md), with the demo corpus (data/) and the Maven projects' poms (tools/) as package data.
+COPY pyproject.toml README.md constraints.txt ./
 COPY graphwire ./graphwire
+COPY data ./data
+COPY tools ./tools
 COPY app ./app
 COPY cli ./cli
 COPY core ./core
@@ -19,7 +22,7 @@ COPY retrieval ./retrieval
 COPY schema ./schema
 COPY cypher ./cypher
 COPY eval ./eval
-RUN pip install . && rm -rf /root/.cache
+RUN pip install --constraint constraints.txt . && rm -rf /root/.cache
 
 RUN useradd --create-home --uid 10001 graphwire && mkdir -p /data && chown graphwire /data
 USER graphwire

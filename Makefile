@@ -5,16 +5,16 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.graphwire-installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install launcher models llm-model test test-unit lint wheel-check demo neo4j-start neo4j-stop neo4j-status serve env-example
+.PHONY: help install launcher models llm-model test test-unit lint wheel-check constraints demo neo4j-start neo4j-stop neo4j-status serve env-example
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
 install: $(STAMP) launcher models ## create .venv if missing, pip install -e '.[dev]', build the Neo4j launcher, fetch bge-small
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || { $(PYTHON) -m venv $(VENV) && $(BIN)/python -m pip install --quiet --upgrade pip; }
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --constraint constraints.txt -e '.[dev]'
 	@touch $(STAMP)
 
 launcher: $(STAMP) ## build the Maven-assembled Neo4j (first time only: fetches ~130 MB of jars)
@@ -54,6 +54,9 @@ neo4j-status: ## show the local Neo4j's pid, URLs and memory
 
 serve: install ## run the HTTP API (docs at http://127.0.0.1:8000/docs)
 	$(BIN)/graphwire serve
+
+constraints: $(STAMP) ## re-pin constraints.txt from .venv after changing dependencies (Docker and CI install with it)
+	$(BIN)/python tools/freeze_constraints.py
 
 env-example: $(STAMP) ## regenerate .env.example and the README configuration table from core/settings.py
 	$(BIN)/python tools/gen_env_example.py
