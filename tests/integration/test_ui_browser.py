@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from pydantic import SecretStr
 from support.browser import PageWatch, chromium_path, serve
+from support.openai_stub import MODEL, OpenAIStub, StubReply, text
 
 from graphwire.app.main import create_app
 from graphwire.core.chunk_store import ChunkStore
@@ -291,6 +292,43 @@ def test_api_key_is_asked_once_and_kept_for_the_session(chromium: Browser, demo_
             ask(page)
             assert page.inner_text("#answer-text") == "Ada Park"
             assert page.evaluate("sessionStorage.getItem('graphwire.apiKey')") == API_KEY
+            watch.assert_clean()
+        finally:
+            page.context.close()
+
+
+def test_llm_answers_show_their_usage(chromium: Browser, demo_settings: Settings, openai_stub: OpenAIStub) -> None:
+    """With an LLM configured (the OpenAI-compatible stub), the page shows the llm answerer and its token usage."""
+
+    def reply(request: dict[str, Any]) -> StubReply:
+        if "response_format" in request:  # the question's names, asked of the LLM by the graph retriever
+            return text(json.dumps({"entities": [{"name": "Paradigm Ventures", "aliases": []}]}))(request)
+        return text("Ada Park [1].")(request)
+
+    openai_stub.fallback = reply
+    with_llm = demo_settings.model_copy(
+        update={"llm_base_url": openai_stub.base_url, "llm_api_key": SecretStr("test-key"), "llm_model": MODEL,
+                "llm_timeout_s": 5.0, "llm_max_retries": 0}
+    )  # fmt: skip
+    with serve(create_app(with_llm)) as url:
+        page, watch = open_page(chromium)
+        try:
+            load_ui(page, url)
+            page.fill("#ask-question", QUESTION)
+            page.select_option("#ask-answerer", "llm")
+            page.click("#ask-submit")
+            page.wait_for_function(
+                "document.getElementById('ask-status').textContent.startsWith('Answered')", polling=100
+            )
+            assert page.inner_text("#answer-text") == "Ada Park [1]."
+            assert page.inner_text("#answer-meta").startswith(f"llm:{MODEL}")
+            assert page.locator("#citations a.citation").count() == 1
+            answer_call = [r for r in openai_stub.chat_requests if "response_format" not in r.body][-1]
+            assert answer_call.usage is not None
+            usage = dict(zip(page.locator("#usage th").all_inner_texts(), page.locator("#usage td").all_inner_texts(),
+                             strict=True))  # fmt: skip
+            assert usage == {"llm calls": "1", "prompt tokens": str(answer_call.usage["prompt_tokens"]),
+                             "completion tokens": str(answer_call.usage["completion_tokens"])}  # fmt: skip
             watch.assert_clean()
         finally:
             page.context.close()
