@@ -161,3 +161,30 @@ def test_ui_config_says_whether_the_api_wants_a_key(client: TestClient, tmp_path
         assert guarded.get("/ui/").status_code == 200  # the page itself is public; its /v1 calls send the key
         assert guarded.get("/v1/modes").status_code == 401
         assert guarded.get("/v1/modes", headers={"X-API-Key": API_KEY}).status_code == 200
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+@pytest.mark.parametrize(
+    ("text", "background"),
+    [("fg", "bg"), ("fg", "panel"), ("muted", "bg"), ("muted", "panel"), ("accent", "bg"), ("accent", "panel"),
+     ("accent-fg", "accent"), ("error", "bg"), ("error", "panel"), ("#ffffff", "key"), ("#ffffff", "bridge")],
+)  # fmt: skip
+def test_ui_text_colours_are_readable(text: str, background: str) -> None:
+    """WCAG AA: at least 4.5:1 between each text colour of ui.css and the backgrounds it is drawn on."""
+    css = (UI_DIR / "ui.css").read_text(encoding="utf-8")
+    colours = dict(re.findall(r"--([a-z-]+):\s*(#[0-9a-fA-F]{6});", css))
+
+    def colour(name: str) -> str:
+        return name if name.startswith("#") else colours[name]
+
+    assert _contrast(colour(text), colour(background)) >= 4.5
