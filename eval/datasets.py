@@ -238,12 +238,25 @@ def _parse_question(raw: Any, path: Path, index: int) -> Question:
 
 
 def _is_title_record(raw: Any) -> bool:
-    return isinstance(raw, dict) and ("gold_titles" in raw or "evidence" in raw) and "evidence_list" not in raw
+    """Evidence named by document title alone: `gold_titles`, `evidence`, or an `evidence_list` without facts."""
+    if not isinstance(raw, dict):
+        return False
+    if "evidence_list" in raw:
+        items = raw["evidence_list"]
+        return isinstance(items, list) and bool(items) and all(isinstance(i, dict) and not i.get("fact") for i in items)
+    return "gold_titles" in raw or "evidence" in raw
+
+
+def _is_neutral_record(raw: Any) -> bool:
+    """An unanswerable question with no evidence: at home in either format."""
+    if not isinstance(raw, dict) or raw.get("gold_titles") or raw.get("evidence") or raw.get("evidence_list"):
+        return False
+    return str(raw.get("question_type") or raw.get("type")) in NULL_TYPES
 
 
 def _record_titles(raw: dict[str, Any], where: str) -> list[str]:
     """`gold_titles`, else the titles of `evidence` (strings, or objects with a `title`)."""
-    titles = raw.get("gold_titles", raw.get("evidence"))
+    titles = raw.get("gold_titles", raw.get("evidence", raw.get("evidence_list", [])))
     if not isinstance(titles, list):
         raise DatasetError(f"{where}: 'gold_titles' (or 'evidence') must be a list of document titles")
     out = []
@@ -256,13 +269,15 @@ def _record_titles(raw: dict[str, Any], where: str) -> list[str]:
 
 
 def detect_format(records: Sequence[Any], path: Path) -> str:
-    """`titles` when every record carries `gold_titles` and no `evidence_list`, `multihop-rag` when none does."""
+    """`titles` when every record names its evidence by title alone (unanswerable ones may name none),
+    `multihop-rag` when none does."""
     titled = [i for i, raw in enumerate(records) if _is_title_record(raw)]
+    neutral = {i for i, raw in enumerate(records) if _is_neutral_record(raw)}
     if not titled:
         return MULTIHOP_FORMAT
-    if len(titled) == len(records):
+    if len(titled) + len(neutral - set(titled)) == len(records):
         return TITLES_FORMAT
-    other = next(i for i in range(len(records)) if i not in set(titled))
+    other = next(i for i in range(len(records)) if i not in set(titled) | neutral)
     raise DatasetError(
         f"{path} mixes formats: record {titled[0]} has 'gold_titles' and no 'evidence_list' (title-scored), record "
         f"{other} does not; use one format per file or name it with --format"

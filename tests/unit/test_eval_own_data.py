@@ -63,3 +63,16 @@ def test_a_broken_jsonl_corpus_line_is_named(tmp_path: Path) -> None:
     path.write_text('{"title": "T", "body": "B"}\n\n{"title": \n', encoding="utf-8")
     with pytest.raises(DatasetError, match="line 3 is not valid JSON"):
         load_corpus(path)
+
+
+def test_multihop_records_whose_evidence_has_titles_only_are_title_scored(tmp_path: Path) -> None:
+    """Article-level scores need only the titles: an evidence_list without facts is scored by title."""
+    path = tmp_path / "q.json"
+    records = [
+        {"query": "Who?", "answer": "A", "question_type": "inference_query", "evidence_list": [{"title": "T1"}]},
+        {"query": "Nobody?", "answer": "Insufficient information.", "question_type": "null_query", "evidence_list": []},
+    ]
+    path.write_text(json.dumps(records), encoding="utf-8")
+    loaded = load_questions(path)
+    assert loaded.format == TITLES_FORMAT
+    assert loaded.questions[0].gold_titles == ["T1"] and loaded.questions[1].is_null

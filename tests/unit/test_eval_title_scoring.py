@@ -282,6 +282,12 @@ def test_cli_format_errors_fail_before_any_store(tmp_path: Path) -> None:
     code, output = _invoke("--questions", str(QUESTIONS), "--format", "multihop-rag", "--out", str(tmp_path / "b"))
     assert code == 2 and "record 0 has no 'question_type' string" in output
     good = json.loads(QUESTIONS.read_text(encoding="utf-8"))
-    mixed = _write(tmp_path, [good[0], {"query": "q", "answer": "a", "question_type": "null_query"}])
+    multihop = {
+        "query": "q",
+        "answer": "a",
+        "question_type": "inference_query",
+        "evidence_list": [{"title": "T", "fact": "F"}],
+    }
+    mixed = _write(tmp_path, [good[0], multihop])
     code, output = _invoke("--questions", str(mixed), "--out", str(tmp_path / "c"))
     assert code == 2 and "mixes formats" in output
