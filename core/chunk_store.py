@@ -7,7 +7,7 @@ marker that changes on every write, so in-memory indexes built from the store kn
 Another process may write the same local folder (`graphwire ingest` while the API serves). A store that finds the
 revision changed by someone else reopens its client (`core.chroma.reopened`) before it reads again: checked by
 `revision()` and, at most every `SYNC_EVERY_S`, before a query; a read that fails with Chroma's InternalError in
-between (the folder changed again) reopens and retries once.
+between (the folder changed again) reopens and retries, a few times.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ REVISION_KEY = "graphwire_revision"  # collection metadata: changes on every wri
 WRITE_BATCH = 256
 READ_PAGE = 1000
 SYNC_EVERY_S = 1.0  # how often a query first checks whether another process wrote the store
+READ_ATTEMPTS = 6  # a read that keeps meeting another process's fresh writes gives up after this many
 R = TypeVar("R")
 
 
@@ -197,12 +198,15 @@ class ChunkStore:
             self.revision()
 
     def _read(self, call: Callable[[], R]) -> R:
-        """A read through the current collection, retried once on a fresh client when the folder changed under it."""
-        try:
-            return call()
-        except InternalError:
-            self._reopen()
-            return call()
+        """A read through the current collection, retried on a fresh client while the folder changes under it (a
+        writer in another process commits between our reopen and our read)."""
+        for attempt in range(READ_ATTEMPTS - 1):
+            try:
+                return call()
+            except InternalError:
+                time.sleep(0.05 * attempt)
+                self._reopen()
+        return call()
 
     # reads ------------------------------------------------------------------------------------------------------
 
