@@ -293,6 +293,20 @@ def test_api_key_is_asked_once_and_kept_for_the_session(chromium: Browser, demo_
             assert page.inner_text("#answer-text") == "Ada Park"
             assert page.evaluate("sessionStorage.getItem('graphwire.apiKey')") == API_KEY
             watch.assert_clean()
+
+            # a key the server refuses: the dialog asks again, both requests of the compare retry with the new key
+            page.evaluate("sessionStorage.setItem('graphwire.apiKey', 'not-the-key')")
+            page.click("[data-view-link='compare']")
+            page.fill("#compare-question", QUESTION)
+            page.select_option("#compare-answerer", "extractive")
+            page.click("#compare-submit")
+            page.wait_for_selector("#api-key-dialog[open]")
+            assert "refused" in page.inner_text("#api-key-reason")
+            page.fill("#api-key-input", API_KEY)
+            page.click("#api-key-save")
+            page.wait_for_selector("#compare-result:not([hidden])")
+            assert page.locator("#compare-a [data-role='answer']").inner_text() == "Ada Park"
+            assert len(watch.errors) == 2 and all("401" in e for e in watch.errors)  # the two refused requests
         finally:
             page.context.close()
 

@@ -31,11 +31,21 @@ export async function loadConfig() {
   return config;
 }
 
-async function ensureKey(reason) {
-  if (!keyPrompt) return null;
-  const key = await keyPrompt(reason);
-  storeKey(key);
-  return key;
+let pendingKey = null; // one dialog at a time: parallel requests refused together wait for the same answer
+
+function ensureKey(reason) {
+  if (!keyPrompt) return Promise.resolve(null);
+  if (!pendingKey) {
+    pendingKey = keyPrompt(reason)
+      .then((key) => {
+        storeKey(key);
+        return key;
+      })
+      .finally(() => {
+        pendingKey = null;
+      });
+  }
+  return pendingKey;
 }
 
 async function errorOf(response) {
