@@ -41,8 +41,6 @@ class Settings(BaseSettings):
     neo4j_apply_schema_on_start: bool = True  # the API applies cypher/schema/ when it first reaches Neo4j
     neo4j_connect_timeout_s: float = 2.0  # longest wait to open a connection to Neo4j or to borrow one from the pool
     neo4j_retry_s: float = 15.0  # how long CLI commands and ingest retry a statement on transient errors
-    neo4j_connect_timeout_s: float = 2.0  # longest wait to open a connection to Neo4j or to borrow one from the pool
-    neo4j_retry_s: float = 15.0  # how long CLI commands and ingest retry a statement on transient errors
 
     # LLM (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, LM Studio). Unset base URL and model = offline.
     # OpenAI-compatible base URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1
@@ -106,10 +104,6 @@ class Settings(BaseSettings):
     upload_max_documents: int = 10_000  # most records one POST /v1/documents may hold (413 above it)
     max_question_chars: int = 1000  # longest question the API accepts
     max_top_k: int = 50  # largest top_k the API accepts
-    max_body_bytes: int = 1_048_576  # largest request body the API reads (413 above it), checked before parsing
-    # how long the API retries a Neo4j statement: short, so that a request answers 503 at once while Neo4j is down
-    api_neo4j_retry_s: float = 0.5
-    api_neo4j_breaker_s: float = 3.0  # once Neo4j is found unreachable, the API answers 503 without trying this long
     max_body_bytes: int = 1_048_576  # largest request body the API reads (413 above it), checked before parsing
     # how long the API retries a Neo4j statement: short, so that a request answers 503 at once while Neo4j is down
     api_neo4j_retry_s: float = 0.5

@@ -2,8 +2,9 @@
 
 `cypher/graph/fingerprint.cypher` counts entities, chunks, MENTIONS and all relationships, and the store's version
 stamp (`core/store_version.py`, bumped by every writer, in this process or another) is read beside them: any ingest,
-update or delete changes it, even one that leaves every count as it was. One `GraphVersion` per process (held by `retrieval.services.GraphServices`) reads it at most every
-`check_every_s` seconds, and the name index and the PPR snapshot both rebuild from that one reading.
+update or delete changes it, even one that leaves every count as it was. One `GraphVersion` per process (held by
+`retrieval.services.GraphServices`) reads it at most every `check_every_s` seconds, and the name index and the PPR
+snapshot both rebuild from that one reading.
 """
 
 from __future__ import annotations
