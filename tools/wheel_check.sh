@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the wheel, install it into a fresh venv and use it from a folder outside the checkout: `graphwire --version`,
-# `graphwire demo --no-serve` (must answer every demo question) and `graphwire ingest` of a small JSONL file.
+# `graphwire embeddings fetch` and `graphwire neo4j build` (packaged poms, built in a user cache), `graphwire demo
+# --no-serve` (must answer every demo question) and `graphwire ingest` of a small JSONL file.
 # Needs a running Neo4j in NEO4J_URI / NEO4J_PASSWORD (CI's own). Usage: tools/wheel_check.sh [WORK_DIR]
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -34,6 +35,10 @@ graphwire --version
 echo "--- graphwire embeddings fetch (the packaged pom, built in the user cache)"
 export XDG_CACHE_HOME="$work/cache"
 graphwire embeddings fetch
+
+echo "--- graphwire neo4j build (the packaged launcher sources, built in the user cache)"
+graphwire neo4j build
+test -f "$XDG_CACHE_HOME/graphwire/neo4j/target/neo4j-launcher.jar"
 
 echo "--- graphwire demo --no-serve"
 graphwire demo --no-serve --port "${WHEEL_CHECK_API_PORT:-18765}" | tee demo.log
