@@ -3,7 +3,7 @@
     @router.get("/things")
     def things(graph: GraphDep, settings: SettingsDep) -> ...: ...
 
-Every route on the v1 router already depends on `require_api_key` (see app/routers/__init__.py).
+Every /v1 request passes the API key check (`ApiKeyMiddleware`, app/middleware.py) before its body is read.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from graphwire.core.settings import Settings
 from graphwire.retrieval.registry import RetrievalContext
 
 API_KEY_HEADER = "X-API-Key"
+UNAUTHORIZED_MESSAGE = f"missing or invalid {API_KEY_HEADER} header (or Authorization: Bearer)"
 _api_key_scheme = APIKeyHeader(
     name=API_KEY_HEADER, auto_error=False, description="Required on /v1 routes when the server sets API_KEY."
 )
@@ -71,19 +72,32 @@ def get_chroma(provider: ChromaProviderDep) -> ClientAPI:
     return client
 
 
+def key_accepted(settings: Settings, api_key: str | None, bearer: str | None) -> bool:
+    """No API_KEY configured, or the X-API-Key value (else the bearer token) equals it (constant-time comparison)."""
+    if settings.api_key is None:
+        return True
+    given = api_key if api_key is not None else bearer
+    return given is not None and secrets.compare_digest(given.encode(), settings.api_key.get_secret_value().encode())
+
+
+def caller_has_key(request: Request, settings: Settings) -> bool:
+    """Whether this request may see details (/health, /version): no API_KEY is set, or it carries the key."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return key_accepted(
+        settings, request.headers.get(API_KEY_HEADER), token.strip() if scheme.lower() == "bearer" else None
+    )
+
+
 def require_api_key(
     settings: SettingsDep,
     api_key: Annotated[str | None, Security(_api_key_scheme)] = None,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer_scheme)] = None,
 ) -> None:
     """With API_KEY set, the request must carry the same value in X-API-Key, or as `Authorization: Bearer <key>`
-    (what OpenAI SDKs and chat front ends send); compared in constant time."""
-    if settings.api_key is None:
-        return
-    expected = settings.api_key.get_secret_value().encode()
-    given = api_key if api_key is not None else (bearer.credentials if bearer is not None else None)
-    if given is None or not secrets.compare_digest(given.encode(), expected):
-        raise ApiError(401, "unauthorized", f"missing or invalid {API_KEY_HEADER} header (or Authorization: Bearer)")
+    (what OpenAI SDKs and chat front ends send). `ApiKeyMiddleware` already refused other /v1 requests before their
+    body was read; on the v1 router (only when a key is configured) this declares the scheme in OpenAPI."""
+    if not key_accepted(settings, api_key, bearer.credentials if bearer is not None else None):
+        raise ApiError(401, "unauthorized", UNAUTHORIZED_MESSAGE)
 
 
 GraphDep = Annotated[Graph, Depends(get_graph)]

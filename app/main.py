@@ -11,7 +11,8 @@ from starlette.concurrency import run_in_threadpool
 
 from graphwire.app.errors import ErrorResponse, install_error_handlers
 from graphwire.app.jobs.service import DocumentWrites
-from graphwire.app.middleware import RequestContextMiddleware
+from graphwire.app.limits import install_openapi
+from graphwire.app.middleware import ApiKeyMiddleware, BodyLimitMiddleware, BodyLimits, RequestContextMiddleware
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.app.routers import build_v1_router, health
 from graphwire.app.web import install_web
@@ -73,9 +74,13 @@ def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[A
         redoc_url=None,
     )
     app.state.settings = settings
-    app.add_middleware(RequestContextMiddleware)
+    body_limits = BodyLimits(settings)
+    app.add_middleware(BodyLimitMiddleware, limits=body_limits)  # innermost: runs after the key check
+    app.add_middleware(ApiKeyMiddleware, settings=settings)
+    app.add_middleware(RequestContextMiddleware)  # outermost: every answer, 401 and 413 too, has a request id
     install_error_handlers(app)
     app.include_router(health.router)
-    app.include_router(build_v1_router(extra_v1_routers))
+    app.include_router(build_v1_router(extra_v1_routers, secured=settings.api_key is not None))
+    install_openapi(app, settings, body_limits)
     install_web(app, api_key_required=settings.api_key is not None)
     return app

@@ -1,4 +1,5 @@
-"""Request ids and the access log, as plain ASGI middleware (no buffering, works with streaming responses)."""
+"""Plain ASGI middleware (no buffering, works with streaming responses): request ids and the access log, the API key
+of /v1 routes checked before any body is read, and request body size limits."""
 
 from __future__ import annotations
 
@@ -7,14 +8,19 @@ import re
 import time
 import uuid
 
+from fastapi import HTTPException
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from graphwire.app.deps import UNAUTHORIZED_MESSAGE, key_accepted
 from graphwire.app.errors import error_response
 from graphwire.core.logging import request_id_var
+from graphwire.core.settings import Settings
 
 log = logging.getLogger("graphwire.access")
 
 REQUEST_ID_HEADER = "X-Request-ID"
+V1_PREFIX = "/v1"
 # A caller's id is echoed only if it is short and plain, so it cannot inject anything into headers or logs.
 _VALID_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
@@ -67,3 +73,89 @@ class RequestContextMiddleware:
                 extra={"method": scope["method"], "path": scope["path"], "status": status, "duration_ms": elapsed_ms},
             )
             request_id_var.reset(token)
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _bearer(scope: Scope) -> str | None:
+    scheme, _, token = (_header(scope, b"authorization") or "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def is_v1(path: str) -> bool:
+    return path == V1_PREFIX or path.startswith(V1_PREFIX + "/")
+
+
+class ApiKeyMiddleware:
+    """With API_KEY set, a /v1 request without the key is answered 401 before anything reads its body (a malformed
+    body from a caller without the key is a 401, not a 422). Covers every /v1 route, whoever adds it."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._refused(scope):
+            await error_response(401, "unauthorized", UNAUTHORIZED_MESSAGE)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _refused(self, scope: Scope) -> bool:
+        if scope["type"] != "http" or self.settings.api_key is None or not is_v1(scope["path"]):
+            return False
+        return not key_accepted(self.settings, _header(scope, b"x-api-key"), _bearer(scope))
+
+
+class BodyLimits:
+    """The largest body each path may send: MAX_BODY_BYTES, except POST /v1/documents (UPLOAD_MAX_BYTES)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.default = settings.max_body_bytes
+        self.by_path = {f"{V1_PREFIX}/documents": settings.upload_max_bytes}
+
+    def __call__(self, path: str) -> int:
+        return self.by_path.get(path, self.default)
+
+
+class BodyLimitMiddleware:
+    """413 for a body over its limit (`BodyLimits`): by Content-Length before the route runs, else (a chunked body)
+    as soon as the bytes read pass the limit, so nothing over it is buffered or parsed."""
+
+    def __init__(self, app: ASGIApp, limits: BodyLimits) -> None:
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.limits(scope["path"])
+        declared = _header(scope, b"content-length")
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            await _too_large(limit)(scope, receive, send)
+            return
+        received = 0
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:  # FastAPI re-raises an HTTPException met while reading the body
+                    raise HTTPException(413, {"code": "payload_too_large", "message": _too_large_message(limit)})
+            return message
+
+        await self.app(scope, limited_receive, send)
+
+
+def _too_large_message(limit: int) -> str:
+    return f"the request body is larger than {limit} bytes"
+
+
+def _too_large(limit: int) -> Response:
+    return error_response(413, "payload_too_large", _too_large_message(limit))

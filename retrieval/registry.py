@@ -152,6 +152,15 @@ def mode_names() -> list[str]:
     return list(MODES)
 
 
+# The registered modes as an enum (the `mode` field of the API's requests, published in its OpenAPI schema). Built
+# from MODES, so a mode added there is accepted and documented; to the type checker it is a str (which its members
+# are).
+if TYPE_CHECKING:
+    ModeName = str
+else:
+    ModeName = StrEnum("ModeName", {name: name for name in MODES})
+
+
 def build_retriever(name: str, ctx: RetrievalContext) -> Retriever:
     """Mode `name` of this context (built once per context, see `RetrievalContext.retriever`)."""
     return ctx.retriever(name)

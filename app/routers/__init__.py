@@ -26,9 +26,11 @@ V1_ROUTERS: list[str] = [
 ]
 
 
-def build_v1_router(extra: Sequence[APIRouter] = ()) -> APIRouter:
-    """A fresh /v1 router holding every feature router (and `extra`, used by tests), API key enforced on all."""
-    v1 = APIRouter(prefix=V1_PREFIX, dependencies=[Depends(require_api_key)])
+def build_v1_router(extra: Sequence[APIRouter] = (), secured: bool = True) -> APIRouter:
+    """A fresh /v1 router holding every feature router (and `extra`, used by tests). The key itself is checked for
+    every /v1 path by `ApiKeyMiddleware` before a body is read; `secured` (API_KEY is set) adds the dependency that
+    declares the key in the OpenAPI schema, so a server without a key does not advertise one."""
+    v1 = APIRouter(prefix=V1_PREFIX, dependencies=[Depends(require_api_key)] if secured else [])
     for module_path in V1_ROUTERS:
         v1.include_router(import_module(module_path).router)
     for router in extra:

@@ -1,4 +1,5 @@
-"""GET /health (is Neo4j reachable, is Chroma reachable) and GET /version. Neither needs an API key."""
+"""GET /health (is Neo4j reachable, is Chroma reachable) and GET /version. Neither needs an API key; with API_KEY set,
+a caller without it sees only the status (no versions, paths or addresses)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal
 
 import neo4j
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from graphwire.app.deps import ChromaProviderDep, GraphProviderDep, SettingsDep
+from graphwire.app.deps import ChromaProviderDep, GraphProviderDep, SettingsDep, caller_has_key
 from graphwire.schema.model import load_schema
 
 router = APIRouter(tags=["service"])
@@ -28,16 +29,25 @@ class ComponentHealth(BaseModel):
 
 class HealthResponse(BaseModel):
     status: Literal["ok", "unavailable"] = Field(description="ok when every component is ok.")
-    components: dict[str, ComponentHealth] = Field(description="One check per backing service (neo4j, chroma).")
+    components: dict[str, ComponentHealth] | None = Field(
+        default=None,
+        description="One check per backing service (neo4j, chroma); left out for callers without the key when "
+        "API_KEY is set.",
+    )
+
+
+_WITH_KEY = " Left out for callers without the key when API_KEY is set."
 
 
 class VersionResponse(BaseModel):
     name: str = Field(description="Package name.")
-    version: str = Field(description="Package version.")
     api: str = Field(description="API version prefix.")
-    python: str = Field(description="Python version of the server.")
-    neo4j_driver: str = Field(description="Version of the Neo4j Python driver.")
-    schema_fingerprint: str = Field(description="Fingerprint of the loaded graph schema file.")
+    version: str | None = Field(default=None, description="Package version." + _WITH_KEY)
+    python: str | None = Field(default=None, description="Python version of the server." + _WITH_KEY)
+    neo4j_driver: str | None = Field(default=None, description="Version of the Neo4j Python driver." + _WITH_KEY)
+    schema_fingerprint: str | None = Field(
+        default=None, description="Fingerprint of the loaded graph schema file." + _WITH_KEY
+    )
 
 
 def _check(probe: Callable[[], dict[str, Any]]) -> ComponentHealth:
@@ -55,11 +65,12 @@ def _check(probe: Callable[[], dict[str, Any]]) -> ComponentHealth:
     response_model=HealthResponse,
     responses={503: {"model": HealthResponse, "description": "A component is down; `reason` says why."}},
 )
-def health(graph: GraphProviderDep, chroma: ChromaProviderDep) -> JSONResponse:
-    """200 when Neo4j and Chroma both answer, else 503 with the reason per component."""
+def health(request: Request, graph: GraphProviderDep, chroma: ChromaProviderDep, settings: SettingsDep) -> JSONResponse:
+    """200 when Neo4j and Chroma both answer, else 503 with the reason per component (for callers with the key)."""
     components = {"neo4j": _check(graph.ping), "chroma": _check(chroma.ping)}
     healthy = all(c.status == "ok" for c in components.values())
-    body = HealthResponse(status="ok" if healthy else "unavailable", components=components)
+    shown = components if caller_has_key(request, settings) else None
+    body = HealthResponse(status="ok" if healthy else "unavailable", components=shown)
     return JSONResponse(body.model_dump(mode="json", exclude_none=True), status_code=200 if healthy else 503)
 
 
@@ -70,8 +81,10 @@ def package_version() -> str:
         return "0+unknown"
 
 
-@router.get("/version", response_model=VersionResponse)
-def get_version(settings: SettingsDep) -> VersionResponse:
+@router.get("/version", response_model=VersionResponse, response_model_exclude_none=True)
+def get_version(request: Request, settings: SettingsDep) -> VersionResponse:
+    if not caller_has_key(request, settings):
+        return VersionResponse(name="graphwire", api="v1")
     return VersionResponse(
         name="graphwire",
         version=package_version(),

@@ -9,13 +9,14 @@ from datetime import date
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt, StrictStr
 from starlette.concurrency import run_in_threadpool
 
 from graphwire.app import sse
 from graphwire.app.answering import ClientGone, answer_within
 from graphwire.app.deps import RetrievalDep, SettingsDep
 from graphwire.app.errors import ApiError
+from graphwire.app.limits import enforce, setting_limit
 from graphwire.app.streaming import stream_query
 from graphwire.core.deadline import Deadline
 from graphwire.core.settings import Settings
@@ -30,25 +31,50 @@ from graphwire.retrieval.models import (
     RetrievalResult,
     Usage,
 )
-from graphwire.retrieval.registry import AnswererName, RetrievalContext, UnknownModeError, build_answerer, mode_names
+from graphwire.retrieval.registry import (
+    AnswererName,
+    ModeName,
+    RetrievalContext,
+    UnknownModeError,
+    build_answerer,
+    mode_names,
+)
 
 router = APIRouter(tags=["query"])
 _state_lock = threading.Lock()
-# Hard ceilings independent of settings, so a bad body is rejected before any work.
-QUESTION_HARD_LIMIT = 20_000
-TOP_K_HARD_LIMIT = 1_000
+RETRIEVE_EXAMPLE: dict[str, JsonValue] = {
+    "question": "Which company supplies the supplier of Kestrel Motors?",
+    "mode": "graph",
+    "top_k": 5,
+}
 
 
 class RetrieveRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Types are strict (`top_k: "5"` or `true` is a 422); the length and top_k bounds are the server's settings
+    (MAX_QUESTION_CHARS, MAX_TOP_K), published as such in the OpenAPI schema (app/limits.py)."""
 
-    question: str = Field(min_length=1, max_length=QUESTION_HARD_LIMIT, description="The question, in plain text.")
-    mode: str = Field(default="graph", description="A retrieval mode; GET /v1/modes lists them.")
-    top_k: int = Field(default=10, ge=1, le=TOP_K_HARD_LIMIT, description="Chunks to return (at most MAX_TOP_K).")
-    include_context: bool = Field(default=False, description="Return chunk texts and fact evidence as well.")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [RETRIEVE_EXAMPLE]})
+
+    question: StrictStr = Field(
+        min_length=1,
+        description="The question, in plain text (at most MAX_QUESTION_CHARS characters).",
+        json_schema_extra=setting_limit("maxLength", "max_question_chars"),
+    )
+    mode: ModeName = Field(default="graph", description="A retrieval mode; GET /v1/modes describes them.")
+    top_k: StrictInt = Field(
+        default=10,
+        ge=1,
+        description="Chunks to return (at most MAX_TOP_K).",
+        json_schema_extra=setting_limit("maximum", "max_top_k"),
+    )
+    include_context: StrictBool = Field(default=False, description="Return chunk texts and fact evidence as well.")
 
 
 class QueryRequest(RetrieveRequest):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{**RETRIEVE_EXAMPLE, "answerer": "extractive", "include_context": True}]}
+    )
+
     answerer: AnswererName = Field(default=AnswererName.AUTO, description="auto: the LLM when configured.")
     stream: bool = Field(
         default=False, description="Answer as Server-Sent Events: retrieval, token (as generated), answer events."
@@ -195,19 +221,11 @@ def _answerer(request: Request, settings: Settings, name: AnswererName) -> Answe
 
 
 def _check_bounds(body: RetrieveRequest, settings: Settings) -> str:
+    """The settings' limits (the same the OpenAPI schema publishes); the question without surrounding whitespace."""
+    enforce(body, settings)
     question = body.question.strip()
     if not question:
         raise ApiError(422, "validation_error", "question must not be blank")
-    if len(question) > settings.max_question_chars:
-        raise ApiError(
-            422,
-            "validation_error",
-            f"question is {len(question)} characters; the limit is {settings.max_question_chars}",
-        )
-    if body.top_k > settings.max_top_k:
-        raise ApiError(422, "validation_error", f"top_k is {body.top_k}; the limit is {settings.max_top_k}")
-    if body.mode not in mode_names():
-        raise ApiError(422, "validation_error", f"unknown mode {body.mode!r}", {"modes": mode_names()})
     return question
 
 

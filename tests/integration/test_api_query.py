@@ -82,7 +82,7 @@ def test_retrieve_returns_context_without_answering(client: TestClient) -> None:
         ({"question": "x" * 201}, "limit is 200"),
         ({"question": "Who?", "top_k": 21}, "limit is 20"),
         ({"question": "Who?", "top_k": 0}, "top_k"),
-        ({"question": "Who?", "mode": "telepathy"}, "unknown mode"),
+        ({"question": "Who?", "mode": "telepathy"}, "'graph'"),  # the enum's message lists the modes
         ({"question": "Who?", "colour": "blue"}, "colour"),
         ({"question": "Who?", "answerer": "llm"}, "LLM_BASE_URL"),
     ],
