@@ -1,8 +1,8 @@
 """LLM extraction overhead without an LLM: LLMExtractor + CachedExtractor against the local OpenAI-compatible stub.
 
 Measures (1) wall time for N chunks at several LLM_CONCURRENCY values when every reply takes LATENCY seconds (does
-bounded concurrency overlap the waits?), (2) graphwire's own per-chunk overhead with zero latency (transformer, HTTP,
-parsing, pruning), and (3) a re-run served from the extraction cache (zero calls). Writes bench/llm_extract.md.
+bounded concurrency overlap the waits?), (2) graphwire's own per-chunk overhead with zero latency (prompt, HTTP,
+parsing, checks), and (3) a re-run served from the extraction cache (zero calls). Writes bench/llm_extract.md.
 
     .venv/bin/python bench/llm_extract.py --chunks 40 --latency 0.2
 """
@@ -10,6 +10,7 @@ parsing, pruning), and (3) a re-run served from the extraction cache (zero calls
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -17,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from support.openai_stub import OpenAIStub, tool_call  # noqa: E402
+from support.openai_stub import OpenAIStub, text  # noqa: E402
 
 from graphwire.core.documents import Chunk  # noqa: E402
 from graphwire.core.settings import Settings  # noqa: E402
@@ -26,16 +27,9 @@ from graphwire.ingest.extractors.llm import LLMExtractor  # noqa: E402
 from graphwire.schema.model import load_schema  # noqa: E402
 
 REPLY = {
-    "nodes": [{"id": "Sam Altman", "type": "Person"}, {"id": "OpenAI", "type": "Organization"}],
+    "entities": [{"name": "Sam Altman", "label": "Person"}, {"name": "OpenAI", "label": "Organization"}],
     "relationships": [
-        {
-            "source_node_id": "Sam Altman",
-            "source_node_type": "Person",
-            "type": "CEO_OF",
-            "target_node_id": "OpenAI",
-            "target_node_type": "Organization",
-            "properties": [{"key": "evidence", "value": "Sam Altman, the CEO of OpenAI"}],
-        }
+        {"source": "Sam Altman", "type": "CEO_OF", "target": "OpenAI", "evidence": "Sam Altman, the CEO of OpenAI"}
     ],
 }
 
@@ -47,7 +41,7 @@ def _chunks(n: int) -> list[Chunk]:
 
 def _run(stub: OpenAIStub, chunks: list[Chunk], concurrency: int, latency: float, cache: Path) -> tuple[float, int]:
     stub.reset()
-    stub.fallback = tool_call(REPLY, delay_s=latency)
+    stub.fallback = text(json.dumps(REPLY), delay_s=latency)
     settings = Settings(llm_base_url=stub.base_url, llm_model="stub-model", llm_concurrency=concurrency)
     extractor = CachedExtractor(LLMExtractor(settings, load_schema()), cache)
     started = time.perf_counter()
@@ -80,7 +74,7 @@ def main() -> None:
         f"Command: `{command}` ({args.chunks} chunks of ~940 characters; 2-core shared machine).",
         "",
         "The stub server runs in the same Python process, so the zero-latency row includes the stub's own work:",
-        "it is an upper bound on graphwire's per-call overhead (LangChain, HTTP, parsing, pruning, the cache write).",
+        "it is an upper bound on graphwire's per-call overhead (HTTP, parsing, checks, the cache write).",
         "",
         "| run | wall s | chunks/s | ms/chunk | LLM calls |",
         "|---|---:|---:|---:|---:|",

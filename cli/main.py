@@ -24,6 +24,7 @@ class LazyCommand:
     help: str  # the one line `graphwire --help` shows (the command's own help can say more)
 
     def load(self, name: str) -> click.Command:
+        _check_settings()
         module, _, attribute = self.target.partition(":")
         obj = getattr(importlib.import_module(module), attribute)
         if isinstance(obj, typer.Typer):
@@ -33,6 +34,23 @@ class LazyCommand:
             single.command(name)(obj)
             command = typer.main.get_command(single)
         return _plain_help(command)
+
+
+def _check_settings() -> None:
+    """A configuration the Settings validators refuse (LLM_TIMEOUT_S not shorter than REQUEST_TIMEOUT_S, a remote
+    NEO4J_URI without a password) is one line per problem and exit code 2, before any command runs."""
+    from pydantic import ValidationError
+
+    from graphwire.core.settings import get_settings
+
+    try:
+        get_settings()
+    except ValidationError as exc:
+        for error in exc.errors():
+            where = ".".join(str(part) for part in error["loc"]).upper()
+            message = str(error["msg"]).removeprefix("Value error, ")
+            typer.echo(f"error: configuration: {f'{where}: ' if where else ''}{message}", err=True)
+        raise SystemExit(2) from None
 
 
 def _plain_help(command: click.Command) -> click.Command:

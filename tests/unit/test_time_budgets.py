@@ -49,3 +49,21 @@ def test_no_retry_is_started_that_the_deadline_would_cut() -> None:
     with pytest.raises(RetriesExhausted):
         with_retries(failing, policy, sleep=slept.append)
     assert len(calls) == 6  # without a deadline: every retry
+
+
+def test_the_cli_refuses_a_budget_that_does_not_compose_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from graphwire.cli.main import app
+    from graphwire.core.settings import get_settings
+
+    for name, value in {"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL": "m", "LLM_TIMEOUT_S": "500"}.items():
+        monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(app, ["llm", "failures"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 2
+    assert "error: configuration: LLM_TIMEOUT_S (500 s) must be shorter than REQUEST_TIMEOUT_S (180 s)" in result.output
+    assert "Traceback" not in result.output
