@@ -1,0 +1,203 @@
+"""What grows with the corpus: graph size, Neo4j and Chroma on disk, PPR snapshot and flat index memory, ingest time.
+
+A synthetic news corpus is generated on the fly (seeded): companies, people, cities and outlets drawn from generated
+name pools that grow with the corpus, one short article per record (acquisitions, investments, appointments, board
+seats, headquarters). It is ingested in cumulative steps (`--steps 500,1000,2000,4000`: each step adds the records
+up to that size) with the offline extractor and the vector store on, exactly as `graphwire ingest` runs; after each
+step it measures the graph, the stores on disk, the PPR snapshot, the flat index and `graph`/`ppr` latency.
+
+    NEO4J_URI=... NEO4J_PASSWORD=... python -m bench.scaling --wipe --steps 500,1000,2000,4000 --out bench/scaling
+
+It wipes the Neo4j at NEO4J_URI and uses a temporary Chroma folder; vectors are written only while the corpus is at
+most `--vectors-up-to` records (embedding on a shared 2-core CPU is the slowest part by far; the vector store's size
+per chunk is constant, so the larger steps measure the graph side). Neo4j's store on disk is not measured here: its
+files catch up with the page cache only at checkpoints (Community has no procedure to force one), so measure
+$NEO4J_HOME/data/databases/neo4j after `graphwire neo4j stop`, which checkpoints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import random
+import resource
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
+from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.documents import Article
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.ingest.service import ExtractorChoice, ingest_loaded, ingest_options
+from graphwire.retrieval.registry import RetrievalContext
+
+SYLLABLES = ["ka", "ven", "tor", "li", "mar", "qua", "sel", "dor", "bri", "no", "vex", "an", "ril", "gos", "tem", "ul"]
+SUFFIXES = ["Systems", "Labs", "Energy", "Logistics", "Capital", "Robotics", "Foods", "Networks", "Bank", "Motors"]
+FIRST = ["Ada", "Felix", "Mara", "Jonah", "Priya", "Owen", "Ines", "Hanna", "Marcus", "Nora", "Lena", "Tomas"]
+OUTLETS = ["Circuit Weekly", "The Ledger Daily", "Harbor Times", "Northgate Daily", "Metro Wire", "Capital Post"]
+CITIES = ["Berlin", "Munich", "Lisbon", "Oslo", "Denver", "Austin", "Osaka", "Lyon", "Porto", "Leeds", "Turin"]
+
+
+def _word(rng: random.Random, parts: int) -> str:
+    return "".join(rng.choice(SYLLABLES) for _ in range(parts)).capitalize()
+
+
+class Corpus:
+    """Deterministic synthetic articles; record i is the same whatever the step sizes."""
+
+    def __init__(self, size: int, seed: int = 15) -> None:
+        rng = random.Random(seed)
+        self.companies = [f"{_word(rng, 3)} {rng.choice(SUFFIXES)}" for _ in range(max(50, size // 3))]
+        self.people = [f"{rng.choice(FIRST)} {_word(rng, 2)}" for _ in range(max(50, size // 2))]
+        self.seed = seed
+
+    def article(self, i: int) -> Article:
+        """Names come from the first part of each pool that grows with i, so a bigger corpus has more entities."""
+        rng = random.Random(self.seed * 1_000_003 + i)
+        a, b, c = rng.sample(self.companies[: 50 + i // 3], 3)
+        person, other = rng.sample(self.people[: 50 + i // 2], 2)
+        city, outlet = rng.choice(CITIES), rng.choice(OUTLETS)
+        amount = rng.randint(5, 900)
+        sentences = [
+            f"{a} agreed to acquire {b} for ${amount} million, the companies said on Monday.",
+            f"{person} is the chief executive of {a}, which is based in {city}.",
+            f"{c} invested in {b} last year, and {other} joined the board of {c}.",
+            f"Analysts at {outlet} said the deal gives {a} a larger footprint in {city} and beyond.",
+            f"{b} supplies parts to {c}; its founder {other} declined to comment on the terms.",
+        ]
+        rng.shuffle(sentences)
+        day = 1 + i % 28
+        return Article(
+            title=f"{a} to buy {b} for ${amount} million (report {i})",
+            body=" ".join(sentences),
+            source=outlet,
+            published_at=f"2024-{1 + i % 12:02d}-{day:02d}",  # type: ignore[arg-type]
+            url=f"https://bench.graphwire.dev/scaling/{i}",
+        )
+
+
+def folder_mib(path: Path) -> float | None:
+    if not path.exists():
+        return None
+    total = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return round(total / 2**20, 1)
+
+
+def latency_ms(retrieve: Any, questions: list[str]) -> dict[str, float]:
+    for q in questions:
+        retrieve(q, 10)  # warm-up
+    times = []
+    for q in questions:
+        started = time.perf_counter()
+        retrieve(q, 10)
+        times.append((time.perf_counter() - started) * 1000)
+    times.sort()
+    return {"p50_ms": round(statistics.median(times), 1), "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1)}
+
+
+def measure(graph: Graph, settings: Settings, corpus: Corpus, size: int) -> dict[str, Any]:
+    counts = {k: int(v) for k, v in graph.read("ingest/count_nodes")[0].items()}
+    counts |= {k: int(v or 0) for k, v in graph.read("graph/fingerprint")[0].items()}  # mentions, relationships
+    ctx = RetrievalContext(settings=settings, graph=lambda: graph)
+    started = time.perf_counter()
+    snapshot = ctx.services().snapshots.snapshot()
+    snapshot_s = time.perf_counter() - started
+    flat = ctx.flat_retrievers()["bm25"]
+    started = time.perf_counter()
+    index = flat.index.snapshot()  # type: ignore[attr-defined]
+    flat_s = time.perf_counter() - started
+    rng = random.Random(size)
+    questions = [f"Who is the chief executive of the company that agreed to acquire {rng.choice(corpus.companies)}?"
+                 for _ in range(20)]  # fmt: skip
+    return {
+        "documents": size,
+        "graph": counts,
+        "chroma_mib": folder_mib(settings.chroma_path),
+        "vectors": ChunkStore.from_settings(settings).count(),
+        "ppr_snapshot": {"entities": snapshot.n_entities, "chunks": snapshot.n_chunks,
+                         "mib": round(snapshot.memory_bytes() / 2**20, 2), "build_s": round(snapshot_s, 2)},
+        "flat_index": {"chunks": len(index.chunks), "build_s": round(flat_s, 2),
+                       "vectors_mib": round(index.vectors.nbytes / 2**20, 2)},
+        "latency": {mode: latency_ms(ctx.retriever(mode).retrieve, questions) for mode in ("graph", "ppr")},
+        "rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", default="500,1000,2000,4000", help="cumulative corpus sizes, comma-separated")
+    parser.add_argument("--vectors-up-to", type=int, default=1000, help="write vectors only for the first N records")
+    parser.add_argument("--out", type=Path, default=Path("bench/scaling"))
+    add_wipe_flag(parser)
+    args = parser.parse_args()
+    require_wipe(parser, args)
+    logging.disable(logging.WARNING)
+    steps = [int(s) for s in args.steps.split(",")]
+    stores = Path(tempfile.mkdtemp(prefix="graphwire-scaling-"))
+    settings = Settings(chroma_path=stores / "chroma", chroma_collection="scaling", ingest_state_path=stores / "state")
+    graph = Graph.from_settings(settings)
+    graph.write("admin/wipe")
+    corpus, done, rows = Corpus(max(steps)), 0, []
+    try:
+        for size in steps:
+            articles = [corpus.article(i) for i in range(done, size)]
+            store = ChunkStore.from_settings(settings) if size <= args.vectors_up_to else None
+            options = ingest_options(settings, progress=False)
+            report = ingest_loaded(articles, graph, settings, options=options, chunk_store=store,
+                                   extractor=ExtractorChoice.OFFLINE, n_process=1)  # fmt: skip
+            done = size
+            row = measure(graph, settings, corpus, size)
+            row["ingest"] = {"documents": report.documents_written, "chunks": report.chunks_written,
+                             "seconds": round(report.elapsed_s, 1), "chunks_per_s": round(report.chunks_per_s, 1),
+                             "extract_s": round(report.extract_s, 1), "write_s": round(report.write_s, 1),
+                             "vector_s": round(report.vector_s, 1), "link_s": round(report.link_s, 1)}  # fmt: skip
+            row["load"] = round(os.getloadavg()[0], 1)
+            row["vectors_written"] = store is not None
+            rows.append(row)
+            print(row, flush=True)
+    finally:
+        graph.close()
+        shutil.rmtree(stores, ignore_errors=True)
+    results = {"command": command_line(), "machine": machine(), "steps": rows}
+    write_results(args.out, results, markdown(results))
+
+
+def markdown(r: dict[str, Any]) -> str:
+    lines = [
+        "# What grows with the corpus",
+        "",
+        f"Command: `{r['command']}`",
+        "",
+        f"Machine: {r['machine']}; 1-minute load average after each step: "
+        + ", ".join(str(s["load"]) for s in r["steps"])
+        + " (the machine was shared).",
+        "",
+        "Synthetic news corpus (bench/scaling.py), offline extractor, cumulative steps: each row adds the documents "
+        "since the previous one. Vectors (bge-small-en-v1.5, 384 dimensions) are written only for the steps whose "
+        "Chroma column has a value; after that the vector store holds the earlier chunks and the row measures the "
+        "graph side.",
+        "",
+        "| documents | chunks | entities | relationships | Chroma MiB | PPR snapshot MiB (build s) "
+        "| flat index build s | step ingest s (chunks/s) | graph p50 ms | ppr p50 ms | peak RSS MiB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in r["steps"]:
+        g, p, i = s["graph"], s["ppr_snapshot"], s["ingest"]
+        chroma, flat = (s["chroma_mib"], s["flat_index"]["build_s"]) if s["vectors_written"] else ("-", "-")
+        lines.append(
+            f"| {s['documents']} | {g.get('chunks', '?')} | {g.get('entities', '?')} | {g.get('relationships', '?')} "
+            f"| {chroma} | {p['mib']} ({p['build_s']}) | {flat} "
+            f"| {i['seconds']} ({i['chunks_per_s']}) | {s['latency']['graph']['p50_ms']} "
+            f"| {s['latency']['ppr']['p50_ms']} | {s['rss_mib']} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
