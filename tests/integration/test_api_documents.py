@@ -39,6 +39,13 @@ def wait_for_job(client: TestClient, job_id: str, timeout_s: float = 120.0) -> d
     raise AssertionError(f"job {job_id} did not finish within {timeout_s:.0f} s")
 
 
+def ppr_titles(client: TestClient) -> set[str]:
+    """Titles of the chunks `ppr` ranks: read from the process's PPR snapshot, which only a refresh rebuilds here."""
+    response = client.post("/v1/retrieve", json={"question": QUESTION, "mode": "ppr"})
+    assert response.status_code == 200, response.text
+    return {c["title"] for c in response.json()["chunks"]}
+
+
 def ask(client: TestClient) -> dict[str, Any]:
     response = client.post("/v1/query", json={"question": QUESTION, "answerer": "extractive"})
     assert response.status_code == 200, response.text
@@ -55,6 +62,10 @@ def client(
             "chroma_path": tmp_path / "chroma",
             "ingest_state_path": tmp_path / "state",
             "upload_max_bytes": 200_000,
+            # graph retrieval alone, whose caches would not look at the graph again for an hour: only the jobs'
+            # and deletes' refresh makes the next query see them
+            "ppr_snapshot_check_s": 3600.0,
+            "graph_fill_mode": "none",
         }
     )
     if request.param == "server":
@@ -65,7 +76,7 @@ def client(
 
 def test_a_posted_document_is_answerable_listed_readable_and_deletable(client: TestClient) -> None:
     records = demo_records()
-    assert ask(client)["answer"] == ABSTENTION  # the empty graph knows nothing
+    assert ask(client)["answer"] == ABSTENTION and ppr_titles(client) == set()  # the empty graph knows nothing
 
     posted = client.post("/v1/documents", json={"documents": [records[ROUND], records[CEO], {"title": "no body"}]})
     assert posted.status_code == 202, posted.text
@@ -79,7 +90,7 @@ def test_a_posted_document_is_answerable_listed_readable_and_deletable(client: T
     assert progress["chunks"] >= 2 and progress["chunks_per_s"] > 0
 
     body = ask(client)  # the next query, same process: the caches were told
-    assert body["answer"] == "Ada Park"
+    assert body["answer"] == "Ada Park" and records[CEO]["title"] in ppr_titles(client)
     assert records[CEO]["title"] in {c["title"] for c in body["citations"]}
 
     listed = client.get("/v1/documents").json()
@@ -103,6 +114,7 @@ def test_a_posted_document_is_answerable_listed_readable_and_deletable(client: T
     assert client.get(path).status_code == 404
     assert client.delete(path).status_code == 404
     assert ask(client)["answer"] != "Ada Park"  # the CEO article is gone from graph, vectors and caches
+    assert records[CEO]["title"] not in ppr_titles(client)
     assert client.get("/v1/documents").json()["total"] == 1
 
 
