@@ -130,23 +130,29 @@ def graph_data(page: Page) -> dict[str, Any]:
 def click_graph(page: Page, selector: str) -> None:
     """A real mouse click on a node, or on a point of an edge's curve, that Cytoscape hit-tests as that element
     (centred and scrolled into view first; a node or a label drawn over the edge's midpoint moves the point)."""
+    page.evaluate(
+        f"() => {{ {GRAPH}.center({GRAPH}.$(`{selector}`)); {GRAPH}.container().scrollIntoView({{block: 'center'}}); }}"
+    )
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")  # scrolled
     point = page.evaluate(
         f"""() => {{
             const cy = {GRAPH};
             const el = cy.$(`{selector}`)[0];
-            cy.center(el);
-            cy.container().scrollIntoView({{block: "center"}});
-            const box = cy.container().getBoundingClientRect();
+            const container = cy.container();
+            const box = container.getBoundingClientRect();  // the canvas starts inside the container's border
+            const [left, top] = [box.left + container.clientLeft, box.top + container.clientTop];
             const [zoom, pan] = [cy.zoom(), cy.pan()];
-            const toClient = (p) => ({{x: box.left + p.x * zoom + pan.x, y: box.top + p.y * zoom + pan.y}});
+            const toClient = (p) => ({{x: left + p.x * zoom + pan.x, y: top + p.y * zoom + pan.y}});
             if (el.isNode()) return toClient(el.position());
             const [a, b] = [el.sourceEndpoint(), el.targetEndpoint()];
             const c = (el.controlPoints() || [])[0] || {{x: (a.x + b.x) / 2, y: (a.y + b.y) / 2}};
             for (const t of [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8]) {{
                 const at = {{x: (1 - t) ** 2 * a.x + 2 * (1 - t) * t * c.x + t ** 2 * b.x,
                              y: (1 - t) ** 2 * a.y + 2 * (1 - t) * t * c.y + t ** 2 * b.y}};
-                const hit = cy.renderer().findNearestElement(at.x, at.y, true, false);
-                if (hit && hit.id() === el.id()) return toClient(at);
+                const client = toClient(at);  // hit-tested where the mouse will land, as Cytoscape maps it back
+                const [x, y] = cy.renderer().projectIntoViewport(client.x, client.y);
+                const hit = cy.renderer().findNearestElement(x, y, true, false);
+                if (hit && hit.id() === el.id()) return client;
             }}
             return null;
         }}"""
@@ -176,6 +182,8 @@ def test_ask_shows_the_answer_its_citations_timings_and_graph(ui: tuple[Page, Pa
     assert on_path == {("Paradigm Ventures", "INVESTED_IN", "Lumen Labs"), ("Ada Park", "CEO_OF", "Lumen Labs")}
     assert page.inner_text("#graph-path") == f"Path: {PATH}"
     assert len(drawn["edges"]) == page.locator("#facts tbody tr").count()  # one edge per fact row
+    ask(page, mode="auto")
+    assert "mode auto \u2192 " in page.inner_text("#answer-meta")  # the mode auto chose, and why
     watch.assert_clean()
 
 

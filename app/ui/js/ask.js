@@ -94,7 +94,8 @@ export class AskView {
     const answer = document.getElementById("answer-text");
     answer.textContent = result.answer;
     answer.classList.toggle("abstained", result.abstained);
-    const routed = result.details && result.details.router ? ` (routed: ${JSON.stringify(result.details.router)})` : "";
+    const router = result.details && result.details.router; // auto: which mode it chose, and why
+    const routed = router ? ` \u2192 ${router.mode} (${router.reason})` : "";
     document.getElementById("answer-meta").textContent =
       `${result.answerer} \u00b7 mode ${result.mode}${routed}${result.abstain_reason ? ` \u00b7 ${result.abstain_reason}` : ""}`;
     renderCitations(document.getElementById("citations"), result.citations, "passage");
