@@ -17,7 +17,7 @@ def serve(
     reload: Annotated[bool, typer.Option(help="restart on code changes (development)")] = False,
     workers: Annotated[int, typer.Option(help="worker processes")] = 1,
 ) -> None:
-    """Serve the API (OpenAPI docs at /docs); starts even when Neo4j is down, /health says so."""
+    """Serve the API (web UI at /ui, OpenAPI docs at /docs); starts even when Neo4j is down, /health says so."""
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_json)
     uvicorn.run(
