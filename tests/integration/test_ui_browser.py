@@ -187,6 +187,25 @@ def test_ask_shows_the_answer_its_citations_timings_and_graph(ui: tuple[Page, Pa
     watch.assert_clean()
 
 
+def test_a_bridge_question_draws_both_paths_to_the_answer(ui: tuple[Page, PageWatch], base_url: str) -> None:
+    page, watch = ui
+    load_ui(page, base_url)
+    ask(page, "Which board member links Lumen Labs and Northwind Robotics?")
+    assert page.inner_text("#answer-text") == "Priya Natarajan"
+    drawn = graph_data(page)
+    assert set(drawn["question"]) == {"Lumen Labs", "Northwind Robotics"} and drawn["answer"] == ["Priya Natarajan"]
+    on_path = {(s, r, o, "bridge" in classes) for s, r, o, classes in drawn["edges"] if "on-path" in classes}
+    assert on_path == {("Priya Natarajan", "WORKS_FOR", "Lumen Labs", True),
+                       ("Priya Natarajan", "WORKS_FOR", "Northwind Robotics", True)}  # fmt: skip
+    paths = page.inner_text("#graph-path").removeprefix("Path: ").split("; ")
+    assert sorted(paths) == [
+        "Lumen Labs \u2190WORKS_FOR\u2014 Priya Natarajan",
+        "Northwind Robotics \u2190WORKS_FOR\u2014 Priya Natarajan",
+    ]
+    assert page.locator("#facts .tier.bridge").count() == len([e for e in drawn["edges"] if "bridge" in e[3]]) > 0
+    watch.assert_clean()
+
+
 def test_an_unanswerable_question_abstains_with_its_reason(ui: tuple[Page, PageWatch], base_url: str) -> None:
     page, watch = ui
     load_ui(page, base_url)
