@@ -3,8 +3,9 @@ serves the demo graph (`graphwire demo`, or `graphwire ingest data/demo/articles
 
     .venv/bin/python tools/ui_screenshots.py --base-url http://127.0.0.1:8000 --out docs/img
 
-Writes ui-ask.png, ui-graph-expanded.png, ui-compare.png, ui-documents.png, ui-narrow.png, api-docs.png and
-api-redoc.png. The documents view re-posts one demo article (stored already, so nothing changes) to show a finished job.
+Writes ui-ask.png, ui-graph-expanded.png, ui-graph-bridge.png, ui-compare.png, ui-documents.png, ui-narrow.png,
+api-docs.png and api-redoc.png. The documents view re-posts one demo article (stored already, so nothing changes) to
+show a finished job.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from playwright.sync_api import Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "Who is the chief executive of the Berlin chip startup that Paradigm Ventures invested in?"
+BRIDGE_QUESTION = "Which board member links Lumen Labs and Northwind Robotics?"
 GRAPH = "window.graphwire.views.ask.graph.cy"
 
 
@@ -27,8 +29,8 @@ def _ready(page: Page, url: str) -> None:
     page.wait_for_selector("body[data-ready='true']")
 
 
-def _ask(page: Page) -> None:
-    page.fill("#ask-question", QUESTION)
+def _ask(page: Page, question: str = QUESTION) -> None:
+    page.fill("#ask-question", question)
     page.select_option("#ask-answerer", "extractive")
     page.click("#ask-submit")
     page.wait_for_function("document.getElementById('ask-status').textContent.startsWith('Answered')", polling=100)
@@ -43,6 +45,8 @@ def ask_views(page: Page, base: str, out: Path) -> None:
     page.wait_for_function(f"{GRAPH}.nodes().length > {before}", polling=100)
     page.locator("#facts tr", has_text="CEO_OF").filter(has_text="Ada Park").get_by_role("button").last.click()
     page.locator(".graph-panel").screenshot(path=str(out / "ui-graph-expanded.png"))
+    _ask(page, BRIDGE_QUESTION)
+    page.locator(".graph-panel").screenshot(path=str(out / "ui-graph-bridge.png"))
 
 
 def compare_view(page: Page, base: str, out: Path) -> None:
