@@ -48,6 +48,17 @@ def expected_after(step: str, graph: Graph, tmp_path: Path) -> dict[str, Any]:
     return _expected[step]
 
 
+def _killed_subprocess(step: str, kill: str, settings: Settings, chroma: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "NEO4J_URI": settings.neo4j_uri,
+        "NEO4J_PASSWORD": settings.resolved_neo4j_password(),
+        "CHROMA_PATH": str(chroma),
+    }
+    command = [sys.executable, "-m", "support.crash", step, kill]
+    return subprocess.run(command, env=env, cwd=TESTS, capture_output=True, text=True, timeout=240)
+
+
 @pytest.mark.parametrize(("step", "kill"), KILLS)
 def test_a_killed_update_or_delete_is_finished_by_the_next_run(
     graph: Graph, neo4j_settings: Settings, tmp_path: Path, step: str, kill: str
@@ -55,16 +66,7 @@ def test_a_killed_update_or_delete_is_finished_by_the_next_run(
     expected = expected_after(step, graph, tmp_path)
     _fresh(graph, tmp_path / "chroma")
     before_entities = len(graph.read("ingest/existing_entities"))
-    env = {
-        **os.environ,
-        "NEO4J_URI": neo4j_settings.neo4j_uri,
-        "NEO4J_PASSWORD": neo4j_settings.resolved_neo4j_password(),
-        "CHROMA_PATH": str(tmp_path / "chroma"),
-    }
-    killed = subprocess.run(
-        [sys.executable, "-m", "support.crash", step, kill], env=env, cwd=TESTS, capture_output=True, text=True,
-        timeout=240,
-    )  # fmt: skip
+    killed = _killed_subprocess(step, kill, neo4j_settings, tmp_path / "chroma")
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
 
     store = crash.chroma_store(tmp_path / "chroma")
@@ -77,3 +79,16 @@ def test_a_killed_update_or_delete_is_finished_by_the_next_run(
 
 def _is_entity(node: tuple[Any, ...]) -> bool:
     return any(key == "labels" and "Entity" in value for key, value in node)
+
+
+def test_a_killed_delete_is_finished_by_a_plain_ingest(graph: Graph, neo4j_settings: Settings, tmp_path: Path) -> None:
+    """Any later run finishes it: here an ingest of the other documents, which names no delete at all."""
+    expected = expected_after("delete", graph, tmp_path)
+    _fresh(graph, tmp_path / "chroma")
+    killed = _killed_subprocess("delete", "ingest/delete_document:1", neo4j_settings, tmp_path / "chroma")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
+    store = crash.chroma_store(tmp_path / "chroma")
+    rest = [a for i, a in enumerate(crash.corpus_v1()) if i != crash.DELETED]
+    report = crash.ingest(graph, rest, store)
+    assert report.deletes_finished == 1 and report.documents_unchanged == len(rest)
+    assert crash.export_store(graph, store) == expected
