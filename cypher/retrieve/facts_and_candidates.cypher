@@ -16,21 +16,29 @@
 // question names bounded dates) chunks published inside the windows; ranked by matched entities mentioned. Ids and
 // counters only: texts come from the retriever's chunk cache (retrieve/chunks_by_id on a miss).
 //
-// Every branch is bounded by a LIMIT.
+// Deterministic and bounded on hub entities: every LIMIT follows an ORDER BY that ends in a unique key (a
+// relationship is identified by its type and its end nodes' keys, a chunk by its id), so the rows kept never depend
+// on the plan or on the order the graph was written in, and every expansion branch carries its own LIMIT: per
+// matched entity (DIRECT), per first hop ($two_hop_fanout neighbours with at most $two_hop_max_degree relationships,
+// then per neighbour), per candidate branch, and at most $chunks_per_fact supporting chunks per relationship (its
+// first ones).
 CALL () {
   CALL () {
     MATCH (a:Entity)-[r]->(b:Entity)
     WHERE a.key IN $keys AND b.key IN $keys AND a <> b
-    RETURN r, 'KEY' AS tier, null AS via, null AS path, 1 AS hops
+    WITH r, a, b ORDER BY size(r.chunk_ids) DESC, a.key, type(r), b.key
     LIMIT $key_limit
+    RETURN r, 'KEY' AS tier, 0 AS tier_rank, null AS via, '' AS via_key, null AS path, 1 AS hops
     UNION ALL
     MATCH (a:Entity)-[r1]-(m:Entity)-[r2]-(b:Entity)
     WHERE a.key IN $keys AND b.key IN $keys AND a.key < b.key
       AND NOT m.key IN $keys AND NOT m:Publication AND NOT (a:Publication AND b:Publication)
-    WITH m, r1, r2
+    WITH m, r1, r2 ORDER BY size(r1.chunk_ids) + size(r2.chunk_ids) DESC, m.key, a.key, b.key,
+         type(r1), startNode(r1) = a, type(r2), startNode(r2) = m
     LIMIT $bridge_scan
     UNWIND [r1, r2] AS r
-    RETURN r, 'BRIDGE' AS tier, m.name AS via, elementId(r1) + '|' + elementId(r2) AS path, 1 AS hops
+    RETURN r, 'BRIDGE' AS tier, 1 AS tier_rank, m.name AS via, m.key AS via_key,
+           elementId(r1) + '|' + elementId(r2) AS path, 1 AS hops
     UNION ALL
     UNWIND $keys AS k
     MATCH (a:Entity {key: k})
@@ -39,57 +47,93 @@ CALL () {
       MATCH (a)-[r]-(n:Entity)
       WHERE type(r) <> 'REPORTED_BY' AND NOT n.key IN $keys
       RETURN r
-      ORDER BY size(r.chunk_ids) DESC
+      ORDER BY size(r.chunk_ids) DESC, n.key, type(r), startNode(r) = a
       LIMIT $direct_per_entity
     }
-    RETURN r, 'DIRECT' AS tier, null AS via, null AS path, 1 AS hops
+    RETURN r, 'DIRECT' AS tier, 2 AS tier_rank, null AS via, '' AS via_key, null AS path, 1 AS hops
     UNION ALL
     UNWIND $keys AS k
     MATCH (a:Entity {key: k})
     WHERE NOT a:Publication
     CALL (a) {
-      MATCH (a)-[r1]-(m:Entity)-[r]-(n:Entity)
-      WHERE type(r1) <> 'REPORTED_BY' AND type(r) <> 'REPORTED_BY' AND NOT m:Publication
-        AND n <> a AND NOT m.key IN $keys AND NOT n.key IN $keys
+      MATCH (a)-[r1]-(m:Entity)
+      WHERE type(r1) <> 'REPORTED_BY' AND NOT m:Publication AND NOT m.key IN $keys
+        AND COUNT { (m)--() } <= $two_hop_max_degree  // a hub's own relationships say little about `a`
+      WITH m, r1 ORDER BY size(r1.chunk_ids) DESC, m.key, type(r1), startNode(r1) = a
+      LIMIT $two_hop_fanout
+      CALL (a, m) {
+        MATCH (m)-[r]-(n:Entity)
+        WHERE type(r) <> 'REPORTED_BY' AND n <> a AND NOT n.key IN $keys
+        RETURN r
+        ORDER BY size(r.chunk_ids) DESC, n.key, type(r), startNode(r) = m
+        LIMIT $two_hop_per_entity
+      }
       WITH DISTINCT r
-      LIMIT $two_hop_scan
       RETURN r
-      ORDER BY size(r.chunk_ids) DESC
+      ORDER BY size(r.chunk_ids) DESC, type(r), startNode(r).key, endNode(r).key
       LIMIT $two_hop_per_entity
     }
-    RETURN r, 'DIRECT' AS tier, null AS via, null AS path, 2 AS hops
+    RETURN r, 'DIRECT' AS tier, 2 AS tier_rank, null AS via, '' AS via_key, null AS path, 2 AS hops
   }
   CALL (r) {
-    UNWIND range(0, size(coalesce(r.chunk_ids, [])) - 1) AS i
+    UNWIND range(0, size(coalesce(r.chunk_ids, [])[0..$chunks_per_fact]) - 1) AS i
     MATCH (c:Chunk {id: r.chunk_ids[i]})
     WITH r, i, c, left(toString(c.published_at), 10) AS day,
          [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
     WHERE day IS NULL OR size(ws) = 0 OR any(w IN ws WHERE w.lo <= day <= w.hi AND w.md_lo <= substring(day, 5) <= w.md_hi)
+    WITH r, i, c ORDER BY i
     WITH collect(c.id) AS chunk_ids, collect(i) AS positions,
          sum(CASE WHEN c.source IN $sources THEN 1 ELSE 0 END) AS named_hits
     RETURN chunk_ids, named_hits,
            [j IN positions WHERE j < size(coalesce(r.evidence, [])) | r.evidence[j]] AS evidence
   }
-  WITH r, tier, via, path, hops, chunk_ids, named_hits, evidence
+  WITH r, tier, tier_rank, via, via_key, path, hops, chunk_ids, named_hits, evidence
   WHERE size(chunk_ids) > 0
+  WITH r, tier, via, path, hops, chunk_ids, named_hits, evidence
+  ORDER BY tier_rank, hops, via_key, size(r.chunk_ids) DESC, type(r), startNode(r).key, endNode(r).key
   RETURN collect({tier: tier, via: via, path: path, hops: hops, subject: startNode(r).name,
          subject_key: startNode(r).key, subject_label: startNode(r).label, relationship: type(r),
          object: endNode(r).name, object_key: endNode(r).key, object_label: endNode(r).label, chunk_ids: chunk_ids,
          evidence: evidence, named_hits: named_hits}) AS facts
 }
 CALL () {
+  // Mentions of matched entities are ranked together (a chunk that mentions two matched entities comes first). The
+  // publication and date branches keep their own best $limit by the final order: they only add chunks that mention no
+  // matched entity (entities 0; any other chunk is also in the first branch), so the overall best $limit is the same.
   CALL () {
     UNWIND $entity_keys AS k
     MATCH (:Entity {key: k})<-[m:MENTIONS]-(c:Chunk)
     RETURN c, 1 AS hit, coalesce(m.count, 1) AS mentions
     UNION ALL
     UNWIND $publication_keys AS k
-    MATCH (:Entity {key: k})<-[:REPORTED_BY]-(:Document)-[:HAS_CHUNK]->(c:Chunk)
+    MATCH (p:Entity {key: k})
+    CALL (p) {
+      MATCH (p)<-[:REPORTED_BY]-(:Document)-[:HAS_CHUNK]->(c:Chunk)
+      WITH c, left(toString(c.published_at), 10) AS day, [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
+      WITH c, day, ws,
+           day IS NOT NULL AND any(w IN ws WHERE w.lo <= day <= w.hi AND w.md_lo <= substring(day, 5) <= w.md_hi) AS in_window
+      WHERE day IS NULL OR size(ws) = 0 OR in_window
+      WITH c, coalesce(c.source IN $sources, false) AS named, coalesce(in_window, false) AS in_window
+      RETURN c
+      ORDER BY named DESC, in_window DESC, c.id
+      LIMIT $limit
+    }
     RETURN c, 0 AS hit, 0 AS mentions
     UNION ALL
     UNWIND [w IN $windows WHERE w.start IS NOT NULL AND w.end IS NOT NULL] AS w
-    MATCH (d:Date) WHERE d.date >= w.start AND d.date <= w.end
-    MATCH (d)<-[:PUBLISHED_ON]-(:Document)-[:HAS_CHUNK]->(c:Chunk)
+    CALL (w) {
+      MATCH (d:Date) WHERE d.date >= w.start AND d.date <= w.end
+      MATCH (d)<-[:PUBLISHED_ON]-(:Document)-[:HAS_CHUNK]->(c:Chunk)
+      WITH DISTINCT c
+      WITH c, left(toString(c.published_at), 10) AS day, [x IN $windows WHERE size(x.sources) = 0 OR c.source IN x.sources] AS ws
+      WITH c, day, ws,
+           day IS NOT NULL AND any(x IN ws WHERE x.lo <= day <= x.hi AND x.md_lo <= substring(day, 5) <= x.md_hi) AS in_window
+      WHERE day IS NULL OR size(ws) = 0 OR in_window
+      WITH c, coalesce(c.source IN $sources, false) AS named, coalesce(in_window, false) AS in_window
+      RETURN c
+      ORDER BY named DESC, in_window DESC, c.id
+      LIMIT $limit
+    }
     RETURN c, 0 AS hit, 0 AS mentions
   }
   WITH c, sum(hit) AS entities, sum(mentions) AS mentions

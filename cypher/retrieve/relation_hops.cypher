@@ -1,6 +1,8 @@
 // Chain expansion: relationships of the asked types ($types) around entities the first read already reached ($keys),
 // so a question that chains relations ("the CEO of the company that owns the maker of X") finds the hop past the
-// two-hop neighbourhood. Same date-window rule as retrieve/facts_and_candidates; at most $per_entity per entity.
+// two-hop neighbourhood. Same date-window rule as retrieve/facts_and_candidates; at most $per_entity per entity, $limit
+// in all, each kept by support with a unique tie-break (type, end nodes' keys), so hubs give the same rows every time;
+// at most $chunks_per_fact supporting chunks per relationship.
 UNWIND $keys AS k
 MATCH (a:Entity {key: k})
 WHERE NOT a:Publication
@@ -8,13 +10,14 @@ CALL (a) {
   MATCH (a)-[r]-(n:Entity)
   WHERE type(r) IN $types AND NOT n:Publication
   RETURN r
-  ORDER BY size(r.chunk_ids) DESC
+  ORDER BY size(r.chunk_ids) DESC, n.key, type(r), startNode(r) = a
   LIMIT $per_entity
 }
 WITH DISTINCT r
+ORDER BY size(r.chunk_ids) DESC, type(r), startNode(r).key, endNode(r).key
 LIMIT $limit
 CALL (r) {
-  UNWIND range(0, size(coalesce(r.chunk_ids, [])) - 1) AS i
+  UNWIND range(0, size(coalesce(r.chunk_ids, [])[0..$chunks_per_fact]) - 1) AS i
   MATCH (c:Chunk {id: r.chunk_ids[i]})
   WITH r, i, c, left(toString(c.published_at), 10) AS day,
        [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws

@@ -20,8 +20,10 @@ class TemplateLimits:
     key: int = 50
     bridge_scan: int = 200  # paths read before filtering (two rows each)
     direct_per_entity: int = 40
-    two_hop_scan: int = 400
+    two_hop_fanout: int = 20  # neighbours of a matched entity whose own relationships are read (best supported first)
+    two_hop_max_degree: int = 5000  # a neighbour with more relationships (a hub) is not expanded
     two_hop_per_entity: int = 12
+    chunks_per_fact: int = 100  # supporting chunks read per relationship (hub provenance lists are longer)
     candidates: int = 120
     chain_per_entity: int = 8
     chain_total: int = 60
@@ -51,7 +53,9 @@ class TemplateRunner:
             key_limit=limits.key if pair else 0,
             bridge_scan=limits.bridge_scan if pair else 0,
             direct_per_entity=limits.direct_per_entity,
-            two_hop_scan=limits.two_hop_scan,
+            two_hop_fanout=limits.two_hop_fanout,
+            two_hop_max_degree=limits.two_hop_max_degree,
+            chunks_per_fact=limits.chunks_per_fact,
             two_hop_per_entity=limits.two_hop_per_entity,
             entity_keys=[m.key for m in matches if m.label != PUBLICATION],
             publication_keys=[m.key for m in matches if m.label == PUBLICATION],
@@ -76,6 +80,7 @@ class TemplateRunner:
             types=types,
             per_entity=self.limits.chain_per_entity,
             limit=self.limits.chain_total,
+            chunks_per_fact=self.limits.chunks_per_fact,
         )
         facts = [RawFact.model_validate(row) for row in rows]
         return [fact for fact in facts if fact.identity not in seen]
