@@ -101,7 +101,7 @@ export class AskView {
     renderCitations(document.getElementById("citations"), result.citations, "passage");
     rows(document.querySelector("#timings tbody"),
       Object.entries(result.timings_ms).map(([stage, ms]) => [stage, formatMs(ms)]));
-    rows(document.querySelector("#usage tbody"), Object.entries(result.usage).map(([k, v]) => [k.replace("_", " "), v]));
+    rows(document.querySelector("#usage tbody"), Object.entries(result.usage).map(([k, v]) => [k.replaceAll("_", " "), v]));
     this.renderFacts(result);
     const cited = new Set(result.citations.map((c) => c.chunk_id));
     const list = clear(document.getElementById("passages"));
