@@ -248,7 +248,7 @@ def test_keyboard_alone_asks_and_opens_evidence(ui: tuple[Page, PageWatch], base
     assert page.evaluate("document.activeElement.className") == "skip-link"
     page.focus("#ask-question")
     page.keyboard.type(QUESTION)
-    for _ in range(4):  # mode, answerer, top k, Ask
+    for _ in range(5):  # mode, answerer, top k, stream, Ask
         page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.id") == "ask-submit"
     page.keyboard.press("Enter")
@@ -372,6 +372,21 @@ def test_llm_answers_show_their_usage(chromium: Browser, demo_settings: Settings
             shown = dict(zip(page.locator("#usage th").all_inner_texts(), page.locator("#usage td").all_inner_texts(),
                              strict=True))  # fmt: skip
             assert shown == {name.replace("_", " "): str(value) for name, value in reported.items()}
+
+            page.check("#ask-stream")  # the same answer as Server-Sent Events, token by token
+            with page.expect_response(lambda r: r.url.endswith("/v1/query")) as streamed:
+                page.click("#ask-submit")
+            page.wait_for_function(
+                "document.getElementById('ask-status').textContent.startsWith('Answered')", polling=100
+            )
+            assert streamed.value.headers["content-type"].startswith("text/event-stream")
+            events = [block.split("\n") for block in streamed.value.text().strip().split("\n\n")]
+            names = [lines[0].removeprefix("event: ") for lines in events]
+            assert names[0] == "retrieval" and names[-1] == "answer" and names.count("token") > 1
+            final = json.loads(events[-1][1].removeprefix("data: "))
+            assert page.inner_text("#answer-text") == final["answer"] == "Ada Park [1]."
+            assert page.locator("#citations a.citation").count() == len(final["citations"]) == 1
+            assert page.inner_text("#answer-meta").startswith(f"llm:{MODEL}")
             watch.assert_clean()
         finally:
             page.context.close()

@@ -64,14 +64,14 @@ async function errorOf(response) {
 }
 
 // fetch a /v1 path; body: an object (sent as JSON) or FormData; retries once after asking for the key on 401
-export async function api(path, { method = "GET", body, query } = {}) {
+async function send(path, { method = "GET", body, query, accept = "application/json" } = {}) {
   if (config.api_key_required && !storedKey()) await ensureKey("This server asks for an API key.");
   const url = new URL(path, window.location.origin);
   for (const [name, value] of Object.entries(query || {})) {
     if (value !== undefined && value !== null && value !== "") url.searchParams.set(name, value);
   }
   for (let attempt = 0; attempt < 2; attempt += 1) {
-    const headers = { Accept: "application/json" };
+    const headers = { Accept: accept };
     const key = storedKey();
     if (key) headers["X-API-Key"] = key;
     let payload = body;
@@ -80,7 +80,7 @@ export async function api(path, { method = "GET", body, query } = {}) {
       payload = JSON.stringify(body);
     }
     const response = await fetch(url, { method, headers, body: payload });
-    if (response.ok) return response.json();
+    if (response.ok) return response;
     const error = await errorOf(response);
     if (response.status === 401 && attempt === 0 && keyPrompt) {
       const renewed = await ensureKey(`The server refused the key: ${error.message}.`);
@@ -89,4 +89,28 @@ export async function api(path, { method = "GET", body, query } = {}) {
     throw error;
   }
   throw new ApiError(401, "unauthorized", "no API key given");
+}
+
+export async function api(path, options = {}) {
+  return (await send(path, options)).json();
+}
+
+// a Server-Sent Events response (POST /v1/query with stream: true): onEvent(name, data) for each event, in order
+export async function apiStream(path, options, onEvent) {
+  const response = await send(path, { ...options, accept: "text/event-stream" });
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffered += value;
+    let end;
+    while ((end = buffered.indexOf("\n\n")) >= 0) {
+      const block = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      const name = (block.match(/^event: (.*)$/m) || [])[1] || "message";
+      const data = block.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+      if (data) onEvent(name, JSON.parse(data));
+    }
+  }
 }

@@ -1,6 +1,6 @@
 // The ask view: a question in one mode, its answer, citations, timings, LLM usage, facts graph and passages.
 
-import { api } from "./api.js";
+import { api, ApiError, apiStream } from "./api.js";
 import { chunkAnchor, clear, el, formatMs, rows, setStatus, sourceLine } from "./dom.js";
 import { FactGraph, nodeId } from "./graph.js";
 
@@ -79,7 +79,8 @@ export class AskView {
     submit.disabled = true;
     setStatus(this.status, "Asking\u2026");
     try {
-      const result = await api("/v1/query", { method: "POST", body });
+      const streaming = document.getElementById("ask-stream").checked;
+      const result = streaming ? await this.askStreaming(body) : await api("/v1/query", { method: "POST", body });
       this.render(result);
       setStatus(this.status, `Answered in ${formatMs(result.timings_ms.request ?? result.timings_ms.total)} ms.`);
     } catch (error) {
@@ -87,6 +88,29 @@ export class AskView {
     } finally {
       submit.disabled = false;
     }
+  }
+
+  // POST /v1/query with stream: true: the answer text grows as tokens arrive; the result is retrieval + answer
+  async askStreaming(body) {
+    const text = document.getElementById("answer-text");
+    let retrieval = null;
+    let answer = null;
+    await apiStream("/v1/query", { method: "POST", body: { ...body, stream: true } }, (name, data) => {
+      if (name === "retrieval") {
+        retrieval = data;
+        this.result.hidden = false;
+        text.textContent = "";
+        document.getElementById("answer-meta").textContent = "streaming\u2026";
+      } else if (name === "token") {
+        text.textContent += data.text;
+      } else if (name === "answer") {
+        answer = data;
+      } else if (name === "error") {
+        throw new ApiError(504, data.error.code, data.error.message);
+      }
+    });
+    if (!retrieval || !answer) throw new ApiError(502, "incomplete_stream", "the answer stream ended early");
+    return { ...retrieval, ...answer };
   }
 
   render(result) {
