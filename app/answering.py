@@ -22,7 +22,7 @@ from graphwire.core.deadline import Deadline
 from graphwire.core.llm import RetriesExhausted, UsageSnapshot
 from graphwire.retrieval.answer.llm import LLMAnswerer
 from graphwire.retrieval.base import Answerer
-from graphwire.retrieval.models import Answer, RetrievalResult
+from graphwire.retrieval.models import Answer, RetrievalResult, Usage
 
 log = logging.getLogger(__name__)
 DISCONNECT_POLL_S = 0.5
@@ -77,3 +77,15 @@ async def _disconnected(request: Request) -> None:
 def _timeout(deadline: Deadline) -> ApiError:
     message = f"the request took longer than {deadline.seconds:g} s (REQUEST_TIMEOUT_S); its LLM call was cancelled"
     return ApiError(504, "timeout", message)
+
+
+def request_usage(calls: list[UsageSnapshot], answer: Answer) -> Usage:
+    """What the whole request cost: every LLM call made for it (`core.llm.counting_calls`: the question's alias call
+    as well as the answer), or the answer's own usage when none was counted."""
+    if not calls:
+        return answer.usage
+    return Usage(
+        llm_calls=sum(c.calls for c in calls),
+        prompt_tokens=sum(c.prompt_tokens for c in calls),
+        completion_tokens=sum(c.completion_tokens for c in calls),
+    )

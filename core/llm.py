@@ -23,7 +23,9 @@ import random
 import re
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
@@ -113,6 +115,26 @@ class UsageCounter:
     @property
     def total_tokens(self) -> int:
         return self.snapshot().total_tokens
+
+
+_CALLS: ContextVar[list[UsageSnapshot] | None] = ContextVar("graphwire_llm_calls", default=None)
+
+
+@contextmanager
+def counting_calls() -> Iterator[list[UsageSnapshot]]:
+    """Collect the usage of every LLM call made in this context, in worker threads started from it with a copy of
+    it (Starlette's thread pool) and in asyncio tasks created in it: one request's alias call and answer together."""
+    calls: list[UsageSnapshot] = []
+    token = _CALLS.set(calls)
+    try:
+        yield calls
+    finally:
+        _CALLS.reset(token)
+
+
+def _record(usage: UsageSnapshot) -> None:
+    if (calls := _CALLS.get()) is not None:
+        calls.append(usage)
 
 
 @dataclass(frozen=True)
@@ -276,7 +298,10 @@ class LLMClient:
             timeout = self._timeout(deadline)
             return self._counted(call_usage, lambda: self.client.chat.completions.create(**request, timeout=timeout))
 
-        response, attempts = with_retries(once, self.policy, deadline=deadline)
+        try:
+            response, attempts = with_retries(once, self.policy, deadline=deadline)
+        finally:
+            _record(call_usage.snapshot())
         return _reply(response, attempts, call_usage, time.perf_counter() - started)
 
     async def achat(
@@ -305,7 +330,10 @@ class LLMClient:
                 self._count_success(call_usage, response)
                 return response
 
-            response, attempts = await with_retries_async(once, self.policy, deadline=deadline)
+            try:
+                response, attempts = await with_retries_async(once, self.policy, deadline=deadline)
+            finally:
+                _record(call_usage.snapshot())
         return _reply(response, attempts, call_usage, time.perf_counter() - started)
 
     def _request(

@@ -13,12 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, Strict
 from starlette.concurrency import run_in_threadpool
 
 from graphwire.app import sse
-from graphwire.app.answering import ClientGone, answer_within
+from graphwire.app.answering import ClientGone, answer_within, request_usage
 from graphwire.app.deps import RetrievalDep, SettingsDep
 from graphwire.app.errors import ApiError
 from graphwire.app.limits import enforce, setting_limit
 from graphwire.app.streaming import stream_query
 from graphwire.core.deadline import Deadline
+from graphwire.core.llm import counting_calls
 from graphwire.core.settings import Settings
 from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import (
@@ -201,7 +202,9 @@ class QueryResponse(RetrieveResponse):
     answerer: str = Field(description='The answerer that ran: "extractive" or "llm:<model>".')
     abstained: bool = Field(description="True when the answer is the abstention.")
     citations: list[Citation] = Field(description="The chunks the answer rests on, in order of use.")
-    usage: Usage = Field(description="LLM calls and tokens this answer cost (zero for the extractive answerer).")
+    usage: Usage = Field(
+        description="LLM calls and tokens this request cost: the question's alias call and the answer."
+    )
 
 
 class ModesResponse(BaseModel):
@@ -293,11 +296,12 @@ async def query(body: QueryRequest, request: Request, settings: SettingsDep, ret
         return stream_query(payload, result, answerer, client, started, settings.request_timeout_s)
     # one deadline for retrieval and the answer; the answer's LLM call is cancelled when it passes (app/answering.py)
     deadline = Deadline.after(settings.request_timeout_s)
-    result = await _bounded(settings, _retrieve, retrieval, body.mode, question, body.top_k, deadline=deadline)
-    try:
-        answer, answer_ms = await answer_within(answerer, question, result, deadline, request)
-    except ClientGone:
-        return Response(status_code=499)  # nobody reads it; the LLM call is already cancelled
+    with counting_calls() as llm_calls:  # the alias call too, not only the answer's
+        result = await _bounded(settings, _retrieve, retrieval, body.mode, question, body.top_k, deadline=deadline)
+        try:
+            answer, answer_ms = await answer_within(answerer, question, result, deadline, request)
+        except ClientGone:
+            return Response(status_code=499)  # nobody reads it; the LLM call is already cancelled
     payload = _retrieve_response(question, result, body.include_context)
     payload["timings_ms"]["answer"] = answer_ms
     payload["timings_ms"]["request"] = round((time.perf_counter() - started) * 1000, 3)
@@ -306,6 +310,6 @@ async def query(body: QueryRequest, request: Request, settings: SettingsDep, ret
         answerer=answer.answerer,
         abstained=answer.abstained,
         citations=answer.citations,
-        usage=answer.usage,
+        usage=request_usage(llm_calls, answer),
     )
     return payload

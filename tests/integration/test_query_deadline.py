@@ -1,6 +1,7 @@
 """POST /v1/query under one deadline (REQUEST_TIMEOUT_S) for retrieval and the LLM answer, on the chains corpus in
-real Neo4j with the OpenAI-compatible stub as the LLM: past the deadline a 504 and the answer call given up; an LLM
-that fails inside the deadline makes the answerer abstain (200)."""
+real Neo4j with the OpenAI-compatible stub as the LLM: an LLM that fails inside the deadline makes the answerer
+abstain (200); an answer inside it is served, its usage counting the alias call too. The 504 past the deadline is
+tests/unit/test_answer_deadline.py (no retrieval time to race against)."""
 
 from __future__ import annotations
 
@@ -37,22 +38,6 @@ def _client(neo4j_settings: Settings, stub: OpenAIStub, tmp: Path, **overrides: 
     return TestClient(create_app(settings))
 
 
-def test_past_the_deadline_the_query_is_a_504_and_its_llm_call_is_given_up(
-    chains_graph: Graph, neo4j_settings: Settings, openai_stub: OpenAIStub, tmp_path: Path
-) -> None:
-    openai_stub.fallback = _slow_answers
-    # an attempt may take 8 s, and a retry is allowed: only the 12 s deadline ends the answer call
-    budgets = {"llm_timeout_s": 8.0, "request_timeout_s": 12.0, "llm_max_retries": 1, "llm_backoff_base_s": 0.01}
-    with _client(neo4j_settings, openai_stub, tmp_path, **budgets) as client:
-        assert client.post("/v1/retrieve", json={"question": QUESTION}).status_code == 200  # warm the caches
-        response = client.post("/v1/query", json={"question": QUESTION, "answerer": "llm"})
-    assert response.status_code == 504, response.text
-    error = response.json()["error"]
-    assert error["code"] == "timeout" and "REQUEST_TIMEOUT_S" in error["message"] and "cancelled" in error["message"]
-    answer_calls = [r for r in openai_stub.chat_requests if "response_format" not in r.body]
-    assert 1 <= len(answer_calls) <= 2  # no attempt started past the deadline
-
-
 def test_an_llm_timeout_inside_the_deadline_abstains(
     chains_graph: Graph, neo4j_settings: Settings, openai_stub: OpenAIStub, tmp_path: Path
 ) -> None:
@@ -72,5 +57,7 @@ def test_an_llm_answer_inside_the_deadline_is_served(
         response = client.post("/v1/query", json={"question": QUESTION, "answerer": "llm"})
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["answer"] == "Quarrow Minerals [1]." and body["usage"]["llm_calls"] == 1 and body["citations"]
+    assert body["answer"] == "Quarrow Minerals [1]." and body["citations"]
+    assert body["usage"]["llm_calls"] == 2  # the question's alias call counts as well as the answer
+    assert body["usage"]["prompt_tokens"] == sum(r.usage["prompt_tokens"] for r in openai_stub.chat_requests if r.usage)
     assert "answer" in body["timings_ms"]
