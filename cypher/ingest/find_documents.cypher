@@ -1,4 +1,11 @@
-// A document by id, else by exact title (for `graphwire ingest --delete`).
-MATCH (d:Document)
-WHERE d.id = $ref OR d.title = $ref
+// A document by id, else by exact title (for `graphwire ingest --delete`): two index seeks (the id constraint, the
+// document_title index), never a scan of the documents. A document whose title is its own id is listed once.
+CALL () {
+  MATCH (d:Document {id: $ref})
+  RETURN d
+  UNION
+  MATCH (d:Document {title: $ref})
+  RETURN d
+}
 RETURN d.id AS id, d.title AS title
+ORDER BY id

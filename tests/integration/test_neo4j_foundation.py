@@ -19,6 +19,7 @@ INDEXES = {
     "entity_norm": ("RANGE", ["Entity"], ["norm"]),
     "entity_label": ("RANGE", ["Entity"], ["label"]),
     "chunk_document": ("RANGE", ["Chunk"], ["document_id"]),
+    "document_title": ("RANGE", ["Document"], ["title"]),  # `ingest --delete` by title without a scan
 }
 
 

@@ -74,23 +74,23 @@ def build(spec: SyntheticSpec) -> GraphRows:
                                    "published_at": day.isoformat(), "date": day.isoformat(),
                                    "publication": pub_keys[pub]})  # fmt: skip
         for c in range(spec.chunks_per_document):
-            chunk_id = _id("chunk", d, c)
+            chunk = chunk_id(d, c)
             picked = sorted(
                 {bisect.bisect_left(cumulative, rng.random() * total) for _ in range(spec.mentions_per_chunk)}
             )
             used.update(picked)
             keys = [entity_key_of(i) for i in picked]
             text = f"Article {d}, part {c}: " + ", ".join(entity_name(i)[0] for i in picked) + " were in the news."
-            rows.chunks.new.append({"id": chunk_id, "document_id": doc_id, "index": c, "text": text,
+            rows.chunks.new.append({"id": chunk, "document_id": doc_id, "index": c, "text": text,
                                     "title": f"Article {d}", "source": publications[pub],
                                     "published_at": day.isoformat()})  # fmt: skip
             for key in keys:
-                rows.mentions.new.append({"chunk_id": chunk_id, "key": key, "count": 1 + rng.randrange(3),
+                rows.mentions.new.append({"chunk_id": chunk, "key": key, "count": 1 + rng.randrange(3),
                                           "title": False, "sentences": [0]})  # fmt: skip
-                relations[(key, REPORTED_BY, pub_keys[pub])].append(chunk_id)
+                relations[(key, REPORTED_BY, pub_keys[pub])].append(chunk)
             for _ in range(spec.relations_per_chunk if len(keys) > 1 else 0):
                 a, b = rng.sample(keys, 2)
-                relations[(a, TYPES[rng.randrange(len(TYPES))], b)].append(chunk_id)
+                relations[(a, TYPES[rng.randrange(len(TYPES))], b)].append(chunk)
     rows.entities.extend(_entity_row(*entity_name(i)) for i in sorted(used))
     rows.days = _days(sorted(days))
     for (s, t, o), chunk_ids in relations.items():
@@ -138,8 +138,13 @@ def _day(d: date) -> dict[str, Any]:
     return {"date": d.isoformat(), "year": d.year, "month": d.month, "day": d.day, "prev": previous, "next": following}
 
 
+def chunk_id(document: int, index: int) -> str:
+    """The id of chunk `index` of synthetic document `document`."""
+    return _id("chunk", document, index)
+
+
 def _id(*parts: object) -> str:
     return hashlib.sha1("|".join(map(str, parts)).encode()).hexdigest()[:24]
 
 
-__all__ = ["SyntheticSpec", "build", "done_rows", "entity_key_of", "entity_name", "shuffled"]
+__all__ = ["SyntheticSpec", "build", "chunk_id", "done_rows", "entity_key_of", "entity_name", "shuffled"]

@@ -1,0 +1,169 @@
+"""PROFILE of the statements issue 13 bounded, before and after, on a 50,000-article synthetic graph.
+
+    .venv/bin/python -m bench.cypher_profile --build --wipe   # write the graph first (about 2 minutes)
+    .venv/bin/python -m bench.cypher_profile --before <rev>   # profile the statements of <rev> and of the checkout
+
+The graph (tests/support/synthetic.py) is written straight through the project's writer (GraphWriter, CREATE
+statements), without extraction: 50,000 documents, 100,000 chunks, Zipf-distributed mentions (a few hub entities in
+a large share of the chunks), hub REPORTED_BY provenance lists, two busy outlets. Each statement runs under PROFILE
+twice, in a transaction that is rolled back (the second run is reported, its plan cached); db hits and rows come from
+the profile.
+"Before" is the statement's text at `--before`, "after" the checkout's; both get the same parameters (a statement
+ignores the ones it does not use). The PROFILE prefix is added here, for measuring only: the product runs the
+catalogue's statements as they are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any, LiteralString, cast
+
+from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
+from graphwire import cypher
+from graphwire.core.bootstrap import apply_schema
+from graphwire.core.graph import Graph
+from graphwire.core.names import entity_key
+from graphwire.core.settings import Settings
+from graphwire.ingest.writer import GraphWriter
+from tests.support.synthetic import SyntheticSpec, build, chunk_id, done_rows, entity_key_of, publication_name
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "bench" / "cypher_profile"
+WINDOW = {"start": "2023-03-01", "end": "2023-03-31", "lo": "2023-03-01", "hi": "2023-03-31", "md_lo": "00-00",
+          "md_hi": "99-99", "sources": []}  # fmt: skip
+TEMPLATE = {"key_limit": 50, "bridge_scan": 200, "direct_per_entity": 40, "two_hop_scan": 400, "two_hop_fanout": 20,
+            "two_hop_max_degree": 5000, "two_hop_per_entity": 12, "chunks_per_fact": 100, "limit": 120,
+            "sources": [], "windows": []}  # fmt: skip
+
+
+def cases() -> list[tuple[str, str, dict[str, Any]]]:
+    """(label, statement, parameters): hub entities (the most mentioned), mid-tail ones, a busy outlet, a window."""
+    hubs, mid = [entity_key_of(0), entity_key_of(1)], [entity_key_of(500), entity_key_of(1501)]
+    outlet = publication_name(0)
+    pub = entity_key("Publication", outlet)
+    facts = "retrieve/facts_and_candidates"
+    return [
+        ("two hub entities", facts, {**TEMPLATE, "keys": hubs, "entity_keys": hubs, "publication_keys": []}),
+        ("hub + busy outlet + one-month window", facts,
+         {**TEMPLATE, "keys": [hubs[0], pub], "entity_keys": hubs[:1], "publication_keys": [pub], "sources": [outlet],
+          "windows": [WINDOW]}),
+        ("two mid-tail entities", facts, {**TEMPLATE, "keys": mid, "entity_keys": mid, "publication_keys": []}),
+        ("chain hops around two hubs", "retrieve/relation_hops",
+         {**TEMPLATE, "keys": hubs, "types": ["SUPPLIES", "OWNS"], "per_entity": 8, "limit": 60}),
+        ("GET /v1/graph/stats", "retrieve/graph_stats", {}),
+        ("ingest report: relationships per type", "ingest/count_relationships_by_type", {}),
+        ("ingest report: entities per label", "ingest/count_entities_by_label", {}),
+        ("ingest --delete by title", "ingest/find_documents", {"ref": "Article 4242"}),
+        ("update: provenance of 4 replaced chunks (rolled back)", "ingest/remove_chunk_provenance",
+         {"chunk_ids": [chunk_id(d, c) for d in (0, 1) for c in range(2)]}),
+    ]  # fmt: skip
+
+
+def _hits(plan: dict[str, Any]) -> int:
+    return int(plan.get("dbHits", 0)) + sum(_hits(child) for child in plan.get("children", []))
+
+
+def _hottest(plan: dict[str, Any], out: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    out.append((int(plan.get("dbHits", 0)), str(plan["operatorType"]).split("@")[0]))
+    for child in plan.get("children", []):
+        _hottest(child, out)
+    return out
+
+
+def profile(graph: Graph, text: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Twice, each in a transaction that is rolled back (the write statements change nothing)."""
+    query = cast(LiteralString, "PROFILE " + text)
+    with graph.driver.session(database=graph.database) as session:
+        for _ in range(2):
+            started = time.perf_counter()
+            with session.begin_transaction() as tx:
+                result = tx.run(query, params)
+                rows = list(result)
+                summary = result.consume()
+                tx.rollback()
+            elapsed_ms = (time.perf_counter() - started) * 1000
+    plan = cast(dict[str, Any], summary.profile)
+    top = sorted(_hottest(plan, []), reverse=True)[:3]
+    return {"db_hits": _hits(plan), "ms": round(elapsed_ms, 1), "rows": len(rows), "result": _size(rows),
+            "hottest": [f"{op} {hits}" for hits, op in top]}  # fmt: skip
+
+
+def _size(rows: list[Any]) -> str:
+    if len(rows) == 1 and "facts" in list(rows[0].keys()):  # a Record's `in` looks at its values
+        return f"{len(rows[0]['facts'])} facts, {len(rows[0]['candidates'])} candidates"
+    return f"{len(rows)} rows"
+
+
+def old_text(rev: str, name: str) -> str:
+    return subprocess.run(["git", "show", f"{rev}:cypher/{name}.cypher"], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout  # fmt: skip
+
+
+def write_graph(graph: Graph, spec: SyntheticSpec) -> dict[str, Any]:
+    apply_schema(graph)
+    started = time.perf_counter()
+    rows = build(spec)
+    writer = GraphWriter(graph, batch_size=10_000, threads=1)  # one write transaction at a time: a shared machine
+    writer.write(rows)
+    writer.mark_done(done_rows(rows, spec.chunks_per_document))
+    return {"build_and_write_s": round(time.perf_counter() - started, 1)}
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [
+        "# PROFILE before/after on a 50,000-article synthetic graph (issue 13 item 7)", "",
+        f"Command: `{report['command']}` (the graph written first with `--build --wipe`)", "",
+        f"Machine: {report['machine']}; load average {report['load_average']} (1, 5, 15 min) while it ran. "
+        f"Before = the statements at `{report['before']}`, after = this commit's.", "",
+        f"Graph: {report['graph']}", "",
+        "| case | statement | db hits before | db hits after | ms before | ms after | result before | result after |",
+        "|---|---|---:|---:|---:|---:|---|---|",
+    ]  # fmt: skip
+    for row in report["cases"]:
+        b, a = row["before"], row["after"]
+        lines.append(f"| {row['case']} | `{row['statement']}` | {b['db_hits']:,} | {a['db_hits']:,} | {b['ms']} | "
+                     f"{a['ms']} | {b['result']} | {a['result']} |")  # fmt: skip
+    lines += ["", "Hottest operators (db hits), after:", ""]
+    lines += [f"- {row['case']}: {', '.join(row['after']['hottest'])}" for row in report["cases"]]
+    return "\n".join(lines) + "\n" + report.get("notes", "")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", action="store_true", help="write the synthetic graph (the database must be empty)")
+    parser.add_argument("--before", default="HEAD", help="git revision whose statements are 'before'")
+    parser.add_argument("--notes", type=Path, help="markdown appended to the report (what the numbers show)")
+    add_wipe_flag(parser)
+    args = parser.parse_args()
+    settings = Settings()
+    graph = Graph.from_settings(settings)
+    graph.timeout_s = None
+    report: dict[str, Any] = {"command": command_line(), "machine": machine(), "before": args.before}
+    if args.build:
+        require_wipe(parser, args)
+        graph.write("admin/wipe")
+        report["build"] = write_graph(graph, SyntheticSpec())
+    apply_schema(graph)  # the checkout's indexes (idempotent)
+    graph.write("admin/await_indexes", timeout_s=300)
+    counts = graph.read("ingest/count_nodes")[0]
+    fingerprint = graph.read("graph/fingerprint")[0]
+    report["graph"] = {**counts, "relationships": fingerprint["relationships"], "mentions": fingerprint["mentions"]}
+    report["cases"] = []
+    for label, name, params in cases():
+        before = profile(graph, old_text(args.before, name), params)
+        after = profile(graph, cypher.PRODUCT.query(name), params)
+        report["cases"].append({"case": label, "statement": name, "before": before, "after": after})
+        print(label, before["db_hits"], "->", after["db_hits"], flush=True)
+    report["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    if args.notes is not None:
+        report["notes"] = "\n" + args.notes.read_text(encoding="utf-8")
+    write_results(OUT, report, markdown(report))
+    graph.close()
+
+
+if __name__ == "__main__":
+    main()
