@@ -239,6 +239,12 @@ def _run_delete(graph: Graph, refs: list[str], store: ChunkSink | None) -> None:
         raise fail(f"no document with id or exact title {names} (nothing else was deleted for it)")
 
 
+def _rate(report: IngestReport) -> str:
+    """chunks/s, or s/chunk when slower than one a second (an LLM extractor on a CPU)."""
+    rate = report.chunks_per_s
+    return f"{rate:.0f} chunks/s" if rate >= 1 or not rate else f"{1 / rate:.1f} s/chunk"
+
+
 def _extractor_dropped(report: IngestReport) -> int:
     """What the LLM extractor itself dropped before the schema pruner saw it (off-schema, not in the chunk)."""
     return sum(n for k, n in report.extraction.items() if k.startswith(("entities dropped", "relationships dropped")))
@@ -265,7 +271,7 @@ def print_summary(report: IngestReport) -> None:
         ("pruned (off-schema; for the LLM also ungrounded)", sum(report.pruned.values()) + _extractor_dropped(report)),
         ("merged by resolution (fuzzy)", f"{report.merged} ({report.fuzzy_merged})"),
         ("extraction failures", len(report.failures)),
-        ("elapsed", f"{report.elapsed_s:.1f} s ({report.chunks_per_s:.0f} chunks/s)"),
+        ("elapsed", f"{report.elapsed_s:.1f} s ({_rate(report)})"),
         ("  extract / write / vectors", f"{report.extract_s:.1f} / {report.write_s:.1f} / {report.vector_s:.1f} s"),
         ("mentions linked by name", f"{report.mentions_linked} ({report.link_s:.1f} s)"),
     ]

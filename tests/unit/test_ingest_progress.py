@@ -53,13 +53,20 @@ def test_the_summary_counts_what_the_llm_extractor_dropped_retried_and_repaired(
     from graphwire.cli.ingest_cmd import console, print_summary
 
     report = IngestReport(
+        chunks_written=22,
+        elapsed_s=1712.4,
         pruned={"pattern not allowed": 1},
         documents_reextracted=2,
         extraction={"retried calls": 3, "repaired replies": 1, "entities dropped: name not in the chunk": 4},
     )
-    with console.capture() as captured:
-        print_summary(report)
+    width, console.width = console.width, 200  # one line per row, however narrow the test's terminal
+    try:
+        with console.capture() as captured:
+            print_summary(report)
+    finally:
+        console.width = width
     out = " ".join(captured.get().split())
     assert "pruned (off-schema; for the LLM also ungrounded) │ 5" in out  # 1 by the pruner + 4 by the extractor
     assert "LLM extractor: retried calls │ 3" in out and "LLM extractor: repaired replies │ 1" in out
     assert "re-extracted (another extractor wrote them) │ 2" in out
+    assert "1712.4 s (77.8 s/chunk)" in out  # not "0 chunks/s"
