@@ -1,6 +1,7 @@
 """POST /v1/query with `"stream": true`: the answer as Server-Sent Events.
 
-    event: retrieval  data: what /v1/retrieve returns (entities, facts, chunks, analysis, timings_ms)
+    event: retrieval  data: what /v1/retrieve returns (entities, facts, chunks, analysis, timings_ms), and `citations`:
+                      the retrieved chunks as sources the answer may cite (chunk_id, title, publication, published_at)
     event: token      data: {"text": "..."}  one per piece, as the LLM produces it (the extractive answerer: one)
     event: answer     data: {"answer", "answerer", "abstained", "citations", "usage", "timings_ms"}
 
@@ -24,7 +25,7 @@ from starlette.responses import StreamingResponse
 from graphwire.app import sse
 from graphwire.retrieval.answer.streaming import stream_answer
 from graphwire.retrieval.base import Answerer
-from graphwire.retrieval.models import Answer, RetrievalResult
+from graphwire.retrieval.models import Answer, Citation, RetrievalResult
 
 
 def stream_query(
@@ -47,7 +48,7 @@ async def _events(
     started: float,
     deadline_s: float,
 ) -> AsyncIterator[str]:
-    yield sse.event("retrieval", payload)
+    yield sse.event("retrieval", {**payload, "citations": _candidates(result)})
     answer_started = time.perf_counter()
     answer: Answer | None = None
     try:
@@ -67,6 +68,16 @@ async def _events(
         {"answer": answer.text, "answerer": answer.answerer, "abstained": answer.abstained,
          "citations": answer.citations, "usage": answer.usage, "timings_ms": timings},
     )  # fmt: skip
+
+
+def _candidates(result: RetrievalResult) -> list[Citation]:
+    """Every retrieved chunk once, best first, in the shape of a citation (the answer event says which it cited)."""
+    sources: dict[str, Citation] = {}
+    for c in result.chunks:
+        sources.setdefault(
+            c.chunk_id, Citation(chunk_id=c.chunk_id, title=c.title, publication=c.source, published_at=c.published_at)
+        )
+    return list(sources.values())
 
 
 def _ms_since(started: float) -> float:

@@ -83,11 +83,19 @@ def test_query_streams_server_sent_events(api: ApiProcess) -> None:
     retrieval, token, answer = (data for _, data in events)
     assert any(f["subject"] == "Quarrow Minerals" for f in retrieval["facts"]) and retrieval["entities"]
     assert {"aliases", "matching", "templates", "total"} <= set(retrieval["timings_ms"])
+    assert [c["chunk_id"] for c in retrieval["citations"]] == [c["chunk_id"] for c in retrieval["chunks"]]
+    assert answer_cited(retrieval, events[-1][1])
     assert token == {"text": "Quarrow Minerals"} and answer["answer"] == "Quarrow Minerals"
     assert answer["citations"][0]["title"] == SOURCE_TITLE and answer["usage"]["llm_calls"] == 0
     assert {"answer", "request"} <= set(answer["timings_ms"])
     bad = httpx.post(f"{api.url}/v1/query", json={**body, "mode": "telepathy"}, timeout=30)
     assert bad.status_code == 422  # errors before the stream starts keep their status
+
+
+def answer_cited(retrieval: dict[str, Any], answer: dict[str, Any]) -> bool:
+    """The answer cites only sources the retrieval event announced."""
+    announced = {c["chunk_id"] for c in retrieval["citations"]}
+    return bool(answer["citations"]) and {c["chunk_id"] for c in answer["citations"]} <= announced
 
 
 def _llm_replies(answer: str, stream_delay_s: float) -> Any:
