@@ -17,7 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import AuthError, DatabaseUnavailable, ServiceUnavailable, SessionExpired
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -108,5 +108,6 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(ServiceUnavailable, _neo4j_unavailable)
     app.add_exception_handler(SessionExpired, _neo4j_unavailable)
+    app.add_exception_handler(DatabaseUnavailable, _neo4j_unavailable)  # a server shutting down or starting
     app.add_exception_handler(AuthError, _neo4j_auth)
     app.add_exception_handler(Neo4jNotConfiguredError, _neo4j_not_configured)

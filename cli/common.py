@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import typer
-from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import AuthError, DatabaseUnavailable, ServiceUnavailable, SessionExpired
 
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 
-NEO4J_ERRORS = (ServiceUnavailable, SessionExpired, AuthError)
+# DatabaseUnavailable: a server that is shutting down (or starting) still answers, but runs no transaction
+NEO4J_ERRORS = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, AuthError)
 
 
 def neo4j_error_line(settings: Settings, exc: BaseException) -> str:

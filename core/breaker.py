@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable
 from typing import Literal, TypeVar
 
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
 
 T = TypeVar("T")
-UNREACHABLE = (ServiceUnavailable, SessionExpired)
+UNREACHABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable)  # the last: a server shutting down
 State = Literal["closed", "open", "half_open"]
 
 

@@ -1,11 +1,15 @@
 """Neo4j stopped under a stream of requests, then started again: every request answers 503 within the request
-deadline (never 504 after the driver's retries), /health says so, and the API recovers without a restart.
+deadline (never 504 after the driver's retries), /health says so, and the API recovers without a restart. Neo4j
+stopped in the middle of `graphwire ingest`: one line that says to re-run with --resume, no traceback.
 
-The test runs its own throwaway Neo4j (the session's shared one is never stopped)."""
+The tests run their own throwaway Neo4j (the session's shared one is never stopped)."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -112,3 +116,37 @@ def test_neo4j_down_is_503_at_once_and_the_api_recovers_when_it_is_back(own_neo4
         assert _wait_healthy(client) == 200  # the same app, no restart
         after = _first_answer(client)  # a fresh Neo4j plans its queries anew: the first may pass the deadline
         assert after.json()["facts"] == before.json()["facts"]
+
+
+def _committed(graph: Graph) -> int:
+    try:
+        return int(graph.read("ingest/count_nodes")[0]["documents"])
+    except Exception:  # the server may be going down
+        return 0
+
+
+def test_neo4j_dying_mid_ingest_prints_one_line_that_says_to_resume(own_neo4j: LocalNeo4j, tmp_path: Path) -> None:
+    settings = _settings(own_neo4j, tmp_path)
+    if not own_neo4j.status().running:
+        own_neo4j.start(timeout_s=240)
+    graph = Graph.from_settings(settings)
+    graph.write("admin/wipe")
+    env = {**os.environ, "NEO4J_URI": settings.neo4j_uri, "NEO4J_HOME": str(own_neo4j.home),
+           "NEO4J_PASSWORD": own_neo4j.password_file.read_text().strip(), "NEO4J_RETRY_S": "2",
+           "CHROMA_PATH": str(tmp_path / "chroma"), "INGEST_STATE_PATH": str(tmp_path / "state"),
+           "EXTRACTION_CACHE_PATH": str(tmp_path / "cache.sqlite"),
+           "STORE_LOCK_DIR": str(tmp_path / "locks")}  # fmt: skip
+    corpus = Path(__file__).resolve().parents[2] / "data" / "demo" / "articles.jsonl"
+    command = [str(Path(sys.executable).parent / "graphwire"), "ingest", str(corpus), "--batch-docs", "1",
+               "--no-vectors", "--n-process", "1"]  # fmt: skip
+    ingest = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 180
+    while ingest.poll() is None and _committed(graph) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)  # until the run has written a couple of documents
+    graph.close()
+    own_neo4j.stop()
+    _, stderr = ingest.communicate(timeout=240)
+    assert ingest.returncode == 1, stderr[-2000:]
+    assert "Traceback" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("error: Neo4j is not reachable") and "--resume" in last, last

@@ -4,7 +4,7 @@ recover."""
 from __future__ import annotations
 
 import pytest
-from neo4j.exceptions import ClientError, ServiceUnavailable
+from neo4j.exceptions import ClientError, DatabaseUnavailable, ServiceUnavailable
 
 from graphwire.core.breaker import CircuitBreaker, CircuitOpenError
 from graphwire.core.graph import Graph
@@ -87,3 +87,14 @@ def test_the_serving_graph_fails_fast_against_a_port_nothing_listens_on(tmp_path
             graph.read("retrieve/entity_version")
     finally:
         graph.close()
+
+
+def test_a_database_that_is_shutting_down_opens_the_breaker_too() -> None:
+    breaker = CircuitBreaker(open_s=3.0, clock=Clock())
+
+    def shutting_down() -> None:
+        raise DatabaseUnavailable("Timeout waiting for database to become available")
+
+    with pytest.raises(DatabaseUnavailable):
+        breaker.call(shutting_down)
+    assert breaker.state == "open"
