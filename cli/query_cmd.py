@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
+from graphwire.cli.common import NEO4J_ERRORS, check_top_k, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.core.chroma import open_client
 from graphwire.core.settings import get_settings
 from graphwire.retrieval.models import Answer, RetrievalResult
@@ -27,11 +27,12 @@ def ask(
     question: Annotated[str, typer.Argument(help="The question, in quotes.")],
     mode: Annotated[str, typer.Option(help="Retrieval mode (graph, vector, bm25, ...).")] = "graph",
     answerer: Annotated[AnswererName, typer.Option(help="auto: the LLM when configured.")] = AnswererName.AUTO,
-    top_k: Annotated[int, typer.Option(min=1, max=200, help="Chunks to retrieve.")] = 10,
+    top_k: Annotated[int, typer.Option(min=1, help="Chunks to retrieve (at most MAX_TOP_K).")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
 ) -> None:
     """Answer one question: matched entities, KEY/BRIDGE/DIRECT facts, citations and per-stage timings."""
     settings = get_settings()
+    check_top_k(top_k, settings)
     graph = open_graph_or_exit(settings)
     try:
         ctx = RetrievalContext(settings, graph=lambda: graph, chroma=lambda: open_client(settings))
