@@ -5,7 +5,7 @@ from __future__ import annotations
 from graphwire.core.embeddings import Embedder
 from graphwire.retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
 from graphwire.retrieval.flat.fusion import RRF_K, ranks_of, rrf, top_positions
-from graphwire.retrieval.flat.index import FlatIndex, Scores
+from graphwire.retrieval.flat.index import FlatIndex, IndexSnapshot, Scores
 from graphwire.retrieval.models import RetrievalResult
 from graphwire.retrieval.timing import StageTimer
 
@@ -44,9 +44,9 @@ class FusedRetriever:
         self.k = k
         self.weights = weights
 
-    def fused_scores(self, question: str, timer: StageTimer) -> Scores:
-        with timer.stage("index"):
-            snapshot = self.index.snapshot()
+    def fused_scores(self, question: str, timer: StageTimer, snapshot: IndexSnapshot) -> Scores:
+        """Scores over `snapshot`'s chunks: the caller ranks with the same snapshot (the index may be rebuilt by
+        another request meanwhile, with a different number of chunks)."""
         with timer.stage("embed"):
             vector = self.embedder.embed_query(question)
         with timer.stage("dense"):
@@ -61,9 +61,9 @@ class FusedRetriever:
 
     def retrieve_guided(self, question: str, top_k: int, guidance: Guidance | None) -> RetrievalResult:
         timer = StageTimer()
-        scores = self.fused_scores(question, timer)
-        snapshot = self.index.snapshot()
-        scores = scores + guidance_bonus(snapshot, guidance, self.k)
+        with timer.stage("index"):
+            snapshot = self.index.snapshot()
+        scores = self.fused_scores(question, timer, snapshot) + guidance_bonus(snapshot, guidance, self.k)
         positions = top_positions(scores, top_k, guidance_mask(snapshot, guidance))
         return RetrievalResult(
             mode=self.name, chunks=ranked_chunks(snapshot, positions, scores), timings_ms=timer.finish()

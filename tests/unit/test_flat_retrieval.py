@@ -145,3 +145,22 @@ def test_registry_factories_share_one_store_and_index(tmp_path: Path) -> None:
     assert bm25.index is fused.index is plus.index and plus.index.store is vector.store
     vector.store.upsert(_chunks())
     assert _ids(plus.retrieve("GPT-4 Turbo context window", top_k=1)) == ["gpt:0"]
+
+
+def test_fused_ranks_with_one_snapshot_while_the_store_grows(tmp_path: Path) -> None:
+    """Another request may rebuild the index in the middle of a fused retrieval (the store grew): scoring and ranking
+    must use the same snapshot (the API answered 500, 'operands could not be broadcast', when they did not)."""
+    store = ChunkStore.from_settings(Settings(chroma_path=tmp_path, chroma_collection="flat_grow"))
+    store.upsert(_chunks()[:2])
+    index = FlatIndex(store, check_every_s=0)
+    fused = FusedRetriever(index, store.embedder)
+    embed_query = store.embedder.embed_query
+
+    def embed_while_another_process_writes(text: str) -> np.ndarray:
+        store.upsert(_chunks()[2:])  # lands between this retrieval's snapshot and its ranking
+        return embed_query(text)
+
+    fused.embedder = type("Racing", (), {"embed_query": staticmethod(embed_while_another_process_writes)})()
+    result = fused.retrieve("Federal Reserve interest rates", top_k=5)
+    assert set(_ids(result)) == {"fed-oct:0", "fed-nov:0"}  # the snapshot it started with
+    assert len(index.snapshot()) == len(ARTICLES)  # the next retrieval sees the new chunks
