@@ -294,14 +294,18 @@ class LLMClient:
         call_usage = UsageCounter()
         started = time.perf_counter()
 
-        def once() -> ChatCompletion:
-            timeout = self._timeout(deadline)
-            return self._counted(call_usage, lambda: self.client.chat.completions.create(**request, timeout=timeout))
+        # A client of this call's own, closed when it ends: an attempt that timed out leaves no pooled connection
+        # open, so the server sees the hang-up and stops generating (llama.cpp does).
+        with openai.OpenAI(base_url=str(self.client.base_url), api_key=self.client.api_key, max_retries=0) as client:
 
-        try:
-            response, attempts = with_retries(once, self.policy, deadline=deadline)
-        finally:
-            _record(call_usage.snapshot())
+            def once() -> ChatCompletion:
+                timeout = self._timeout(deadline)
+                return self._counted(call_usage, lambda: client.chat.completions.create(**request, timeout=timeout))
+
+            try:
+                response, attempts = with_retries(once, self.policy, deadline=deadline)
+            finally:
+                _record(call_usage.snapshot())
         return _reply(response, attempts, call_usage, time.perf_counter() - started)
 
     async def achat(
