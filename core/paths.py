@@ -11,6 +11,7 @@ from __future__ import annotations
 import filecmp
 import os
 import shutil
+from functools import cache
 from pathlib import Path
 
 PACKAGE_ROOT = Path(__file__).parent.parent  # not resolved: in a checkout graphwire/core is a link to core/
@@ -18,6 +19,7 @@ DEMO_DIR = PACKAGE_ROOT / "data" / "demo"
 TOOLS_DIR = PACKAGE_ROOT / "tools"
 
 
+@cache
 def checkout_root() -> Path | None:
     """The repository folder when running from a source checkout (editable install or tests), else None."""
     root = PACKAGE_ROOT.resolve().parent
@@ -29,8 +31,10 @@ def cache_root() -> Path:
     return Path(base) / "graphwire"
 
 
+@cache
 def maven_project(name: str) -> Path:
-    """The folder of the Maven project `tools/<name>` to build in: the checkout's own, or a cached copy of it."""
+    """The folder of the Maven project `tools/<name>` to build in: the checkout's own, or a cached copy of it
+    (copied once per process: every embedder and `bge_small_present` call asks for it)."""
     source = TOOLS_DIR / name
     if checkout_root() is not None:
         return source.resolve()

@@ -69,11 +69,8 @@ class Graphwire:
         from graphwire.ingest.loaders import load_articles, load_records
         from graphwire.ingest.service import ExtractorChoice, ingest_loaded, ingest_options
 
-        from_file = isinstance(documents, str | Path)
-        loaded = load_articles(Path(documents)) if from_file else load_records(list(documents))  # type: ignore[arg-type]
-        lock = WriterLock.for_settings(self.settings)
-        lock.acquire("graphwire Python API: Graphwire.ingest")
-        try:
+        loaded = load_articles(Path(documents)) if isinstance(documents, str | Path) else load_records(list(documents))
+        with WriterLock.for_settings(self.settings).hold("graphwire Python API: Graphwire.ingest"):
             report = ingest_loaded(
                 loaded.articles,
                 self.graph,
@@ -82,8 +79,6 @@ class Graphwire:
                 chunk_store=self._chunk_store() if vectors else None,
                 extractor=ExtractorChoice(extractor),
             )
-        finally:
-            lock.release()
         report.load_errors = loaded.errors
         if self._context is not None:
             self._context.refresh()  # this process's caches see the new documents at once
