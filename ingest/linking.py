@@ -6,6 +6,10 @@ holds, longest match first, and gains a MENTIONS edge (`linked: true`, with the 
 the tagger did not give it. Generic words are never linked on their own: those in `schema/lexicon/generic_words.txt`,
 and one-word names the scanned text itself writes in lower case at least twice as often as capitalised ("Death",
 "Series"). A chunk is marked `linked` once its rows are written, so a run killed here is finished by the next one.
+
+Only the entities the scanned text can name are read: those whose normalised name or alias equals one of its word
+spans (up to MAX_SPAN_WORDS words, ingest/entity_lookup.py), unless the spans could outnumber the graph's entities
+(a first ingest), when reading them all is the cheaper way.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass, field
 from graphwire.core.documents import Chunk
 from graphwire.core.graph import Graph
 from graphwire.core.names import normalise_name
+from graphwire.ingest.entity_lookup import StoredEntities
 from graphwire.ingest.extractors.offline import extraction_text
 from graphwire.ingest.rows import Row
 from graphwire.ingest.sentences import sentence_of, sentence_starts
@@ -108,10 +113,24 @@ def _chunk_of(row: Row) -> Chunk:
                  title=row["title"] or "")  # fmt: skip
 
 
+def word_spans(tokens: Iterable[list[tuple[str, int, bool]]]) -> set[str]:
+    """Every run of 1 to MAX_SPAN_WORDS words of the texts, as `find_names` compares them to the dictionary."""
+    spans: set[str] = set()
+    for words in tokens:
+        norms = [norm for norm, _, _ in words]
+        for i in range(len(norms)):
+            for size in range(1, min(MAX_SPAN_WORDS, len(norms) - i) + 1):
+                span = " ".join(norms[i : i + size])
+                if len(span) >= MIN_NAME_CHARS and not span.isdigit():
+                    spans.add(span)
+    return spans
+
+
 class DictionaryLinker:
-    def __init__(self, graph: Graph, batch_size: int = 10_000) -> None:
+    def __init__(self, graph: Graph, batch_size: int = 10_000, stored: StoredEntities | None = None) -> None:
         self.graph = graph
         self.batch_size = batch_size
+        self.stored = stored or StoredEntities(graph)
 
     def run(self) -> LinkReport:
         rows = self.graph.read("ingest/unlinked_chunks")
@@ -124,7 +143,7 @@ class DictionaryLinker:
         for words in tokens:
             for norm, _, capitalised in words:
                 (upper if capitalised else lower)[norm] += 1
-        dictionary = Dictionary.of(self.graph.read("ingest/existing_entities")).without_generic(lower, upper)
+        dictionary = Dictionary.of(self._entities(tokens)).without_generic(lower, upper)
         links: list[Row] = []
         for (chunk_id, text), words in zip(texts, tokens, strict=True):
             for key, sentences in find_names(text, dictionary, words).items():
@@ -134,6 +153,13 @@ class DictionaryLinker:
         self._write(links, [chunk_id for chunk_id, _ in texts])
         report.mentions_linked = len(links)
         return report
+
+    def _entities(self, tokens: list[list[tuple[str, int, bool]]]) -> list[Row]:
+        """The entities the texts may name; all of them when the texts have more spans than the graph entities."""
+        most_spans = sum(len(words) for words in tokens) * MAX_SPAN_WORDS
+        if most_spans >= self.stored.count():
+            return self.stored.all()
+        return self.stored.by_surfaces(word_spans(tokens))
 
     def _write(self, links: Sequence[Row], chunk_ids: Sequence[str]) -> None:
         if links:

@@ -25,6 +25,7 @@ from graphwire.core.schema import configured_schema
 from graphwire.core.store_version import bump
 from graphwire.ingest.chunker import chunk_article
 from graphwire.ingest.consistency import ChunkSink, missing_vectors_of, restore_vectors
+from graphwire.ingest.entity_lookup import StoredEntities, migrate
 from graphwire.ingest.extractors.base import ExtractionFailure, Extractor
 from graphwire.ingest.known_relations import KnownRelations
 from graphwire.ingest.linking import DictionaryLinker
@@ -80,10 +81,12 @@ def ingest_articles(
     writer = GraphWriter(graph, batch_size=opts.write_batch_size, threads=opts.write_threads)
     report.deletes_finished = len(finish_pending_deletes(writer, chunk_store))  # what a killed run left half done
     resolver = resolver or EntityResolver(opts.fuzzy_threshold)
-    stored_entities = graph.read("ingest/existing_entities")
-    resolver.load(stored_entities)
+    stored = StoredEntities(graph)
+    migrate(graph)
+    if resolver.source is None and stored.count():  # an empty graph has nothing to read
+        resolver.source = stored
     known = KnownRelations(
-        (str(row["key"]) for row in stored_entities), lambda keys: graph.read("ingest/relation_keys_from", keys=keys)
+        resolver.stored.__contains__, lambda keys: graph.read("ingest/relation_keys_from", keys=keys)
     )
     selected = articles[: opts.limit] if opts.limit else articles
     work, unchanged = _plan(selected, writer, state, opts, report, extractor.name)
@@ -111,12 +114,13 @@ def ingest_articles(
             run.finish(in_flight.result(), state, opts)
     if opts.link_names:
         t_link = time.perf_counter()
-        linked = DictionaryLinker(graph, batch_size=opts.write_batch_size).run()
+        linked = DictionaryLinker(graph, batch_size=opts.write_batch_size, stored=stored).run()
         report.mentions_linked = linked.mentions_linked
         report.link_s = time.perf_counter() - t_link
     report.entities_removed = sweep_orphans(writer)
     bump(graph)
     report.pruned = dict(run.pruned)
+    report.entities_read = stored.rows_read
     report.merged = resolver.stats.merged
     report.fuzzy_merged = resolver.stats.fuzzy
     _usage(extractor, report)
@@ -223,6 +227,7 @@ class _Run:
                 self.report.extracted_entities += len(clean.entities)
                 self.report.extracted_relations += len(clean.relations)
                 extractions.append(clean)
+        self.resolver.prefetch(_names(extractions))
         stored = {w.article.doc_id for w in batch if w.existed}
         rows = build_rows([w.article for w in batch], chunks, extractions, self.resolver, self.known, stored)
         return _Prepared(batch, chunks, rows, failed_docs)
@@ -317,6 +322,18 @@ def _usage(extractor: Extractor, report: IngestReport) -> None:
         totals = getattr(getattr(part, "stats", None), "totals", None)
         if callable(totals):
             report.extraction.update(totals())
+
+
+def _names(extractions: Sequence[Extraction]) -> Iterator[tuple[str, str]]:
+    """Every (surface, label) the rows of these extractions resolve: entities, their aliases, relation ends."""
+    for extraction in extractions:
+        for entity in extraction.entities:
+            yield entity.name, entity.label
+            for alias in entity.aliases:
+                yield alias, entity.label
+        for rel in extraction.relations:
+            yield rel.source, rel.source_label
+            yield rel.target, rel.target_label
 
 
 def _batched(items: list[_Work], size: int) -> Iterator[list[_Work]]:

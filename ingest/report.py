@@ -32,6 +32,7 @@ class IngestReport(BaseModel):
     # the LLM extractor's own counts: failed chunks, retried calls, repaired and truncated replies, dropped by reason
     extraction: dict[str, int] = Field(default_factory=dict)
     documents_reextracted: int = 0  # unchanged documents extracted again because another extractor wrote them
+    entities_read: int = 0  # stored entities the run read to resolve and link its names (ingest/entity_lookup.py)
     merged: int = 0
     fuzzy_merged: int = 0
     failures: list[FailureNote] = Field(default_factory=list)

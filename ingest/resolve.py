@@ -2,22 +2,35 @@
 
 Rules, in order: publication aliases from the gazetteer; the same normalised name (case, punctuation, accents,
 corporate suffixes, leading "the"); a known alias; within one document, a lone surname to the one full name it ends;
-a fuzzy match (rapidfuzz ratio) within the same label above the threshold, never when the numbers in the names differ
-and never for short names. Labels never mix: "Jordan" the Person and "Jordan" the Location stay two entities.
+a fuzzy match (rapidfuzz ratio) within the same label, length band and initials above the threshold, never when the
+numbers in the names differ and never for short names. Labels never mix: "Jordan" the Person and "Jordan" the Location
+stay two entities.
+
+Entities already in the graph are read lazily: before a batch is resolved, `prefetch` asks the graph (through an
+`EntitySource`, ingest/entity_lookup.py) for those its names can resolve to, exactly or by a fuzzy match, and only for
+names not resolved before. A run therefore reads what it touches, not every entity.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from rapidfuzz import fuzz, process
 
 from graphwire.core.names import clean_surface, digits_of, entity_key, normalise_name
+from graphwire.ingest.entity_lookup import (
+    MIN_FUZZY_CHARS,
+    fuzzy_keys_for,
+    fuzzy_lengths,
+    indexes_alias,
+    resolve_key,
+    signature,
+)
 from graphwire.ingest.models import Extraction
 
-MIN_FUZZY_CHARS = 6
 SURNAME_LABELS = frozenset({"Person", "Organization", "Location"})
 
 
@@ -44,27 +57,61 @@ class ResolutionStats:
         return self.alias + self.surname + self.fuzzy
 
 
+class EntitySource(Protocol):
+    """Where stored entities come from: rows of key, label, name, norm, aliases."""
+
+    def by_names(self, resolve_keys: Sequence[str], fuzzy_keys: Sequence[str]) -> list[dict[str, Any]]: ...
+
+
 class EntityResolver:
-    def __init__(self, fuzzy_threshold: float = 92.0, publication_aliases: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        fuzzy_threshold: float = 92.0,
+        publication_aliases: dict[str, str] | None = None,
+        source: EntitySource | None = None,
+    ) -> None:
         self.fuzzy_threshold = fuzzy_threshold
         self.publication_aliases = publication_aliases or {}
+        self.source = source  # the graph's entities, read by `prefetch`; None: only what `load` was given
         self.entities: dict[str, ResolvedEntity] = {}
         self._by_norm: dict[tuple[str, str], str] = {}  # (label, norm) -> key, for names and aliases
-        # (label, length) -> normalised names: a ratio above ~85 needs lengths within 15%, so fuzzy matching only
-        # looks at names of about the same length instead of every name of the label.
-        self._norms_by_length: dict[tuple[str, int], list[str]] = defaultdict(list)
+        # (label, length, initials) -> normalised names: a ratio above ~85 needs lengths within 15%, and a merge the
+        # same initials, so fuzzy matching only looks at those names instead of every name of the label.
+        self._norms_by_shape: dict[tuple[str, int, str], list[str]] = defaultdict(list)
         self._norm_key: dict[tuple[str, str], str] = {}  # (label, primary norm) -> key, fuzzy candidates
         self._stored_aliases: dict[str, int] = {}  # key -> how many of its aliases the graph already has
+        self._asked: set[tuple[str, str]] = set()  # (label, norm) the source was asked about
+        self.stored: set[str] = set()  # keys of the entities read from the graph
         self.stats = ResolutionStats()
 
     def load(self, rows: Iterable[dict[str, object]]) -> None:
-        """Seed with entities already in the graph (key, label, name, norm, aliases), so runs resolve together."""
-        self._stored_aliases.clear()  # what the graph holds now, whatever an earlier run with this resolver wrote
+        """Seed with entities already in the graph (key, label, name, norm, aliases), so runs resolve together.
+        Entities this resolver holds already are kept as they are (they may have gained aliases since)."""
         for row in rows:
+            if str(row["key"]) in self.entities:
+                continue
             aliases = [str(a) for a in row.get("aliases") or []]  # type: ignore[attr-defined]
             entity = ResolvedEntity(str(row["key"]), str(row["label"]), str(row["name"]), str(row["norm"]), aliases)
             self._register(entity)
             self._stored_aliases[entity.key] = len(aliases)
+            self.stored.add(entity.key)
+
+    def prefetch(self, names: Iterable[tuple[str, str]]) -> None:
+        """Read from the source the stored entities these (surface, label) pairs may resolve to: by name or alias,
+        and the fuzzy candidates. Pairs resolved (or asked about) before cost nothing."""
+        if self.source is None:
+            return
+        resolve_keys: set[str] = set()
+        fuzzy_keys: set[str] = set()
+        for name, label in names:
+            for norm in {self._norm(name, label), normalise_name(clean_surface(name), label)}:
+                if not norm or (label, norm) in self._by_norm or (label, norm) in self._asked:
+                    continue
+                self._asked.add((label, norm))
+                resolve_keys.add(resolve_key(label, norm))
+                fuzzy_keys.update(fuzzy_keys_for(label, norm))
+        if resolve_keys:
+            self.load(self.source.by_names(sorted(resolve_keys), sorted(fuzzy_keys)))
 
     def take_unstored(self, keys: Iterable[str]) -> list[ResolvedEntity]:
         """Those of `keys` the graph lacks or holds with fewer aliases; from now on they count as stored.
@@ -81,9 +128,7 @@ class EntityResolver:
 
     def resolve(self, name: str, label: str) -> ResolvedEntity | None:
         """The entity this surface form belongs to (created if new); None for a name that normalises to nothing."""
-        surface = clean_surface(name)
-        if label == "Publication":
-            surface = self.publication_aliases.get(normalise_name(surface, label), surface)
+        surface = self._surface(name, label)
         norm = normalise_name(surface, label)
         if not norm:
             return None
@@ -124,15 +169,25 @@ class EntityResolver:
         self.stats.surname += len(rename)
         return [_renamed(x, rename) for x in extractions]
 
+    def _surface(self, name: str, label: str) -> str:
+        """The surface form a name resolves under: cleaned, and a publication alias mapped to its outlet."""
+        surface = clean_surface(name)
+        if label == "Publication":
+            surface = self.publication_aliases.get(normalise_name(surface, label), surface)
+        return surface
+
+    def _norm(self, name: str, label: str) -> str:
+        return normalise_name(self._surface(name, label), label)
+
     def _fuzzy(self, label: str, norm: str) -> str | None:
         if len(norm) < MIN_FUZZY_CHARS:
             return None
-        low, high = int(len(norm) * 0.85), int(len(norm) / 0.85) + 1
-        candidates = [n for size in range(low, high + 1) for n in self._norms_by_length.get((label, size), ())]
+        initials = signature(norm)
+        candidates = [n for size in fuzzy_lengths(norm) for n in self._norms_by_shape.get((label, size, initials), ())]
         if not candidates:
             return None
         match = process.extractOne(norm, candidates, scorer=fuzz.ratio, score_cutoff=self.fuzzy_threshold)
-        if match is None or digits_of(match[0]) != digits_of(norm) or _signature(match[0]) != _signature(norm):
+        if match is None or digits_of(match[0]) != digits_of(norm):
             return None
         return self._norm_key[(label, match[0])]
 
@@ -156,7 +211,7 @@ class EntityResolver:
 
     def _index_alias(self, entity: ResolvedEntity, alias: str) -> None:
         """Make an alias a lookup key, except a lone surname: "Park" alone must not mean Ada Park everywhere."""
-        if entity.label == "Person" and " " in entity.name and " " not in alias.strip():
+        if not indexes_alias(entity.label, entity.name, alias):
             return
         self._by_norm.setdefault((entity.label, normalise_name(alias, entity.label)), entity.key)
 
@@ -165,15 +220,10 @@ class EntityResolver:
         self._by_norm.setdefault((entity.label, entity.norm), entity.key)
         if (entity.label, entity.norm) not in self._norm_key:
             self._norm_key[(entity.label, entity.norm)] = entity.key
-            self._norms_by_length[(entity.label, len(entity.norm))].append(entity.norm)
+            shape = (entity.label, len(entity.norm), signature(entity.norm))
+            self._norms_by_shape[shape].append(entity.norm)
         for alias in entity.aliases:
             self._index_alias(entity, alias)
-
-
-def _signature(norm: str) -> tuple[str, ...]:
-    """First letter of every word. Typos rarely change it; different names often differ only there
-    ("ada b park" / "ada c park", "ember labs" / "umber labs"), so a fuzzy merge needs the same signature."""
-    return tuple(t[0] for t in norm.split())
 
 
 def _renamed(extraction: Extraction, rename: dict[tuple[str, str], str]) -> Extraction:

@@ -9,6 +9,7 @@ from typing import Any
 
 from graphwire.core.documents import Article, Chunk
 from graphwire.ingest.enrich import ENRICH_EXTRACTOR, enrich
+from graphwire.ingest.entity_lookup import lookup_properties
 from graphwire.ingest.known_relations import KnownRelations
 from graphwire.ingest.models import Extraction
 from graphwire.ingest.resolve import EntityResolver, ResolvedEntity
@@ -166,10 +167,12 @@ def _chunk_row(chunk: Chunk) -> Row:
 
 
 def _entity_row(entity: ResolvedEntity) -> Row:
+    aliases = list(dict.fromkeys(entity.aliases))
     return {
         "key": entity.key,
         "label": entity.label,
         "name": entity.name,
         "norm": entity.norm,
-        "aliases": list(dict.fromkeys(entity.aliases)),
+        "aliases": aliases,
+        **lookup_properties(entity.label, entity.name, entity.norm, aliases),
     }
