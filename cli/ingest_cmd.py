@@ -270,6 +270,7 @@ def print_summary(report: IngestReport) -> None:
         ("extracted entities / relations", f"{report.extracted_entities} / {report.extracted_relations}"),
         ("pruned (off-schema; for the LLM also ungrounded)", sum(report.pruned.values()) + _extractor_dropped(report)),
         ("merged by resolution (fuzzy)", f"{report.merged} ({report.fuzzy_merged})"),
+        ("stored entities read", report.entities_read),
         ("extraction failures", len(report.failures)),
         ("elapsed", f"{report.elapsed_s:.1f} s ({_rate(report)})"),
         ("  extract / write / vectors", f"{report.extract_s:.1f} / {report.write_s:.1f} / {report.vector_s:.1f} s"),

@@ -1,10 +1,11 @@
 // Documents the graph already has (an update, or a run that did not finish): metadata replaced, and the old
 // REPORTED_BY / PUBLISHED_ON links with it, since the source or the date may have changed.
-// content_hash is set later by mark_documents_done, once everything of the document is written.
+// content_hash is set later by mark_documents_done, once everything of the document is written; the old one goes
+// now, so that a run killed before that redoes the document even if the next run brings its old text back.
 UNWIND $rows AS row
 MERGE (d:Document {id: row.id})
 SET d.title = row.title, d.source = row.source, d.url = row.url, d.author = row.author,
-    d.category = row.category, d.published_at = row.published_at
+    d.category = row.category, d.published_at = row.published_at, d.content_hash = null
 WITH d, row
 OPTIONAL MATCH (d)-[old:REPORTED_BY|PUBLISHED_ON]->()
 DELETE old

@@ -92,3 +92,21 @@ def test_a_killed_delete_is_finished_by_a_plain_ingest(graph: Graph, neo4j_setti
     report = crash.ingest(graph, rest, store)
     assert report.deletes_finished == 1 and report.documents_unchanged == len(rest)
     assert crash.export_store(graph, store) == expected
+
+
+def test_entities_a_killed_run_wrote_before_their_mentions_go_when_a_change_drops_them(
+    graph: Graph, neo4j_settings: Settings, tmp_path: Path
+) -> None:
+    """Killed after a batch's entities were written and before their MENTIONS; the document is then changed back so
+    that nothing names them: the next run leaves the store a clean ingest of that corpus builds."""
+    expected_store = _fresh(graph, tmp_path / "reference")
+    expected = crash.export_store(graph, expected_store)
+    _fresh(graph, tmp_path / "chroma")
+    killed = _killed_subprocess("name", "ingest/merge_mentions:1", neo4j_settings, tmp_path / "chroma")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
+    assert graph.read("store/orphan_entities", limit=100)  # the new names' entities, no MENTIONS yet
+
+    store = crash.chroma_store(tmp_path / "chroma")
+    crash.ingest(graph, crash.corpus_v1(), store)  # the document as it was: the new names are gone from it
+    assert crash.export_store(graph, store) == expected
+    assert check_store(graph, store).ok

@@ -1,7 +1,8 @@
 """Crash tests of updates and deletes: a corpus, the step a killed subprocess runs, and a whole-store export.
 
 `python -m support.crash STEP KILL` (cwd tests/, the store from NEO4J_URI / NEO4J_PASSWORD / CHROMA_PATH) runs one
-step (`update`: ingest the changed corpus; `delete`: delete one document) and SIGKILLs itself at KILL:
+step (`update`: ingest the changed corpus; `delete`: delete one document; `name`: one document gains new names) and
+SIGKILLs itself at KILL:
 `after_batch:N` (once N batches of the run are committed) or `STATEMENT:N` (just before the N-th run of that named
 Cypher statement). The test then runs the same step again and compares the store with the one an uninterrupted step
 builds (`export_store`: every node, relationship, provenance list and vector id).
@@ -32,6 +33,8 @@ DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "articles.jsonl"
 DOCUMENTS = 10
 CHANGED = (2, 4, 6, 7)  # updated documents: only their first sentence is kept, their other names become orphans
 DELETED = 0  # the document the delete step removes
+NAMED = 3  # the document the `name` step gives a sentence with new names (a run killed there, then reverted)
+NEW_NAMES = " Ingrid Solvang of Brennholt Maritime praised the plan in Oslo."
 BATCH_DOCUMENTS = 2
 COLLECTION = "crash_test"
 
@@ -70,9 +73,17 @@ def ingest(graph: Graph, articles: list[Article], store: ChunkStore, opts: Inges
     )
 
 
+def corpus_named() -> list[Article]:
+    articles = corpus_v1()
+    articles[NAMED] = articles[NAMED].model_copy(update={"body": articles[NAMED].body + NEW_NAMES})
+    return articles
+
+
 def run_step(step: str, graph: Graph, store: ChunkStore, opts: IngestOptions | None = None) -> Any:
     if step == "update":
         return ingest(graph, corpus_v2(), store, opts)
+    if step == "name":
+        return ingest(graph, corpus_named(), store, opts)
     return delete_documents(graph, [corpus_v1()[DELETED].doc_id], chunk_store=store)
 
 

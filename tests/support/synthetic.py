@@ -16,6 +16,7 @@ from typing import Any
 
 from graphwire.core.names import entity_key, normalise_name
 from graphwire.ingest.enrich import REPORTED_BY
+from graphwire.ingest.entity_lookup import lookup_properties
 from graphwire.ingest.rows import GraphRows
 
 LABELS = ("Person", "Organization", "Location", "Product")
@@ -125,8 +126,9 @@ def _cumulative(spec: SyntheticSpec) -> tuple[list[float], float]:
 
 
 def _entity_row(name: str, label: str) -> dict[str, Any]:
-    return {"key": entity_key(label, name), "label": label, "name": name, "norm": normalise_name(name, label),
-            "aliases": [name]}  # fmt: skip
+    norm = normalise_name(name, label)
+    return {"key": entity_key(label, name), "label": label, "name": name, "norm": norm, "aliases": [name],
+            **lookup_properties(label, name, norm, [name])}  # fmt: skip
 
 
 def _days(days: list[date]) -> list[dict[str, Any]]:
