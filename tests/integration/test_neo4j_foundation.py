@@ -20,6 +20,8 @@ INDEXES = {
     "entity_label": ("RANGE", ["Entity"], ["label"]),
     "chunk_document": ("RANGE", ["Chunk"], ["document_id"]),
     "document_title": ("RANGE", ["Document"], ["title"]),  # `ingest --delete` by title without a scan
+    "entity_lookup": ("FULLTEXT", ["Entity"], ["resolve_keys", "link_keys"]),  # ingest reads only what it names
+    "entity_fuzzy_key": ("RANGE", ["Entity"], ["fuzzy_key"]),
 }
 
 
