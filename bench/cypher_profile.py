@@ -59,7 +59,8 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
         ("ingest report: entities per label", "ingest/count_entities_by_label", {}),
         ("ingest --delete by title", "ingest/find_documents", {"ref": "Article 4242"}),
         ("update: provenance of 4 replaced chunks (rolled back)", "ingest/remove_chunk_provenance",
-         {"chunk_ids": [chunk_id(d, c) for d in (0, 1) for c in range(2)]}),
+         {"chunk_ids": [chunk_id(d, c) for d in (0, 1) for c in range(2)], "capped_types": ["REPORTED_BY"],
+          "cap": 100}),
     ]  # fmt: skip
 
 

@@ -12,6 +12,7 @@ from graphwire.ingest.enrich import ENRICH_EXTRACTOR, enrich
 from graphwire.ingest.entity_lookup import lookup_properties
 from graphwire.ingest.known_relations import KnownRelations
 from graphwire.ingest.models import Extraction
+from graphwire.ingest.provenance import ProvenanceCaps, keep_smallest
 from graphwire.ingest.resolve import EntityResolver, ResolvedEntity
 
 Row = dict[str, Any]
@@ -50,6 +51,10 @@ class _RelationAccumulator:
             self.evidence.append(evidence or "")
         self.extractor = extractor
 
+    def lists(self, cap: int | None) -> tuple[list[str], list[str]]:
+        """chunk_ids and evidence; only the `cap` smallest ids (sorted) when the type is capped."""
+        return (self.chunk_ids, self.evidence) if cap is None else keep_smallest(self.chunk_ids, self.evidence, cap)
+
 
 @dataclass
 class _MentionAccumulator:
@@ -76,10 +81,12 @@ def build_rows(
     resolver: EntityResolver,
     known: KnownRelations,
     stored_documents: Set[str] = frozenset(),
+    provenance: ProvenanceCaps | None = None,
 ) -> GraphRows:
     """Rows for one batch. `extractions` holds one per successfully extracted chunk (already pruned and with
     per-document surname resolution applied); `stored_documents` are the ids of documents the graph already had
-    when the run started (their rows MERGE, the others CREATE); `known` says which relationships the graph has."""
+    when the run started (their rows MERGE, the others CREATE); `known` says which relationships the graph has;
+    `provenance` which types keep capped chunk_ids (default: the configured schema and PROVENANCE_CAP)."""
     rows = GraphRows()
     enrichment = enrich(articles, chunks, resolver)
     touched: dict[str, ResolvedEntity] = {p.key: p for p in enrichment.publications.values()}
@@ -99,7 +106,7 @@ def build_rows(
         for triple in enrichment.reported_by(extraction.chunk_id, (touched[key] for key in counts)):
             relations[triple].add(extraction.chunk_id, None, ENRICH_EXTRACTOR)
     rows.entities = [_entity_row(e) for e in resolver.take_unstored(touched)]
-    _add_relation_rows(rows, relations, known)
+    _add_relation_rows(rows, relations, known, provenance or ProvenanceCaps.configured())
     return rows
 
 
@@ -130,13 +137,18 @@ def _add_extraction(
 
 
 def _add_relation_rows(
-    rows: GraphRows, relations: dict[tuple[str, str, str], _RelationAccumulator], known: KnownRelations
+    rows: GraphRows,
+    relations: dict[tuple[str, str, str], _RelationAccumulator],
+    known: KnownRelations,
+    provenance: ProvenanceCaps,
 ) -> None:
     known.prefetch(source for source, _, _ in relations)
     for (s, t, o), acc in relations.items():
-        evidence = acc.evidence if any(acc.evidence) else None  # no sentence states it: no evidence list
-        row = {"source": s, "type": t, "target": o, "chunk_ids": acc.chunk_ids, "evidence": evidence,
-               "extractor": acc.extractor}  # fmt: skip
+        cap = provenance.cap_for(t)
+        chunk_ids, evidence = acc.lists(cap)
+        row = {"source": s, "type": t, "target": o, "chunk_ids": chunk_ids,
+               "evidence": evidence if any(evidence) else None,  # no sentence states it: no evidence list
+               "extractor": acc.extractor, "cap": cap}  # fmt: skip
         rows.relations.add(row, known.claim(s, t, o))
 
 

@@ -13,14 +13,25 @@ from collections.abc import Sequence
 
 from graphwire.core.graph import Graph
 from graphwire.core.store_version import bump
+from graphwire.ingest.provenance import ProvenanceCaps
 from graphwire.ingest.rows import GraphRows, Row
 
 
 class GraphWriter:
-    def __init__(self, graph: Graph, batch_size: int = 10_000, threads: int = 2) -> None:
+    def __init__(
+        self, graph: Graph, batch_size: int = 10_000, threads: int = 2, provenance: ProvenanceCaps | None = None
+    ) -> None:
         self.graph = graph
         self.batch_size = batch_size
         self.threads = threads
+        self._provenance = provenance
+
+    @property
+    def provenance(self) -> ProvenanceCaps:
+        """The capped provenance types (default: the configured schema and PROVENANCE_CAP, read when first needed)."""
+        if self._provenance is None:
+            self._provenance = ProvenanceCaps.configured()
+        return self._provenance
 
     def write(self, rows: GraphRows) -> None:
         self._batches("ingest/merge_days", rows.days)
@@ -56,10 +67,11 @@ class GraphWriter:
     def remove_chunks(self, chunk_ids: Sequence[str]) -> int:
         """Delete chunks with their provenance; returns the relationships removed. The entities the chunks mentioned
         are marked for `ingest.pending.sweep_orphans` in the same transaction as the deletion, so a crash after it
-        loses no orphan."""
+        loses no orphan. Full capped relationships are refilled from the chunks that still support them, in the
+        transaction that takes the ids out (a crash in between would leave them short for good)."""
         if not chunk_ids:
             return 0
-        rels = self.graph.write("ingest/remove_chunk_provenance", chunk_ids=list(chunk_ids))
+        rels = self.graph.write("ingest/remove_chunk_provenance", chunk_ids=list(chunk_ids), **self.provenance.params())
         self.graph.write("ingest/delete_chunks", chunk_ids=list(chunk_ids))
         return int(rels[0]["removed_relationships"]) if rels else 0
 

@@ -6,7 +6,8 @@ that goes with it, so that pointing `SCHEMA_PATH` at another file switches domai
 - per node label (`node_labels.<Label>`, a description or a mapping): spaCy NER labels it takes, the question words
   that ask for it, head words that retype a name, how names of it are cleaned;
 - per relationship type (`relationship_types.<TYPE>`): allowed (source, target) label pairs, question cue words,
-  answer phrases, and the offline extractor's surface patterns;
+  answer phrases, the offline extractor's surface patterns, and `provenance: inferred` for a type the ingest derives
+  from the graph's structure (REPORTED_BY) rather than from a sentence, whose `chunk_ids` list is capped;
 - per schema: `extraction` (regex macros for the patterns, stop names, labels NER confuses) and `gazetteer`, a data
   file of known names (outlets, well-known organisations, charges, awards, outlet short forms for questions).
 
@@ -19,7 +20,7 @@ import hashlib
 import re
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -96,6 +97,8 @@ class RelationRules(_Strict):
     phrases: tuple[str, str] | None = None
     supersedes: list[str] = Field(default_factory=list)  # weaker types this one replaces between the same pair
     surface_patterns: list[SurfacePattern] = Field(default_factory=list)
+    # inferred: derived for every chunk from the graph's structure, a hub: keeps only PROVENANCE_CAP chunk ids
+    provenance: Literal["extracted", "inferred"] = "extracted"
 
 
 class ExtractionRules(_Strict):
@@ -273,13 +276,19 @@ class GraphSchema(BaseModel):
         return {label: tuple(r.question_words) for label, r in self.label_rules.items() if r.question_words}
 
     @cached_property
+    def inferred_types(self) -> frozenset[str]:
+        """Relationship types marked `provenance: inferred`: their provenance lists are capped when written."""
+        return frozenset(t for t, r in self.relation_rules.items() if r.provenance == "inferred")
+
+    @cached_property
     def answer_phrases(self) -> dict[str, tuple[str, str]]:
         return {t: r.phrases for t, r in self.relation_rules.items() if r.phrases is not None}
 
     @property
     def fingerprint(self) -> str:
-        """Changes whenever anything an extractor sees changes; part of the extraction cache key."""
-        blob = self.model_dump_json()
+        """Changes whenever anything an extractor sees changes; part of the extraction cache key. A type's
+        `provenance` is left out: it changes how provenance is stored, not what is extracted."""
+        blob = self.model_dump_json(exclude={"relation_rules": {"__all__": {"provenance"}}})
         return f"{self.name}-{self.version}-{hashlib.sha256(blob.encode()).hexdigest()[:12]}"
 
     def describe(self) -> str:

@@ -3,6 +3,13 @@
 // extraction found) and REPORTED_BY from an entity it mentions to its document's publication (ingest/enrich.py), each
 // found by an expand-into between the two end nodes; not every relationship of every entity the chunk mentions (a
 // hub has thousands).
+// A relationship of a capped type ($capped_types: ingest/provenance.py) holds only the $cap smallest ids of its
+// supporting chunks; one that was full may have left some out, so it is refilled with the $cap smallest ids of the
+// chunks that still support it: chunks other than the removed ones that mention its subject (tagger MENTIONS, not
+// `linked` ones) and whose document is REPORTED_BY its target, or that mention both ends. Refilled entries get
+// evidence ''. Only full capped relationships pay for this, and it costs a scan of all the subject's MENTIONS (a
+// hub's thousands). The chunks being removed still exist here (ingest/writer.py deletes them next), hence the
+// explicit exclusion.
 UNWIND $chunk_ids AS cid
 MATCH (c:Chunk {id: cid})
 CALL (c) {
@@ -17,10 +24,38 @@ CALL (c) {
 }
 WITH DISTINCT r
 WHERE r.chunk_ids IS NOT NULL AND any(x IN r.chunk_ids WHERE x IN $chunk_ids)
-WITH r, [i IN range(0, size(r.chunk_ids) - 1) WHERE NOT r.chunk_ids[i] IN $chunk_ids] AS keep
-SET r.chunk_ids = [i IN keep | r.chunk_ids[i]],
-    r.evidence = CASE WHEN r.evidence IS NULL THEN null ELSE [i IN keep | coalesce(r.evidence[i], '')] END
-WITH r, keep
-WHERE size(keep) = 0
+WITH r, [i IN range(0, size(r.chunk_ids) - 1) WHERE NOT r.chunk_ids[i] IN $chunk_ids] AS keep,
+     type(r) IN $capped_types AS capped
+WITH r, capped, capped AND size(r.chunk_ids) >= $cap AS refill, [i IN keep | r.chunk_ids[i]] AS ids,
+     CASE WHEN r.evidence IS NULL THEN null ELSE [i IN keep | coalesce(r.evidence[i], '')] END AS evidence
+CALL (r, refill, ids) {
+  WITH r, ids
+  WHERE refill
+  CALL (r, ids) {
+    UNWIND ids AS id
+    RETURN id
+    UNION
+    WITH startNode(r) AS subject, endNode(r) AS target
+    MATCH (subject)<-[m:MENTIONS]-(c:Chunk)
+    WHERE m.linked IS NULL AND NOT c.id IN $chunk_ids
+      AND (EXISTS { (c)<-[:HAS_CHUNK]-(:Document)-[:REPORTED_BY]->(target) }
+        OR EXISTS { (c)-[n:MENTIONS]->(target) WHERE n.linked IS NULL })
+    RETURN c.id AS id
+  }
+  WITH id
+  ORDER BY id
+  LIMIT $cap
+  RETURN collect(id) AS refilled
+}
+WITH r, capped, ids, evidence, CASE WHEN refill THEN refilled ELSE ids END AS kept
+WITH r, capped, kept,
+     CASE WHEN evidence IS NULL OR kept = ids THEN evidence
+       ELSE [x IN kept | coalesce(head([i IN range(0, size(ids) - 1) WHERE ids[i] = x | evidence[i]]), '')]
+     END AS kept_evidence
+// a capped relationship none of whose kept chunks has a sentence has no evidence list, as when first written
+SET r.chunk_ids = kept,
+    r.evidence = CASE WHEN capped AND NOT any(e IN kept_evidence WHERE e <> '') THEN null ELSE kept_evidence END
+WITH r, kept
+WHERE size(kept) = 0
 DELETE r
 RETURN count(r) AS removed_relationships

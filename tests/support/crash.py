@@ -103,12 +103,17 @@ def _normal(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
 
 
-def export_store(graph: Graph, store: ChunkStore) -> dict[str, Any]:
+def export_graph(graph: Graph) -> dict[str, Any]:
+    """Every node and relationship with its properties (provenance lists as sets of (chunk id, evidence))."""
     nodes = sorted(_normal({"labels": r["labels"], **r["props"]}) for r in graph.read("check/export_nodes"))
     relationships = sorted(
         (r["type"], r["source"], r["target"], _normal(r["props"])) for r in graph.read("check/export_relationships")
     )
-    return {"nodes": nodes, "relationships": relationships, "vector_ids": sorted(store.ids())}
+    return {"nodes": nodes, "relationships": relationships}
+
+
+def export_store(graph: Graph, store: ChunkStore) -> dict[str, Any]:
+    return {**export_graph(graph), "vector_ids": sorted(store.ids())}
 
 
 def _kill_at(spec: str) -> IngestOptions:

@@ -1,0 +1,47 @@
+"""Capped provenance: which relationship types keep a bounded `chunk_ids` list, and how it is cut.
+
+A type the schema marks `provenance: inferred` (REPORTED_BY: every entity a chunk mentions, to the chunk's
+publication) is a hub whose list would grow with every chunk. It keeps the `cap` smallest chunk ids (plain string
+order, sorted), evidence parallel: a set that depends only on which chunks support it, not on the order documents were
+ingested, updated or deleted in. `cypher/ingest/merge_relations.cypher` and `remove_chunk_provenance.cypher` keep
+the same invariant in the graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphwire.core.schema import configured_schema
+from graphwire.core.settings import Settings, get_settings
+from graphwire.schema.model import GraphSchema
+
+
+@dataclass(frozen=True)
+class ProvenanceCaps:
+    types: frozenset[str]  # relationship types whose chunk_ids are capped
+    cap: int
+
+    @classmethod
+    def of(cls, schema: GraphSchema, settings: Settings | None = None) -> ProvenanceCaps:
+        return cls(schema.inferred_types, (settings or get_settings()).provenance_cap)
+
+    @classmethod
+    def configured(cls) -> ProvenanceCaps:
+        """From the process's schema (`SCHEMA_PATH`) and `PROVENANCE_CAP`."""
+        settings = get_settings()
+        return cls.of(configured_schema(settings), settings)
+
+    def cap_for(self, rel_type: str) -> int | None:
+        return self.cap if rel_type in self.types else None
+
+    def params(self) -> dict[str, Any]:
+        """The parameters of `cypher/ingest/remove_chunk_provenance.cypher` besides the chunk ids."""
+        return {"capped_types": sorted(self.types), "cap": self.cap}
+
+
+def keep_smallest(chunk_ids: Sequence[str], evidence: Sequence[str], cap: int) -> tuple[list[str], list[str]]:
+    """The `cap` smallest chunk ids, sorted, each with its evidence entry."""
+    kept = sorted(zip(chunk_ids, evidence, strict=True), key=lambda pair: pair[0])[:cap]
+    return [c for c, _ in kept], [e for _, e in kept]
