@@ -92,7 +92,7 @@ class Settings(BaseSettings):
     # SQLite cache of LLM extractions (keyed by text, model, prompt and schema)
     extraction_cache_path: Path = Path(".graphwire/cache/extractions.sqlite")
     fuzzy_merge_threshold: float = 92.0  # rapidfuzz score (0-100) above which two entity names merge
-    # most chunk ids a relationship of a `provenance: inferred` schema type (REPORTED_BY) keeps: the smallest ids
+    # most implied chunk ids (no sentence) a REPORTED_BY or `provenance: inferred` relationship keeps: the smallest
     provenance_cap: int = Field(default=100, ge=1)
     ingest_state_path: Path = Path(".graphwire/ingest-state")  # folder of per-input ingest-state records (--resume)
     # folder of the writer locks (core/store_lock.py); one folder for every process of the machine, whatever its cwd

@@ -33,6 +33,7 @@ from graphwire.ingest.models import Extraction
 from graphwire.ingest.pending import delete_document as delete_one
 from graphwire.ingest.pending import finish_pending_deletes, sweep_orphans
 from graphwire.ingest.progress import ExtractionProgress, counted_parts
+from graphwire.ingest.provenance import ProvenanceCaps
 from graphwire.ingest.prune import prune
 from graphwire.ingest.report import FailureNote, IngestReport
 from graphwire.ingest.resolve import EntityResolver
@@ -78,7 +79,9 @@ def ingest_articles(
     opts = options or IngestOptions()
     started = time.perf_counter()
     report = IngestReport()
-    writer = GraphWriter(graph, batch_size=opts.write_batch_size, threads=opts.write_threads)
+    schema = schema or configured_schema()
+    caps = ProvenanceCaps.of(schema)
+    writer = GraphWriter(graph, batch_size=opts.write_batch_size, threads=opts.write_threads, provenance=caps)
     report.deletes_finished = len(finish_pending_deletes(writer, chunk_store))  # what a killed run left half done
     resolver = resolver or EntityResolver(opts.fuzzy_threshold)
     stored = StoredEntities(graph)
@@ -103,7 +106,7 @@ def ingest_articles(
         ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphwire-writer") as write_thread,
     ):
         progress = ExtractionProgress(bar, extractor)
-        run = _Run(extractor, schema or configured_schema(), resolver, known, writer, chunk_store, report, progress)
+        run = _Run(extractor, schema, resolver, known, writer, chunk_store, report, progress)
         in_flight: Future[_Written] | None = None
         for batch in _batched(work, opts.batch_documents):
             prepared = run.prepare(batch)  # extraction of this batch overlaps the write of the previous one
@@ -229,7 +232,8 @@ class _Run:
                 extractions.append(clean)
         self.resolver.prefetch(_names(extractions))
         stored = {w.article.doc_id for w in batch if w.existed}
-        rows = build_rows([w.article for w in batch], chunks, extractions, self.resolver, self.known, stored)
+        rows = build_rows([w.article for w in batch], chunks, extractions, self.resolver, self.known, stored,
+                          self.writer.provenance)  # fmt: skip
         return _Prepared(batch, chunks, rows, failed_docs)
 
     def store(self, prepared: _Prepared) -> _Written:

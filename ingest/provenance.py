@@ -1,10 +1,12 @@
 """Capped provenance: which relationship types keep a bounded `chunk_ids` list, and how it is cut.
 
 A type the schema marks `provenance: inferred` (REPORTED_BY: every entity a chunk mentions, to the chunk's
-publication) is a hub whose list would grow with every chunk. It keeps the `cap` smallest chunk ids (plain string
-order, sorted), evidence parallel: a set that depends only on which chunks support it, not on the order documents were
-ingested, updated or deleted in. `cypher/ingest/merge_relations.cypher` and `remove_chunk_provenance.cypher` keep
-the same invariant in the graph.
+publication) is a hub whose list would grow with every chunk. Of the chunks that only imply it (no sentence: evidence
+'') it keeps the `cap` smallest ids (plain string order); every chunk whose sentence states it stays. The list is kept
+sorted, evidence parallel: a set that depends only on which chunks support it, not on the order documents were
+ingested, updated or deleted in. Implied chunks can be found again in the graph (a chunk that mentions the subject in
+a document the target published), stated ones could not, hence the difference.
+`cypher/ingest/merge_relations.cypher` and `remove_chunk_provenance.cypher` keep the same invariant in the graph.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings, get_settings
+from graphwire.ingest.enrich import REPORTED_BY
 from graphwire.schema.model import GraphSchema
 
 
@@ -25,7 +28,8 @@ class ProvenanceCaps:
 
     @classmethod
     def of(cls, schema: GraphSchema, settings: Settings | None = None) -> ProvenanceCaps:
-        return cls(schema.inferred_types, (settings or get_settings()).provenance_cap)
+        """The types the schema marks inferred, and REPORTED_BY, which ingest/enrich.py infers under any schema."""
+        return cls(schema.inferred_types | {REPORTED_BY}, (settings or get_settings()).provenance_cap)
 
     @classmethod
     def configured(cls) -> ProvenanceCaps:
@@ -41,7 +45,11 @@ class ProvenanceCaps:
         return {"capped_types": sorted(self.types), "cap": self.cap}
 
 
-def keep_smallest(chunk_ids: Sequence[str], evidence: Sequence[str], cap: int) -> tuple[list[str], list[str]]:
-    """The `cap` smallest chunk ids, sorted, each with its evidence entry."""
-    kept = sorted(zip(chunk_ids, evidence, strict=True), key=lambda pair: pair[0])[:cap]
+def keep_capped(chunk_ids: Sequence[str], evidence: Sequence[str], cap: int) -> tuple[list[str], list[str]]:
+    """Every stated entry (a non-empty evidence) and the `cap` smallest ids of the others, sorted by id, each with its
+    evidence entry."""
+    pairs = sorted(zip(chunk_ids, evidence, strict=True), key=lambda pair: pair[0])
+    kept_implied = {c for c, e in pairs if not e}
+    kept_implied = set(sorted(kept_implied)[:cap])
+    kept = [(c, e) for c, e in pairs if e or c in kept_implied]
     return [c for c, _ in kept], [e for _, e in kept]

@@ -12,7 +12,7 @@ from graphwire.ingest.enrich import ENRICH_EXTRACTOR, enrich
 from graphwire.ingest.entity_lookup import lookup_properties
 from graphwire.ingest.known_relations import KnownRelations
 from graphwire.ingest.models import Extraction
-from graphwire.ingest.provenance import ProvenanceCaps, keep_smallest
+from graphwire.ingest.provenance import ProvenanceCaps, keep_capped
 from graphwire.ingest.resolve import EntityResolver, ResolvedEntity
 
 Row = dict[str, Any]
@@ -52,8 +52,8 @@ class _RelationAccumulator:
         self.extractor = extractor
 
     def lists(self, cap: int | None) -> tuple[list[str], list[str]]:
-        """chunk_ids and evidence; only the `cap` smallest ids (sorted) when the type is capped."""
-        return (self.chunk_ids, self.evidence) if cap is None else keep_smallest(self.chunk_ids, self.evidence, cap)
+        """chunk_ids and evidence; when the type is capped, the stated entries and the `cap` smallest others, sorted."""
+        return (self.chunk_ids, self.evidence) if cap is None else keep_capped(self.chunk_ids, self.evidence, cap)
 
 
 @dataclass

@@ -3,13 +3,13 @@
 // extraction found) and REPORTED_BY from an entity it mentions to its document's publication (ingest/enrich.py), each
 // found by an expand-into between the two end nodes; not every relationship of every entity the chunk mentions (a
 // hub has thousands).
-// A relationship of a capped type ($capped_types: ingest/provenance.py) holds only the $cap smallest ids of its
-// supporting chunks; one that was full may have left some out, so it is refilled with the $cap smallest ids of the
-// chunks that still support it: chunks other than the removed ones that mention its subject (tagger MENTIONS, not
-// `linked` ones) and whose document is REPORTED_BY its target, or that mention both ends. Refilled entries get
-// evidence ''. Only full capped relationships pay for this, and it costs a scan of all the subject's MENTIONS (a
-// hub's thousands). The chunks being removed still exist here (ingest/writer.py deletes them next), hence the
-// explicit exclusion.
+// A relationship of a capped type ($capped_types: ingest/provenance.py) holds every chunk whose sentence states it and
+// only the $cap smallest ids of the chunks that imply it (evidence ''); one that held $cap implied entries may have
+// left some out, so its implied part is refilled with the $cap smallest ids of the chunks that still imply it:
+// chunks other than the removed ones that mention its subject (tagger MENTIONS, not `linked` ones) in a document
+// REPORTED_BY its target (what ingest/enrich.py infers). Refilled entries get evidence ''. Only full capped
+// relationships pay for this, and it costs a scan of all the subject's MENTIONS (a hub's thousands). The chunks being
+// removed still exist here (ingest/writer.py deletes them next), hence the explicit exclusion.
 UNWIND $chunk_ids AS cid
 MATCH (c:Chunk {id: cid})
 CALL (c) {
@@ -25,26 +25,37 @@ CALL (c) {
 WITH DISTINCT r
 WHERE r.chunk_ids IS NOT NULL AND any(x IN r.chunk_ids WHERE x IN $chunk_ids)
 WITH r, [i IN range(0, size(r.chunk_ids) - 1) WHERE NOT r.chunk_ids[i] IN $chunk_ids] AS keep,
-     type(r) IN $capped_types AS capped
-WITH r, capped, capped AND size(r.chunk_ids) >= $cap AS refill, [i IN keep | r.chunk_ids[i]] AS ids,
+     type(r) IN $capped_types AS capped,
+     size([i IN range(0, size(r.chunk_ids) - 1) WHERE coalesce(r.evidence[i], '') = '']) AS implied_before
+WITH r, capped, capped AND implied_before >= $cap AS refill, [i IN keep | r.chunk_ids[i]] AS ids,
      CASE WHEN r.evidence IS NULL THEN null ELSE [i IN keep | coalesce(r.evidence[i], '')] END AS evidence
-CALL (r, refill, ids) {
-  WITH r, ids
+WITH r, capped, refill, ids, evidence,
+     [i IN range(0, size(ids) - 1) WHERE evidence IS NOT NULL AND evidence[i] <> '' | ids[i]] AS stated
+CALL (r, refill, ids, stated) {
+  WITH r, ids, stated
   WHERE refill
-  CALL (r, ids) {
-    UNWIND ids AS id
+  CALL (r, ids, stated) {
+    CALL (r, ids, stated) {
+      UNWIND ids AS id
+      WITH id WHERE NOT id IN stated
+      RETURN id
+      UNION
+      WITH startNode(r) AS subject, endNode(r) AS target, stated
+      MATCH (subject)<-[m:MENTIONS]-(c:Chunk)
+      WHERE m.linked IS NULL AND NOT c.id IN $chunk_ids AND NOT c.id IN stated
+        AND EXISTS { (c)<-[:HAS_CHUNK]-(:Document)-[:REPORTED_BY]->(target) }
+      RETURN c.id AS id
+    }
+    WITH id
+    ORDER BY id
+    LIMIT $cap
     RETURN id
     UNION
-    WITH startNode(r) AS subject, endNode(r) AS target
-    MATCH (subject)<-[m:MENTIONS]-(c:Chunk)
-    WHERE m.linked IS NULL AND NOT c.id IN $chunk_ids
-      AND (EXISTS { (c)<-[:HAS_CHUNK]-(:Document)-[:REPORTED_BY]->(target) }
-        OR EXISTS { (c)-[n:MENTIONS]->(target) WHERE n.linked IS NULL })
-    RETURN c.id AS id
+    UNWIND stated AS id
+    RETURN id
   }
   WITH id
   ORDER BY id
-  LIMIT $cap
   RETURN collect(id) AS refilled
 }
 WITH r, capped, ids, evidence, CASE WHEN refill THEN refilled ELSE ids END AS kept

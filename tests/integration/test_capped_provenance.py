@@ -44,8 +44,9 @@ class NameExtractor:
     name = "names"
     version = "1"
 
-    def __init__(self, stated: Collection[str]) -> None:
+    def __init__(self, stated: Collection[str], outlets: bool = False) -> None:
         self.stated = stated
+        self.names = (*NAMES, ("Harbor Times", "Publication")) if outlets else NAMES  # as the offline tagger does
 
     def extract(self, chunks: Sequence[Chunk]) -> list[Extraction | ExtractionFailure]:
         return [self._one(chunk) for chunk in chunks]
@@ -57,7 +58,7 @@ class NameExtractor:
             relations.append(_from_ada("CEO_OF", "Lumen Labs", "Organization", CEO))
         if chunk.id in self.stated:
             relations.append(_from_ada("REPORTED_BY", "Harbor Times", "Publication", STATED))
-        entities = [ExtractedEntity(name=name, label=label) for name, label in NAMES if name in text]
+        entities = [ExtractedEntity(name=name, label=label) for name, label in self.names if name in text]
         return Extraction(chunk_id=chunk.id, entities=entities, relations=relations, extractor=self.name)
 
 
@@ -98,11 +99,13 @@ def small_cap(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     get_settings.cache_clear()
 
 
-def ingest(graph: Graph, articles: Sequence[Article], stated: Collection[str], batch_documents: int = 2) -> None:
+def ingest(
+    graph: Graph, articles: Sequence[Article], stated: Collection[str], batch_documents: int = 2, outlets: bool = False
+) -> None:
     report = ingest_articles(
         articles,
         graph,
-        NameExtractor(stated),
+        NameExtractor(stated, outlets),
         options=IngestOptions(progress=False, batch_documents=batch_documents),
         resolver=EntityResolver(),
     )
@@ -123,16 +126,19 @@ def store(graph: Graph) -> dict[str, Any]:
     return {"graph": crash.export_graph(graph), "reported_by": reported_by(graph)}
 
 
-def clean_ingest(graph: Graph, articles: Sequence[Article], stated: Collection[str]) -> dict[str, Any]:
+def clean_ingest(
+    graph: Graph, articles: Sequence[Article], stated: Collection[str], outlets: bool = False
+) -> dict[str, Any]:
     graph.write("admin/wipe")
-    ingest(graph, articles, stated)
+    ingest(graph, articles, stated, outlets=outlets)
     return store(graph)
 
 
-def test_a_hub_keeps_the_cap_smallest_chunk_ids_with_their_evidence(graph: Graph) -> None:
+def test_a_hub_keeps_the_cap_smallest_implied_chunk_ids_and_every_stated_one(graph: Graph) -> None:
     ingest(graph, CORPUS, stated={HARBOR_IDS[1], HARBOR_IDS[-1]})  # five batches: one CREATE, then MERGEs
     written = facts(graph)
-    assert written[(ADA, "REPORTED_BY", HARBOR)] == (HARBOR_IDS[:CAP], ["", STATED, ""])
+    kept = [*HARBOR_IDS[: CAP + 1], HARBOR_IDS[-1]]  # the 3 smallest implied ones, and the two stated ones
+    assert written[(ADA, "REPORTED_BY", HARBOR)] == (kept, ["", STATED, "", "", STATED])
     assert written[(LUMEN, "REPORTED_BY", HARBOR)] == (HARBOR_IDS[:CAP], None)  # no sentence states it
     assert written[(ADA, "REPORTED_BY", NORTHGATE)] == (sorted(map(first_id, NORTHGATE_DOCS)), None)
     ceo_ids, ceo_evidence = written[(ADA, "CEO_OF", LUMEN)]  # not an inferred type: every supporting chunk
@@ -140,9 +146,11 @@ def test_a_hub_keeps_the_cap_smallest_chunk_ids_with_their_evidence(graph: Graph
 
 
 def test_the_kept_ids_do_not_depend_on_the_order_documents_come_in(graph: Graph) -> None:
-    stated = {HARBOR_IDS[4]}  # kept while only larger ids are stored, dropped (and its evidence list) when they come
+    stated = {HARBOR_IDS[4]}  # beyond the cap of implied ones, and kept: a sentence states it
     expected = clean_ingest(graph, CORPUS, stated)
-    assert expected["reported_by"][(ADA, "REPORTED_BY", HARBOR)] == (HARBOR_IDS[:CAP], None)
+    kept = [*HARBOR_IDS[:CAP], HARBOR_IDS[4]]
+    assert expected["reported_by"][(ADA, "REPORTED_BY", HARBOR)] == (kept, ["", "", "", STATED])
+    assert expected["reported_by"][(LUMEN, "REPORTED_BY", HARBOR)] == (HARBOR_IDS[:CAP], None)
     largest_first = sorted(CORPUS, key=first_id, reverse=True)  # every batch brings smaller ids than the stored ones
     assert clean_ingest(graph, largest_first, stated) == expected
     graph.write("admin/wipe")
@@ -169,10 +177,26 @@ def test_an_update_of_a_kept_chunk_refills_to_a_clean_ingest_of_the_new_corpus(g
     updated = [changed if a.url == changed.url else a for a in CORPUS]
     ingest(graph, updated, stated)
     after = store(graph)
-    kept = [HARBOR_IDS[0], *HARBOR_IDS[2 : CAP + 1]]
-    assert after["reported_by"][(ADA, "REPORTED_BY", HARBOR)] == (kept, [STATED, "", ""])
-    assert after["reported_by"][(LUMEN, "REPORTED_BY", HARBOR)] == (kept, None)
+    kept = [HARBOR_IDS[0], *HARBOR_IDS[2 : CAP + 2]]  # the stated one, and the 3 smallest implied ones left
+    assert after["reported_by"][(ADA, "REPORTED_BY", HARBOR)] == (kept, [STATED, "", "", ""])
+    assert after["reported_by"][(LUMEN, "REPORTED_BY", HARBOR)] == (kept[:CAP], None)
     assert after == clean_ingest(graph, updated, stated)
+
+
+def test_chunks_of_other_outlets_that_name_the_outlet_are_not_refilled_and_stated_ones_stay(graph: Graph) -> None:
+    """Northgate briefs name Harbor Times and the tagger tags it there: they mention both ends without implying the
+    REPORTED_BY (their document is Northgate's), so a refill must not take them; one of them states it and stays."""
+    northgate_stated = first_id(NORTHGATE_DOCS[1])
+    stated = {HARBOR_IDS[0], northgate_stated}
+    ingest(graph, CORPUS, stated, outlets=True)
+    before = reported_by(graph)[(ADA, "REPORTED_BY", HARBOR)]
+    assert before[0] == sorted([*HARBOR_IDS[: CAP + 1], northgate_stated])  # 2 stated, the 3 smallest implied
+    delete_documents(graph, [HARBOR_DOCS[1].doc_id])  # an implied entry of a full list
+    after = store(graph)
+    kept = sorted([HARBOR_IDS[0], *HARBOR_IDS[2 : CAP + 2], northgate_stated])
+    assert after["reported_by"][(ADA, "REPORTED_BY", HARBOR)][0] == kept
+    assert first_id(NORTHGATE_DOCS[0]) < HARBOR_IDS[CAP]  # a refill taking chunks that name both ends would keep it
+    assert after == clean_ingest(graph, [a for a in CORPUS if a is not HARBOR_DOCS[1]], stated, outlets=True)
 
 
 def _linked_to_harbor(graph: Graph) -> set[str]:

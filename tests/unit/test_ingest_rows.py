@@ -99,7 +99,8 @@ def test_relations_are_created_once_then_merged_and_inferred_ones_carry_no_evide
         return [{"source": "Person:ada park", "type": "WORKS_FOR", "target": "Organization:lumen labs"}]
 
     resolver = EntityResolver()
-    known = KnownRelations({"Person:ada park", "Organization:vantor dynamics"}.__contains__, fetch)  # what the graph had
+    stored = {"Person:ada park", "Organization:vantor dynamics"}  # what the graph had
+    known = KnownRelations(stored.__contains__, fetch)
     first, second = article(1), article(2, date(2026, 3, 11))
     rows = build_rows([first], chunk_article(first), [ceo_extraction(chunk_article(first)[0].id)], resolver, known)
     created = {(r["source"], r["type"], r["target"]): r for r in rows.relations.new}

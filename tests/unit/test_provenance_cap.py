@@ -14,7 +14,7 @@ from graphwire.ingest.chunker import chunk_article
 from graphwire.ingest.enrich import Triple
 from graphwire.ingest.known_relations import KnownRelations
 from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
-from graphwire.ingest.provenance import ProvenanceCaps, keep_smallest
+from graphwire.ingest.provenance import ProvenanceCaps, keep_capped
 from graphwire.ingest.resolve import EntityResolver
 from graphwire.ingest.rows import GraphRows, Row, build_rows
 from graphwire.schema.model import GraphSchema, load_schema
@@ -58,10 +58,11 @@ def _ids(articles: list[Article]) -> list[str]:
     return [c.id for a in articles for c in chunk_article(a)]
 
 
-def test_keep_smallest_sorts_cuts_and_keeps_evidence_parallel() -> None:
-    assert keep_smallest(["c", "a", "d", "b"], ["3", "1", "4", "2"], 3) == (["a", "b", "c"], ["1", "2", "3"])
-    assert keep_smallest(["b", "a"], ["", "x"], 5) == (["a", "b"], ["x", ""])
-    assert keep_smallest(["a10", "a9", "a1"], ["", "", ""], 2) == (["a1", "a10"], ["", ""])  # string order
+def test_keep_capped_sorts_cuts_the_implied_entries_and_keeps_every_stated_one() -> None:
+    assert keep_capped(["c", "a", "d", "b"], ["", "", "", ""], 3) == (["a", "b", "c"], ["", "", ""])
+    assert keep_capped(["c", "a", "d", "b"], ["3", "", "4", ""], 1) == (["a", "c", "d"], ["", "3", "4"])
+    assert keep_capped(["b", "a"], ["", "x"], 5) == (["a", "b"], ["x", ""])
+    assert keep_capped(["a10", "a9", "a1"], ["", "", ""], 2) == (["a1", "a10"], ["", ""])  # string order
 
 
 def test_an_inferred_type_keeps_the_cap_smallest_chunk_ids_and_other_types_keep_all() -> None:
@@ -76,14 +77,16 @@ def test_an_inferred_type_keeps_the_cap_smallest_chunk_ids_and_other_types_keep_
     assert ceo["evidence"] == ["Ada Park leads Lumen Labs."] * 6
 
 
-def test_evidence_stays_with_its_chunk_and_a_list_of_only_empty_entries_is_none() -> None:
+def test_a_stated_chunk_is_kept_beside_the_cap_and_a_list_of_only_empty_entries_is_none() -> None:
     articles = _articles(5)
     ids = sorted(_ids(articles))
     caps = ProvenanceCaps(frozenset({"REPORTED_BY"}), 3)
-    kept = _rows(articles, {ids[1]}, caps)[(ADA, "REPORTED_BY", HARBOR)]
-    assert (kept["chunk_ids"], kept["evidence"]) == (ids[:3], ["", STATED, ""])
-    dropped = _rows(articles, {ids[4]}, caps)[(ADA, "REPORTED_BY", HARBOR)]  # the stated chunk falls outside the cap
-    assert (dropped["chunk_ids"], dropped["evidence"]) == (ids[:3], None)
+    small = _rows(articles, {ids[1]}, caps)[(ADA, "REPORTED_BY", HARBOR)]
+    assert (small["chunk_ids"], small["evidence"]) == (ids[:4], ["", STATED, "", ""])
+    large = _rows(articles, {ids[4]}, caps)[(ADA, "REPORTED_BY", HARBOR)]  # beyond the cap, and kept: it is stated
+    assert (large["chunk_ids"], large["evidence"]) == ([*ids[:3], ids[4]], ["", "", "", STATED])
+    implied = _rows(articles, set(), caps)[(ADA, "REPORTED_BY", HARBOR)]
+    assert (implied["chunk_ids"], implied["evidence"]) == (ids[:3], None)
 
 
 def test_without_a_flag_nothing_is_capped() -> None:
@@ -116,6 +119,11 @@ def test_the_schema_marks_the_inferred_types() -> None:
     caps = ProvenanceCaps.of(news, Settings(provenance_cap=7))
     assert (caps.cap_for("REPORTED_BY"), caps.cap_for("CEO_OF")) == (7, None)
     assert caps.params() == {"capped_types": ["REPORTED_BY"], "cap": 7}
+
+
+def test_the_reported_by_ingest_infers_is_capped_under_a_schema_without_the_flag() -> None:
+    caps = ProvenanceCaps.of(load_schema(ENCYCLOPEDIA), Settings(provenance_cap=7))  # documents with a source get it
+    assert (caps.cap_for("REPORTED_BY"), caps.types) == (7, frozenset({"REPORTED_BY"}))
 
 
 def test_the_provenance_flag_does_not_change_what_extractors_see() -> None:
