@@ -24,7 +24,7 @@ from typing import Any, LiteralString, cast
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
 from graphwire import cypher
-from graphwire.core.bootstrap import apply_schema
+from graphwire.core.bootstrap import apply_schema, empty_graph
 from graphwire.core.graph import Graph
 from graphwire.core.names import entity_key
 from graphwire.core.settings import Settings
@@ -58,10 +58,25 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
         ("ingest report: relationships per type", "ingest/count_relationships_by_type", {}),
         ("ingest report: entities per label", "ingest/count_entities_by_label", {}),
         ("ingest --delete by title", "ingest/find_documents", {"ref": "Article 4242"}),
+        ("update: one more chunk for two hubs' REPORTED_BY (rolled back)", "ingest/merge_relations",
+         {"rows": [{"source": key, "type": "REPORTED_BY", "target": pub, "chunk_ids": ["0" * 32], "evidence": None,
+                    "extractor": "enrich", "cap": 100} for key in hubs]}),
         ("update: provenance of 4 replaced chunks (rolled back)", "ingest/remove_chunk_provenance",
          {"chunk_ids": [chunk_id(d, c) for d in (0, 1) for c in range(2)], "capped_types": ["REPORTED_BY"],
           "cap": 100}),
+        ("update: a chunk kept in a hub's full REPORTED_BY list (refill, rolled back)",
+         "ingest/remove_chunk_provenance", {"chunk_ids": [hub_kept_chunk()], "capped_types": ["REPORTED_BY"],
+                                            "cap": 100}),
     ]  # fmt: skip
+
+
+def hub_kept_chunk() -> str:
+    """The smallest chunk id of the most mentioned entity's REPORTED_BY to its busiest outlet: a full capped list
+    loses an entry, so the statement refills it from the entity's mentions."""
+    hub = entity_key_of(0)
+    lists = [r["chunk_ids"] for r in build(SyntheticSpec()).relations.new
+             if r["source"] == hub and r["type"] == "REPORTED_BY"]  # fmt: skip
+    return str(max(lists, key=len)[0])
 
 
 def _hits(plan: dict[str, Any]) -> int:
@@ -146,7 +161,7 @@ def main() -> None:
     report: dict[str, Any] = {"command": command_line(), "machine": machine(), "before": args.before}
     if args.build:
         require_wipe(parser, args)
-        graph.write("admin/wipe")
+        empty_graph(graph)
         report["build"] = write_graph(graph, SyntheticSpec())
     apply_schema(graph)  # the checkout's indexes (idempotent)
     graph.write("admin/await_indexes", timeout_s=300)

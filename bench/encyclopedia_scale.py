@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
+from graphwire.core.bootstrap import empty_graph
 from graphwire.core.documents import Article
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
@@ -68,7 +69,7 @@ def main() -> None:
     logging.disable(logging.WARNING)
     settings = Settings()
     graph = Graph.from_settings(settings)
-    graph.write("admin/wipe")
+    empty_graph(graph)
     articles = corpus(args.copies)
     extractor = OfflineExtractor(load_schema(), n_process=min(2, os.cpu_count() or 1))
     report = ingest_articles(articles, graph, extractor, options=IngestOptions(progress=False))

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
+from graphwire.core.bootstrap import empty_graph
 from graphwire.core.embeddings import embedder_from_settings
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
@@ -60,7 +61,7 @@ def score(retriever: Retriever, questions: list[dict[str, Any]]) -> dict[str, fl
 
 
 def ingest(graph: Graph, corpus: Path, *, titles: bool = True, link: bool = True) -> dict[str, Any]:
-    graph.write("admin/wipe")
+    empty_graph(graph)
     extractor = OfflineExtractor(load_schema(), title_entities=titles)
     report = ingest_articles(
         load_articles(corpus).articles, graph, extractor, options=IngestOptions(progress=False, link_names=link)

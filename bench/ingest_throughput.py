@@ -44,7 +44,7 @@ from rapidfuzz import fuzz, process  # noqa: E402
 
 from bench._results import write_results  # noqa: E402
 from graphwire.cli.ingest_cmd import DEFAULT_PROCESSES  # noqa: E402
-from graphwire.core.bootstrap import apply_schema  # noqa: E402
+from graphwire.core.bootstrap import apply_schema, empty_graph  # noqa: E402
 from graphwire.core.documents import Article, Chunk  # noqa: E402
 from graphwire.core.graph import Graph  # noqa: E402
 from graphwire.core.names import digits_of  # noqa: E402
@@ -95,9 +95,7 @@ def neo4j_graph() -> Iterator[Graph]:
 
 def wipe(graph: Graph, limit: int = 50_000) -> None:
     """Empty the database in bounded transactions (a 50,000-chunk graph is too big for one)."""
-    for name in ("ingest/delete_relationships_batch", "ingest/delete_nodes_batch"):
-        while graph.write(name, limit=limit)[0]["deleted"]:
-            pass
+    empty_graph(graph, limit)
 
 
 def relationship_total(graph: Graph) -> int:

@@ -21,7 +21,7 @@ from typing import Any
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
 from bench.cypher_profile import write_graph
-from graphwire.core.bootstrap import apply_schema
+from graphwire.core.bootstrap import apply_schema, empty_graph
 from graphwire.core.graph import Graph
 from graphwire.core.paths import DEMO_DIR
 from graphwire.core.settings import Settings
@@ -97,7 +97,7 @@ def main() -> None:
     report: dict[str, Any] = {"command": command_line(), "machine": machine()}
     if args.build:
         require_wipe(parser, args)
-        graph.write("admin/wipe")
+        empty_graph(graph)
         report["build"] = write_graph(graph, SyntheticSpec())
     apply_schema(graph)
     graph.write("admin/await_indexes", timeout_s=300)

@@ -21,7 +21,7 @@ from pydantic import SecretStr
 
 from bench._results import write_results
 from bench.ppr_scale import synthetic_rows
-from graphwire.core.bootstrap import apply_schema
+from graphwire.core.bootstrap import apply_schema, empty_graph
 from graphwire.core.graph import Graph
 from graphwire.core.neo4j_server import LocalNeo4j, free_port
 from graphwire.core.settings import Settings
@@ -95,7 +95,7 @@ def main() -> None:
     args = parser.parse_args()
     with neo4j_graph() as graph:
         apply_schema(graph)
-        graph.write("admin/wipe")
+        empty_graph(graph)
         loaded = load(graph, args.relations)
         started = time.perf_counter()
         for _ in range(20):
@@ -107,7 +107,7 @@ def main() -> None:
             started = time.perf_counter()
             snap = export_snapshot(graph)
             times.append(time.perf_counter() - started)
-        graph.write("admin/wipe")
+        empty_graph(graph)
     assert snap is not None
     rows = snap.n_entities + int(snap.mentions.nnz) + snap.n_relations
     result = {

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
+from graphwire.core.bootstrap import empty_graph
 from graphwire.core.chunk_store import ChunkStore
 from graphwire.core.documents import Article
 from graphwire.core.graph import Graph
@@ -142,7 +143,7 @@ def main() -> None:
     stores = Path(tempfile.mkdtemp(prefix="graphwire-scaling-"))
     settings = Settings(chroma_path=stores / "chroma", chroma_collection="scaling", ingest_state_path=stores / "state")
     graph = Graph.from_settings(settings)
-    graph.write("admin/wipe")
+    empty_graph(graph)
     corpus, done, rows = Corpus(max(steps)), 0, []
     try:
         for size in steps:

@@ -9,14 +9,13 @@ import typer
 from rich.console import Console
 
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
-from graphwire.core.bootstrap import apply_schema
-from graphwire.core.graph import Graph
+from graphwire.core.bootstrap import apply_schema, empty_graph
 from graphwire.core.settings import Settings, get_settings
 from graphwire.core.store_lock import StoreBusyError, WriterLock
 
 app = typer.Typer(help="Database administration.", no_args_is_help=True)
 console = Console()
-RESET_BATCH = 10_000  # nodes per delete transaction
+RESET_BATCH = 10_000  # relationships, then nodes, per delete transaction
 
 
 @app.command()
@@ -56,7 +55,7 @@ def reset(
         graph.close()
         raise fail(str(exc)) from None
     try:
-        nodes = _delete_all_nodes(graph)
+        nodes = empty_graph(graph, RESET_BATCH)
         vectors = _drop_collection(settings)
         shutil.rmtree(settings.ingest_state_path, ignore_errors=True)
     except NEO4J_ERRORS as exc:
@@ -65,13 +64,6 @@ def reset(
         lock.release()
         graph.close()
     console.print(f"deleted {nodes} nodes, {vectors} vectors and the ingest state")
-
-
-def _delete_all_nodes(graph: Graph) -> int:
-    total = 0
-    while deleted := graph.write("admin/delete_batch", batch=RESET_BATCH)[0]["deleted"]:
-        total += deleted
-    return total
 
 
 def _drop_collection(settings: Settings) -> int:

@@ -14,3 +14,14 @@ def apply_schema(graph: Graph, await_timeout_s: int = 60) -> list[str]:
         applied.append(name)
     graph.write("admin/await_indexes", timeout_s=await_timeout_s)
     return applied
+
+
+def empty_graph(graph: Graph, limit: int = 10_000) -> int:
+    """Delete every node and relationship in bounded transactions (one DETACH DELETE of a large graph exceeds the
+    transaction memory limit: a hub alone has thousands of relationships); returns the number of nodes deleted."""
+    while graph.write("admin/delete_relationships_batch", limit=limit)[0]["deleted"]:
+        pass
+    nodes = 0
+    while deleted := graph.write("admin/delete_nodes_batch", limit=limit)[0]["deleted"]:
+        nodes += deleted
+    return nodes

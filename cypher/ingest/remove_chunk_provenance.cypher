@@ -41,9 +41,9 @@ CALL (r, refill, ids, stated) {
       RETURN id
       UNION
       WITH startNode(r) AS subject, endNode(r) AS target, stated
-      MATCH (subject)<-[m:MENTIONS]-(c:Chunk)
+      MATCH (subject)<-[m:MENTIONS]-(c:Chunk)<-[:HAS_CHUNK]-(d:Document)
       WHERE m.linked IS NULL AND NOT c.id IN $chunk_ids AND NOT c.id IN stated
-        AND EXISTS { (c)<-[:HAS_CHUNK]-(:Document)-[:REPORTED_BY]->(target) }
+        AND EXISTS { (d)-[:REPORTED_BY]->(target) }  // d bound: an expand-into, not the outlet's every document
       RETURN c.id AS id
     }
     WITH id

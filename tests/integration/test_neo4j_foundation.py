@@ -1,10 +1,14 @@
 """The schema bootstrap (cypher/schema/) against a real Neo4j: what the database holds afterwards, read back with
-SHOW CONSTRAINTS / SHOW INDEXES (tests/support/cypher/check/)."""
+SHOW CONSTRAINTS / SHOW INDEXES (tests/support/cypher/check/); emptying a graph in bounded transactions."""
+
+from typing import Any
 
 import pytest
+from support.synthetic import SyntheticSpec, build
 
-from graphwire.core.bootstrap import apply_schema
+from graphwire.core.bootstrap import apply_schema, empty_graph
 from graphwire.core.graph import Graph
+from graphwire.ingest.writer import GraphWriter
 
 pytestmark = pytest.mark.integration
 
@@ -55,3 +59,27 @@ def test_schema_bootstrap_is_idempotent(graph: Graph) -> None:
     before = _schema(graph)
     apply_schema(graph)  # every statement is IF NOT EXISTS: a second run changes nothing and raises nothing
     assert _schema(graph) == before
+
+
+def test_empty_graph_deletes_relationships_then_nodes_in_bounded_transactions(
+    graph: Graph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`graphwire db reset` on a large graph: one DETACH DELETE of a hub and its thousands of relationships exceeded
+    the transaction memory limit, so relationships go first, `limit` at a time."""
+    rows = build(SyntheticSpec(documents=60, entities=40, publications=2, days=10, seed=3))
+    GraphWriter(graph, batch_size=1_000, threads=1).write(rows)
+    counts = graph.read("ingest/count_nodes")[0]
+    deleted: list[tuple[str, int]] = []
+    real_write = Graph.write
+
+    def write(self: Graph, name: str, **params: Any) -> list[dict[str, Any]]:
+        out = real_write(self, name, **params)
+        deleted.append((name, int(out[0]["deleted"])))
+        return out
+
+    monkeypatch.setattr(Graph, "write", write)
+    assert empty_graph(graph, limit=50) == sum(counts.values())
+    relationship_steps = [n for name, n in deleted if name == "admin/delete_relationships_batch"]
+    assert len(relationship_steps) > 10 and max(relationship_steps) == 50  # every step bounded, none of them all
+    assert deleted.index(("admin/delete_relationships_batch", 0)) < deleted.index(("admin/delete_nodes_batch", 50))
+    assert graph.read("ingest/count_nodes")[0] == {k: 0 for k in counts}

@@ -36,6 +36,7 @@ class SyntheticSpec:
     relations_per_chunk: int = 2
     zipf: float = 1.1  # entity popularity exponent
     seed: int = 13
+    provenance_cap: int = 100  # REPORTED_BY keeps the smallest implied chunk ids, as ingest does (PROVENANCE_CAP)
 
 
 def entity_name(i: int) -> tuple[str, str]:
@@ -95,6 +96,8 @@ def build(spec: SyntheticSpec) -> GraphRows:
     rows.entities.extend(_entity_row(*entity_name(i)) for i in sorted(used))
     rows.days = _days(sorted(days))
     for (s, t, o), chunk_ids in relations.items():
+        if t == REPORTED_BY:
+            chunk_ids = sorted(chunk_ids)[: spec.provenance_cap]
         evidence = None if t == REPORTED_BY else [f"{s} {t} {o}." for _ in chunk_ids]
         rows.relations.new.append({"source": s, "type": t, "target": o, "chunk_ids": chunk_ids,
                                    "evidence": evidence, "extractor": "synthetic"})  # fmt: skip

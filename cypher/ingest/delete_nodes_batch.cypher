@@ -1,4 +1,0 @@
-MATCH (n)
-WITH n LIMIT $limit
-DETACH DELETE n
-RETURN count(n) AS deleted
