@@ -1,10 +1,11 @@
 """`graphwire db check` / `--repair`: does the graph agree with itself and with the vector store, and what can be fixed.
 
 Checked: chunk ids both ways (graph chunks without a vector, vectors without a graph chunk), entities nothing mentions
-or reports by, relationships whose provenance is empty or names a missing chunk, chunks without a document, deletes a
-killed run left pending, documents without a commit marker. Repaired: missing vectors re-embedded from the graph's
-chunk text, stray vectors deleted, orphans and unsupported relationships removed, detached chunks removed with their
-provenance, pending deletes finished. Unfinished documents need their input: the report says to re-run the ingest.
+or reports by, entities without the lookup properties ingest finds them by, relationships whose provenance is empty or
+names a missing chunk, chunks without a document, deletes a killed run left pending, documents without a commit
+marker. Repaired: missing vectors re-embedded from the graph's chunk text, stray vectors deleted, orphans and
+unsupported relationships removed, lookup properties filled in, detached chunks removed with their provenance, pending
+deletes finished. Unfinished documents need their input: the report says to re-run the ingest.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pydantic import BaseModel, Field
 from graphwire.core.documents import Chunk
 from graphwire.core.graph import Graph
 from graphwire.core.store_version import bump
+from graphwire.ingest.entity_lookup import missing_lookup, repair_lookup
 from graphwire.ingest.pending import finish_pending_deletes, sweep_orphans
 from graphwire.ingest.writer import GraphWriter
 
@@ -52,6 +54,7 @@ class StoreCheck(BaseModel):
     missing_vectors: list[str] = Field(default_factory=list)  # graph chunk ids the vector store lacks
     stray_vectors: list[str] = Field(default_factory=list)  # vector ids with no graph chunk
     orphan_entities: list[str] = Field(default_factory=list)
+    entities_without_lookup: list[str] = Field(default_factory=list)  # invisible to ingest's lookups
     unsupported_relationships: list[str] = Field(default_factory=list)  # "source -TYPE-> target"
     detached_chunks: list[str] = Field(default_factory=list)
     pending_deletes: list[str] = Field(default_factory=list)
@@ -67,6 +70,7 @@ class StoreCheck(BaseModel):
             "graph chunks without a vector": len(self.missing_vectors),
             "vectors without a graph chunk": len(self.stray_vectors),
             "entities nothing mentions": len(self.orphan_entities),
+            "entities without lookup keys": len(self.entities_without_lookup),
             "relationships without provenance": len(self.unsupported_relationships),
             "chunks without a document": len(self.detached_chunks),
             "deletes left unfinished": len(self.pending_deletes),
@@ -79,6 +83,7 @@ class RepairReport(BaseModel):
     vectors_embedded: int = 0
     vectors_deleted: int = 0
     entities_removed: int = 0
+    lookup_keys_filled: int = 0
     relationships_repaired: int = 0
     relationships_deleted: int = 0
     chunks_removed: int = 0
@@ -104,6 +109,7 @@ def check_store(graph: Graph, vectors: VectorStore | None) -> StoreCheck:
     check = StoreCheck(
         graph_chunks=len(in_graph),
         orphan_entities=[r["key"] for r in graph.read("store/orphan_entities", limit=SHOWN)],
+        entities_without_lookup=missing_lookup(graph, SHOWN),
         unsupported_relationships=[
             f"{r['source']} -{r['type']}-> {r['target']}"
             for r in graph.read("store/unsupported_relationships", limit=SHOWN)
@@ -172,6 +178,7 @@ def repair_store(graph: Graph, vectors: VectorStore | None, check: StoreCheck) -
         report.relationships_deleted = int(rows[0]["deleted"])
     graph.write("store/mark_orphan_entities")
     report.entities_removed = sweep_orphans(writer)
+    report.lookup_keys_filled = repair_lookup(graph)
     if vectors is not None:
         fresh = check_store(graph, vectors)
         if fresh.stray_vectors:

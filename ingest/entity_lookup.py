@@ -135,10 +135,27 @@ def migrate(graph: Graph) -> int:
         return 0
     updated, after = 0, ""
     while page := graph.read("ingest/entities_page", after=after, limit=MIGRATE_PAGE):
-        rows = [{"key": r["key"], **lookup_properties(r["label"], r["name"], r["norm"], r["aliases"] or [])}
-                for r in page]  # fmt: skip
-        graph.write("ingest/set_entity_lookup", rows=rows)
-        updated += len(rows)
+        updated += _fill(graph, page)
         after = str(page[-1]["key"])
     graph.write("ingest/mark_lookup_format", format=LOOKUP_FORMAT)
     return updated
+
+
+def missing_lookup(graph: Graph, limit: int) -> list[str]:
+    """Keys of entities without lookup properties (`db check`)."""
+    return [str(r["key"]) for r in graph.read("store/entities_without_lookup", limit=limit)]
+
+
+def repair_lookup(graph: Graph) -> int:
+    """Give every entity without lookup properties its own (`db check --repair`); returns how many."""
+    repaired = 0
+    while page := graph.read("store/entities_without_lookup", limit=MIGRATE_PAGE):
+        repaired += _fill(graph, page)
+    return repaired
+
+
+def _fill(graph: Graph, entities: list[Row]) -> int:
+    rows = [{"key": r["key"], **lookup_properties(r["label"], r["name"], r["norm"], r["aliases"] or [])}
+            for r in entities]  # fmt: skip
+    graph.write("ingest/set_entity_lookup", rows=rows)
+    return len(rows)

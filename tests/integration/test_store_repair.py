@@ -95,3 +95,20 @@ def test_a_chunk_deleted_behind_the_pipeline_leaves_damage_that_repair_removes(g
     assert repaired.vectors_deleted == len(found.stray_vectors)
     after = check_store(graph, store)
     assert after.problems() == {}
+
+
+def test_entities_without_lookup_keys_are_reported_and_repaired(graph: Graph, tmp_path: Path) -> None:
+    """An entity a graphwire without lookup keys wrote into a migrated store: ingest could not find it by name, so
+    the next run would write a duplicate. `db check` reports it, `--repair` gives it its keys."""
+    store = crash.chroma_store(tmp_path / "chroma")
+    crash.ingest(graph, crash.corpus_v1()[:3], store)
+    expected = crash.export_store(graph, store)
+    graph.write("fixture/strip_entity_lookup")
+    found = check_store(graph, store)
+    entities = sum(1 for node in expected["nodes"] if any(key == "fuzzy_key" for key, _ in node))
+    assert len(found.entities_without_lookup) == entities > 0
+    assert found.problems() == {"entities without lookup keys": len(found.entities_without_lookup)}
+    repaired = repair_store(graph, store, found)
+    assert repaired.lookup_keys_filled == len(found.entities_without_lookup)
+    assert check_store(graph, store).problems() == {}
+    assert crash.export_store(graph, store) == expected
