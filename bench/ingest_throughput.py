@@ -66,6 +66,7 @@ from graphwire.schema.model import load_schema  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_CORPUS = REPO.parent / "shared" / "data" / "multihop-rag" / "corpus.facts.json"
+WIPE_BATCH = 50_000  # relationships, then nodes, per transaction when the database is emptied
 logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
 
 
@@ -83,7 +84,7 @@ def neo4j_graph() -> Iterator[Graph]:
             Settings(neo4j_uri=server.bolt_uri, neo4j_password=SecretStr(server.password_file.read_text().strip()))
         )
     try:
-        wipe(graph)
+        empty_graph(graph, WIPE_BATCH)
         apply_schema(graph)
         yield graph
     finally:
@@ -91,11 +92,6 @@ def neo4j_graph() -> Iterator[Graph]:
         if not os.environ.get("NEO4J_URI"):
             server.stop()
             shutil.rmtree(home, ignore_errors=True)
-
-
-def wipe(graph: Graph, limit: int = 50_000) -> None:
-    """Empty the database in bounded transactions (a 50,000-chunk graph is too big for one)."""
-    empty_graph(graph, limit)
 
 
 def relationship_total(graph: Graph) -> int:
@@ -379,13 +375,13 @@ def main() -> None:
     with neo4j_graph() as graph:  # each part uses a fresh Synthetic(): the same seeded articles
         for run in range(args.write_runs):
             print(f"writes, run {run + 1} ...", flush=True)
-            wipe(graph)
+            empty_graph(graph, WIPE_BATCH)
             results["write_runs"].append(bench_writes(graph, Synthetic(), args.synthetic_chunks, args.write_batch,
                                                       args.docs_per_batch))  # fmt: skip
             print(json.dumps(results["write_runs"][-1], indent=1)[:1200], flush=True)
         for run in range(args.repeats):
             print(f"shared corpus, run {run + 1} ...", flush=True)
-            wipe(graph)
+            empty_graph(graph, WIPE_BATCH)
             results["shared_corpus_runs"].append(bench_shared_corpus(graph, args.corpus, args.n_process, run == 0))
             print({k: v for k, v in results["shared_corpus_runs"][-1].items() if k != "quality"}, flush=True)
         results["extraction"] = []
@@ -394,7 +390,7 @@ def main() -> None:
             results["extraction"].append(bench_extraction(Synthetic(), args.extract_sample, processes))
             print(results["extraction"][-1], flush=True)
         print("synthetic end to end ...", flush=True)
-        wipe(graph)
+        empty_graph(graph, WIPE_BATCH)
         results["synthetic_end_to_end"] = bench_synthetic_end_to_end(
             graph, Synthetic(), args.e2e_chunks, args.n_process
         )

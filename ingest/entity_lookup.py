@@ -43,20 +43,23 @@ def signature(norm: str) -> str:
 
 
 def fuzzy_key(label: str, norm: str) -> str:
-    return f"{label}|{len(norm)}|{signature(norm)}"
-
-
-def fuzzy_lengths(norm: str) -> range:
-    """The name lengths a fuzzy match for `norm` can have."""
-    return range(int(len(norm) * FUZZY_RATIO), int(len(norm) / FUZZY_RATIO) + 2)
+    """The bucket of a name for fuzzy matching: label, length and initials (the graph's `fuzzy_key` property, and the
+    resolver's in-memory buckets)."""
+    return _shape(label, len(norm), signature(norm))
 
 
 def fuzzy_keys_for(label: str, norm: str) -> list[str]:
-    """The `fuzzy_key`s of the entities a fuzzy match for this name may pick (none for short names)."""
+    """The buckets a fuzzy match for this name may pick from (none for short names): same label and initials, a
+    length within the band a ratio above the threshold allows."""
     if len(norm) < MIN_FUZZY_CHARS:
         return []
     initials = signature(norm)
-    return [f"{label}|{size}|{initials}" for size in fuzzy_lengths(norm)]
+    band = range(int(len(norm) * FUZZY_RATIO), int(len(norm) / FUZZY_RATIO) + 2)
+    return [_shape(label, size, initials) for size in band]
+
+
+def _shape(label: str, size: int, initials: str) -> str:
+    return f"{label}|{size}|{initials}"
 
 
 def indexes_alias(label: str, name: str, alias: str) -> bool:

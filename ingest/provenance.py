@@ -49,7 +49,6 @@ def keep_capped(chunk_ids: Sequence[str], evidence: Sequence[str], cap: int) -> 
     """Every stated entry (a non-empty evidence) and the `cap` smallest ids of the others, sorted by id, each with its
     evidence entry."""
     pairs = sorted(zip(chunk_ids, evidence, strict=True), key=lambda pair: pair[0])
-    kept_implied = {c for c, e in pairs if not e}
-    kept_implied = set(sorted(kept_implied)[:cap])
+    kept_implied = set([c for c, e in pairs if not e][:cap])  # pairs are sorted: the cap smallest
     kept = [(c, e) for c, e in pairs if e or c in kept_implied]
     return [c for c, _ in kept], [e for _, e in kept]

@@ -21,14 +21,7 @@ from typing import Any, Protocol
 from rapidfuzz import fuzz, process
 
 from graphwire.core.names import clean_surface, digits_of, entity_key, normalise_name
-from graphwire.ingest.entity_lookup import (
-    MIN_FUZZY_CHARS,
-    fuzzy_keys_for,
-    fuzzy_lengths,
-    indexes_alias,
-    resolve_key,
-    signature,
-)
+from graphwire.ingest.entity_lookup import fuzzy_key, fuzzy_keys_for, indexes_alias, resolve_key
 from graphwire.ingest.models import Extraction
 
 SURNAME_LABELS = frozenset({"Person", "Organization", "Location"})
@@ -75,9 +68,9 @@ class EntityResolver:
         self.source = source  # the graph's entities, read by `prefetch`; None: only what `load` was given
         self.entities: dict[str, ResolvedEntity] = {}
         self._by_norm: dict[tuple[str, str], str] = {}  # (label, norm) -> key, for names and aliases
-        # (label, length, initials) -> normalised names: a ratio above ~85 needs lengths within 15%, and a merge the
-        # same initials, so fuzzy matching only looks at those names instead of every name of the label.
-        self._norms_by_shape: dict[tuple[str, int, str], list[str]] = defaultdict(list)
+        # fuzzy_key (label, length, initials) -> normalised names: a ratio above ~85 needs lengths within 15%, and a
+        # merge the same initials, so fuzzy matching only looks at those names instead of every name of the label.
+        self._norms_by_shape: dict[str, list[str]] = defaultdict(list)
         self._norm_key: dict[tuple[str, str], str] = {}  # (label, primary norm) -> key, fuzzy candidates
         self._stored_aliases: dict[str, int] = {}  # key -> how many of its aliases the graph already has
         self._asked: set[tuple[str, str]] = set()  # (label, norm) the source was asked about
@@ -180,11 +173,8 @@ class EntityResolver:
         return normalise_name(self._surface(name, label), label)
 
     def _fuzzy(self, label: str, norm: str) -> str | None:
-        if len(norm) < MIN_FUZZY_CHARS:
-            return None
-        initials = signature(norm)
-        candidates = [n for size in fuzzy_lengths(norm) for n in self._norms_by_shape.get((label, size, initials), ())]
-        if not candidates:
+        candidates = [n for key in fuzzy_keys_for(label, norm) for n in self._norms_by_shape.get(key, ())]
+        if not candidates:  # also every name too short to fuzzy-match
             return None
         match = process.extractOne(norm, candidates, scorer=fuzz.ratio, score_cutoff=self.fuzzy_threshold)
         if match is None or digits_of(match[0]) != digits_of(norm):
@@ -220,8 +210,7 @@ class EntityResolver:
         self._by_norm.setdefault((entity.label, entity.norm), entity.key)
         if (entity.label, entity.norm) not in self._norm_key:
             self._norm_key[(entity.label, entity.norm)] = entity.key
-            shape = (entity.label, len(entity.norm), signature(entity.norm))
-            self._norms_by_shape[shape].append(entity.norm)
+            self._norms_by_shape[fuzzy_key(entity.label, entity.norm)].append(entity.norm)
         for alias in entity.aliases:
             self._index_alias(entity, alias)
 
