@@ -36,6 +36,15 @@ def write_results(out: Path, results: Any, markdown: str | None = None) -> None:
         out.with_suffix(".md").write_text(markdown if markdown.endswith("\n") else markdown + "\n", encoding="utf-8")
 
 
+def finish_report(out: Path, report: dict[str, Any], render: Any, notes: Path | None) -> None:
+    """Record the load average and the notes file (markdown appended to the report), then write `<out>.json` and
+    `render(report)` as `<out>.md`."""
+    report["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    if notes is not None:
+        report["notes"] = "\n" + notes.read_text(encoding="utf-8")
+    write_results(out, report, render(report))
+
+
 def add_wipe_flag(parser: argparse.ArgumentParser) -> None:
     """`--wipe`, required by benchmarks that empty the Neo4j at NEO4J_URI."""
     parser.add_argument("--wipe", action="store_true", help="required: the Neo4j at NEO4J_URI is emptied")

@@ -16,13 +16,12 @@ catalogue's statements as they are.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import time
 from pathlib import Path
 from typing import Any, LiteralString, cast
 
-from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
+from bench._results import add_wipe_flag, command_line, finish_report, machine, require_wipe
 from graphwire import cypher
 from graphwire.core.bootstrap import apply_schema, empty_graph
 from graphwire.core.graph import Graph
@@ -148,23 +147,34 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n" + report.get("notes", "")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def synthetic_parser(description: str | None) -> argparse.ArgumentParser:
+    """The arguments of a benchmark on the synthetic graph: --build, --wipe, --notes."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", action="store_true", help="write the synthetic graph (the database must be empty)")
-    parser.add_argument("--before", default="HEAD", help="git revision whose statements are 'before'")
     parser.add_argument("--notes", type=Path, help="markdown appended to the report (what the numbers show)")
     add_wipe_flag(parser)
-    args = parser.parse_args()
-    settings = Settings()
-    graph = Graph.from_settings(settings)
+    return parser
+
+
+def synthetic_graph(parser: argparse.ArgumentParser, args: argparse.Namespace, report: dict[str, Any]) -> Graph:
+    """The graph at NEO4J_URI, written first with --build (and --wipe), with the checkout's indexes online."""
+    graph = Graph.from_settings(Settings())
     graph.timeout_s = None
-    report: dict[str, Any] = {"command": command_line(), "machine": machine(), "before": args.before}
     if args.build:
         require_wipe(parser, args)
         empty_graph(graph)
         report["build"] = write_graph(graph, SyntheticSpec())
-    apply_schema(graph)  # the checkout's indexes (idempotent)
+    apply_schema(graph)  # idempotent
     graph.write("admin/await_indexes", timeout_s=300)
+    return graph
+
+
+def main() -> None:
+    parser = synthetic_parser(__doc__)
+    parser.add_argument("--before", default="HEAD", help="git revision whose statements are 'before'")
+    args = parser.parse_args()
+    report: dict[str, Any] = {"command": command_line(), "machine": machine(), "before": args.before}
+    graph = synthetic_graph(parser, args, report)
     counts = graph.read("ingest/count_nodes")[0]
     fingerprint = graph.read("graph/fingerprint")[0]
     report["graph"] = {**counts, "relationships": fingerprint["relationships"], "mentions": fingerprint["mentions"]}
@@ -174,10 +184,7 @@ def main() -> None:
         after = profile(graph, cypher.PRODUCT.query(name), params)
         report["cases"].append({"case": label, "statement": name, "before": before, "after": after})
         print(label, before["db_hits"], "->", after["db_hits"], flush=True)
-    report["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    if args.notes is not None:
-        report["notes"] = "\n" + args.notes.read_text(encoding="utf-8")
-    write_results(OUT, report, markdown(report))
+    finish_report(OUT, report, markdown, args.notes)
     graph.close()
 
 

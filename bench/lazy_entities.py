@@ -11,20 +11,16 @@ stored entity and makes the dictionary linker read them all; "lazy" is the defau
 
 from __future__ import annotations
 
-import argparse
-import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
-from bench.cypher_profile import write_graph
-from graphwire.core.bootstrap import apply_schema, empty_graph
+from bench._results import command_line, finish_report, machine
+from bench.cypher_profile import synthetic_graph, synthetic_parser
 from graphwire.core.graph import Graph
 from graphwire.core.paths import DEMO_DIR
-from graphwire.core.settings import Settings
 from graphwire.ingest.entity_lookup import StoredEntities, migrate
 from graphwire.ingest.extractors.offline import OfflineExtractor
 from graphwire.ingest.gazetteer import Gazetteer
@@ -32,7 +28,6 @@ from graphwire.ingest.loaders import load_articles
 from graphwire.ingest.pipeline import IngestOptions, delete_documents, ingest_articles
 from graphwire.ingest.resolve import EntityResolver
 from graphwire.schema.model import load_schema
-from tests.support.synthetic import SyntheticSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "lazy_entities"
@@ -87,20 +82,10 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", action="store_true", help="write the synthetic graph (the database must be empty)")
-    parser.add_argument("--notes", type=Path, help="markdown appended to the report (what the numbers show)")
-    add_wipe_flag(parser)
+    parser = synthetic_parser(__doc__)
     args = parser.parse_args()
-    graph = Graph.from_settings(Settings())
-    graph.timeout_s = None
     report: dict[str, Any] = {"command": command_line(), "machine": machine()}
-    if args.build:
-        require_wipe(parser, args)
-        empty_graph(graph)
-        report["build"] = write_graph(graph, SyntheticSpec())
-    apply_schema(graph)
-    graph.write("admin/await_indexes", timeout_s=300)
+    graph = synthetic_graph(parser, args, report)
     report["migrated"] = migrate(graph)
     report["graph"] = graph.read("ingest/count_nodes")[0]
     sources = (a.source for a in load_articles(DEMO_DIR / "articles.jsonl").articles)
@@ -112,10 +97,7 @@ def main() -> None:
         for mode in ("all entities", "lazy"):
             report["rounds"].append(one_round(graph, mode, extractor, gazetteer))
             print(report["rounds"][-1], flush=True)
-    report["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    if args.notes is not None:
-        report["notes"] = "\n" + args.notes.read_text(encoding="utf-8")
-    write_results(OUT, report, markdown(report))
+    finish_report(OUT, report, markdown, args.notes)
     graph.close()
 
 
