@@ -4,10 +4,8 @@ are migrated once."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from support.crash import corpus_v1, export_store, extractor, gazetteer
+from support.crash import corpus_v1, export_graph, extractor, gazetteer
 
 from graphwire.core.documents import Article
 from graphwire.core.graph import Graph
@@ -22,19 +20,10 @@ FIRST = 8  # documents of the first run; the second run adds the rest
 FILLER = 20_000  # entities no text names, so that the graph has more entities than the second run has word spans
 
 
-class _NoVectors:
-    def ids(self) -> list[str]:
-        return []
-
-
 def _ingest(graph: Graph, articles: list[Article], resolver: EntityResolver | None = None) -> IngestReport:
     resolver = resolver or EntityResolver(publication_aliases=gazetteer().publication_aliases())
     options = IngestOptions(progress=False, batch_documents=2)
     return ingest_articles(articles, graph, extractor(), options=options, resolver=resolver)
-
-
-def _export(graph: Graph) -> dict[str, Any]:
-    return export_store(graph, _NoVectors())  # type: ignore[arg-type]
 
 
 def _first_run(graph: Graph) -> None:
@@ -60,7 +49,7 @@ def test_a_second_run_reads_only_what_it_names_and_builds_what_an_eager_run_buil
     _first_run(graph)
     stored = _entity_count(graph)
     lazy = _ingest(graph, articles[FIRST:])
-    lazy_store = _export(graph)
+    lazy_store = export_graph(graph)
     assert 0 < lazy.entities_read < 200 < FILLER < stored, (lazy.entities_read, stored)
 
     graph.write("admin/wipe")
@@ -69,7 +58,7 @@ def test_a_second_run_reads_only_what_it_names_and_builds_what_an_eager_run_buil
     eager.load(graph.read("ingest/existing_entities"))  # what every run did before: read every entity
     monkeypatch.setattr(DictionaryLinker, "_entities", lambda self, tokens: self.stored.all())
     _ingest(graph, articles[FIRST:], eager)
-    assert _export(graph) == lazy_store
+    assert export_graph(graph) == lazy_store
 
 
 def test_names_resolve_across_runs_by_alias_and_fuzzy_match_through_the_lookup(graph: Graph) -> None:
@@ -96,7 +85,7 @@ def test_a_store_without_lookup_properties_is_migrated_once(graph: Graph) -> Non
     assert migrate(graph) == _entity_count(graph)
     assert graph.read("ingest/lookup_format")[0]["format"] == LOOKUP_FORMAT
     assert migrate(graph) == 0
-    migrated = _export(graph)
+    migrated = export_graph(graph)
     graph.write("admin/wipe")
     _ingest(graph, articles[:FIRST])
-    assert _export(graph) == migrated  # the same properties a fresh ingest writes
+    assert export_graph(graph) == migrated  # the same properties a fresh ingest writes
