@@ -4,7 +4,8 @@ Checked: chunk ids both ways (graph chunks without a vector, vectors without a g
 or reports by, entities without the lookup properties ingest finds them by, relationships whose provenance is empty or
 names a missing chunk, chunks without a document, deletes a killed run left pending, documents without a commit
 marker. Repaired: missing vectors re-embedded from the graph's chunk text, stray vectors deleted, orphans and
-unsupported relationships removed, lookup properties filled in, detached chunks removed with their provenance, pending
+unsupported relationships removed (full capped provenance lists refilled from the chunks that still imply them, as a
+delete refills them), lookup properties filled in, detached chunks removed with their provenance, pending
 deletes finished. Unfinished documents need their input: the report says to re-run the ingest.
 """
 
@@ -172,7 +173,7 @@ def repair_store(graph: Graph, vectors: VectorStore | None, check: StoreCheck) -
         detached = [r["id"] for r in graph.read("store/detached_chunks", limit=10**9)]
         writer.remove_chunks(detached)
         report.chunks_removed = len(detached)
-    rows = graph.write("store/repair_relationship_provenance")
+    rows = graph.write("store/repair_relationship_provenance", **writer.provenance.params())
     if rows:
         report.relationships_repaired = int(rows[0]["repaired"])
         report.relationships_deleted = int(rows[0]["deleted"])

@@ -21,6 +21,7 @@ from graphwire.core.documents import Article, Chunk
 from graphwire.core.graph import Graph
 from graphwire.core.settings import get_settings
 from graphwire.ingest.chunker import chunk_article
+from graphwire.ingest.consistency import check_store, repair_store
 from graphwire.ingest.extractors.base import ExtractionFailure
 from graphwire.ingest.extractors.offline import extraction_text
 from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
@@ -202,3 +203,19 @@ def test_chunks_of_other_outlets_that_name_the_outlet_are_not_refilled_and_state
 def _linked_to_harbor(graph: Graph) -> set[str]:
     rows = graph.read("check/entity_mentions")
     return {r["chunk_id"] for r in rows if r["key"] == HARBOR and r["linked"]}
+
+
+def test_repair_refills_a_full_list_that_lost_a_chunk_behind_the_pipeline(graph: Graph) -> None:
+    """A kept chunk deleted without the pipeline (`db check` finds its id in the lists): `--repair` takes it out and
+    refills each full list from the chunks that still imply it, to what a clean ingest of the rest holds."""
+    stated = {HARBOR_IDS[1]}
+    ingest(graph, CORPUS, stated)
+    graph.write("check/delete_document_chunks_raw", document_id=HARBOR_DOCS[0].doc_id)
+    found = check_store(graph, None)
+    assert f"{ADA} -REPORTED_BY-> {HARBOR}" in found.unsupported_relationships
+    repair_store(graph, None, found)
+    after = reported_by(graph)
+    assert after[(ADA, "REPORTED_BY", HARBOR)] == (HARBOR_IDS[1 : CAP + 2], [STATED, "", "", ""])
+    assert after[(LUMEN, "REPORTED_BY", HARBOR)] == (HARBOR_IDS[1 : CAP + 1], None)
+    assert check_store(graph, None).unsupported_relationships == []
+    assert after == clean_ingest(graph, [a for a in CORPUS if a is not HARBOR_DOCS[0]], stated)["reported_by"]
