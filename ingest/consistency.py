@@ -2,11 +2,12 @@
 
 Checked: chunk ids both ways (graph chunks without a vector, vectors without a graph chunk), entities nothing mentions
 or reports by, entities without the lookup properties ingest finds them by, relationships whose provenance is empty or
-names a missing chunk, chunks without a document, deletes a killed run left pending, documents without a commit
-marker. Repaired: missing vectors re-embedded from the graph's chunk text, stray vectors deleted, orphans and
-unsupported relationships removed (full capped provenance lists refilled from the chunks that still imply them, as a
-delete refills them), lookup properties filled in, detached chunks removed with their provenance, pending
-deletes finished. Unfinished documents need their input: the report says to re-run the ingest.
+names a missing chunk, capped provenance lists longer than PROVENANCE_CAP, chunks without a document, deletes a killed
+run left pending, documents without a commit marker. Repaired: missing vectors re-embedded from the graph's chunk
+text, stray vectors deleted, orphans and unsupported relationships removed (full capped provenance lists refilled from
+the chunks that still imply them, as a delete refills them), lists over the cap cut to it, lookup properties filled
+in, detached chunks removed with their provenance, pending deletes finished. Unfinished documents need their input:
+the report says to re-run the ingest.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from graphwire.core.graph import Graph
 from graphwire.core.store_version import bump
 from graphwire.ingest.entity_lookup import missing_lookup, repair_lookup
 from graphwire.ingest.pending import finish_pending_deletes, sweep_orphans
+from graphwire.ingest.provenance import ProvenanceCaps
 from graphwire.ingest.writer import GraphWriter
 
 PAGE = 5000
@@ -57,6 +59,7 @@ class StoreCheck(BaseModel):
     orphan_entities: list[str] = Field(default_factory=list)
     entities_without_lookup: list[str] = Field(default_factory=list)  # invisible to ingest's lookups
     unsupported_relationships: list[str] = Field(default_factory=list)  # "source -TYPE-> target"
+    overfull_provenance: list[str] = Field(default_factory=list)  # "source -TYPE-> target"
     detached_chunks: list[str] = Field(default_factory=list)
     pending_deletes: list[str] = Field(default_factory=list)
     unfinished_documents: list[str] = Field(default_factory=list)
@@ -73,6 +76,7 @@ class StoreCheck(BaseModel):
             "entities nothing mentions": len(self.orphan_entities),
             "entities without lookup keys": len(self.entities_without_lookup),
             "relationships without provenance": len(self.unsupported_relationships),
+            "provenance lists over PROVENANCE_CAP": len(self.overfull_provenance),
             "chunks without a document": len(self.detached_chunks),
             "deletes left unfinished": len(self.pending_deletes),
             "documents without a commit marker (re-run the ingest)": len(self.unfinished_documents),
@@ -87,6 +91,7 @@ class RepairReport(BaseModel):
     lookup_keys_filled: int = 0
     relationships_repaired: int = 0
     relationships_deleted: int = 0
+    provenance_lists_trimmed: int = 0
     chunks_removed: int = 0
     deletes_finished: int = 0
 
@@ -105,8 +110,10 @@ def _paged_chunk_ids(graph: Graph) -> Iterator[str]:
         after = str(rows[-1]["id"])
 
 
-def check_store(graph: Graph, vectors: VectorStore | None) -> StoreCheck:
+def check_store(graph: Graph, vectors: VectorStore | None, caps: ProvenanceCaps | None = None) -> StoreCheck:
+    """`caps`: the capped provenance types (default: the configured schema and PROVENANCE_CAP)."""
     in_graph = graph_chunk_ids(graph)
+    caps = caps or ProvenanceCaps.configured()
     check = StoreCheck(
         graph_chunks=len(in_graph),
         orphan_entities=[r["key"] for r in graph.read("store/orphan_entities", limit=SHOWN)],
@@ -114,6 +121,10 @@ def check_store(graph: Graph, vectors: VectorStore | None) -> StoreCheck:
         unsupported_relationships=[
             f"{r['source']} -{r['type']}-> {r['target']}"
             for r in graph.read("store/unsupported_relationships", limit=SHOWN)
+        ],
+        overfull_provenance=[
+            f"{r['source']} -{r['type']}-> {r['target']}"
+            for r in graph.read("store/overfull_provenance", limit=SHOWN, **caps.params())
         ],
         detached_chunks=[r["id"] for r in graph.read("store/detached_chunks", limit=SHOWN)],
         pending_deletes=[r["id"] for r in graph.read("ingest/pending_deletes")],
@@ -177,6 +188,9 @@ def repair_store(graph: Graph, vectors: VectorStore | None, check: StoreCheck) -
     if rows:
         report.relationships_repaired = int(rows[0]["repaired"])
         report.relationships_deleted = int(rows[0]["deleted"])
+    if check.overfull_provenance:
+        rows = graph.write("store/trim_provenance", **writer.provenance.params())
+        report.provenance_lists_trimmed = int(rows[0]["trimmed"]) if rows else 0
     graph.write("store/mark_orphan_entities")
     report.entities_removed = sweep_orphans(writer)
     report.lookup_keys_filled = repair_lookup(graph)

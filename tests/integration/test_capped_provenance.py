@@ -219,3 +219,25 @@ def test_repair_refills_a_full_list_that_lost_a_chunk_behind_the_pipeline(graph:
     assert after[(LUMEN, "REPORTED_BY", HARBOR)] == (HARBOR_IDS[1 : CAP + 1], None)
     assert check_store(graph, None).unsupported_relationships == []
     assert after == clean_ingest(graph, [a for a in CORPUS if a is not HARBOR_DOCS[0]], stated)["reported_by"]
+
+
+def test_lists_written_under_a_larger_cap_are_reported_and_cut_to_the_cap(
+    graph: Graph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store a graphwire before the cap wrote (or one under a larger PROVENANCE_CAP): `db check` reports its long
+    lists, `--repair` cuts them to what a clean ingest under the cap writes."""
+    stated = {HARBOR_IDS[5]}
+    expected = clean_ingest(graph, CORPUS, stated)["reported_by"]
+    graph.write("admin/wipe")
+    monkeypatch.setenv("PROVENANCE_CAP", "100")
+    get_settings.cache_clear()
+    ingest(graph, CORPUS, stated)
+    assert reported_by(graph)[(ADA, "REPORTED_BY", HARBOR)][0] == HARBOR_IDS  # uncut: all seven
+    monkeypatch.setenv("PROVENANCE_CAP", str(CAP))
+    get_settings.cache_clear()
+    found = check_store(graph, None)
+    assert found.overfull_provenance == [f"{LUMEN} -REPORTED_BY-> {HARBOR}", f"{ADA} -REPORTED_BY-> {HARBOR}"]
+    assert repair_store(graph, None, found).provenance_lists_trimmed == 2
+    assert reported_by(graph) == expected
+    assert expected[(ADA, "REPORTED_BY", HARBOR)] == ([*HARBOR_IDS[:CAP], HARBOR_IDS[5]], ["", "", "", STATED])
+    assert check_store(graph, None).problems() == {}
