@@ -28,7 +28,7 @@ def check(
     --repair: when nothing is left), 1 when problems remain."""
     settings = get_settings()
     graph = open_graph_or_exit(settings)
-    lock = WriterLock.for_settings(settings)
+    lock = WriterLock.for_settings(settings, lambda: graph)
     try:
         store = _vector_store(settings) if vectors else None
         found = check_store(graph, store)

@@ -48,12 +48,15 @@ def reset(
             "run `graphwire db reset --yes` to do it"
         )
     graph = open_graph_or_exit(settings)
-    lock = WriterLock.for_settings(settings)
+    lock = WriterLock.for_settings(settings, lambda: graph)
     try:
         lock.acquire("graphwire db reset")
     except StoreBusyError as exc:
         graph.close()
         raise fail(str(exc)) from None
+    except NEO4J_ERRORS as exc:
+        graph.close()
+        raise fail(neo4j_error_line(settings, exc)) from None
     try:
         nodes = empty_graph(graph, RESET_BATCH)
         vectors = _drop_collection(settings)

@@ -87,12 +87,15 @@ def ingest(
     settings = get_settings()
     schema = load_schema(settings.schema_path)
     graph = open_graph_or_exit(settings)
-    lock = WriterLock.for_settings(settings)
+    lock = WriterLock.for_settings(settings, lambda: graph)
     try:
         lock.acquire(f"graphwire ingest {'--delete' if delete else path}", wait_s=wait)
     except StoreBusyError as exc:
         graph.close()
         raise fail(str(exc)) from None
+    except NEO4J_ERRORS as exc:
+        graph.close()
+        raise fail(neo4j_error_line(settings, exc)) from None
     try:
         apply_schema(graph)
         store = _chunk_store(settings) if vectors else None

@@ -82,6 +82,16 @@ class Graph:
         records, _, _ = self.driver.execute_query(self._query(name), params, database_=self.database, routing_=routing)
         return [r.data() for r in records]
 
+    def write_once(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run a named statement once, in an auto-commit transaction: no retries, for a best-effort write whose caller
+        tries again later or can do without it (the writer lease's renewal and release)."""
+
+        def run() -> list[dict[str, Any]]:
+            with self.session() as session:
+                return [r.data() for r in session.run(self._query(name), params)]
+
+        return self._call(run)
+
     def write_batches(self, name: str, rows: Sequence[dict[str, Any]], batch_size: int = 500, threads: int = 1) -> int:
         """UNWIND-style writes: the statement receives `$rows`; each batch is its own retried transaction.
 

@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     ingest_state_path: Path = Path(".graphwire/ingest-state")  # folder of per-input ingest-state records (--resume)
     # folder of the writer locks (core/store_lock.py); one folder for every process of the machine, whatever its cwd
     store_lock_dir: Path = Path("/tmp/graphwire-locks")
+    # seconds a writer's lease in the graph (core/store_lease.py) lasts unless renewed: how long a writer killed on
+    # another machine keeps the others out
+    store_lease_ttl_s: float = Field(default=30.0, ge=3.0)
 
     # API
     api_key: SecretStr | None = None  # when set, every /v1 request must send it in the X-API-Key header

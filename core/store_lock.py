@@ -1,16 +1,18 @@
-"""One writer at a time per store: an exclusive advisory file lock shared by every graphwire process on the machine.
+"""One writer at a time per store: an exclusive advisory file lock shared by every graphwire process on the machine,
+and the graph's writer lease for the other machines.
 
 A store is one Neo4j database (with the vector store that ingestion writes beside it). Every process that writes it
 (`graphwire ingest`, `ingest --delete`, `db check --repair`, the API's ingest jobs) holds `WriterLock` while it
 writes; a second writer waits up to `wait_s` seconds, then gets `StoreBusyError`, whose message names the holder.
 
-    with WriterLock.for_settings(settings).hold("graphwire ingest corpus.json"):
+    with WriterLock.for_settings(settings, lambda: graph).hold("graphwire ingest corpus.json"):
         ...  # write
 
 The lock is `flock(2)` on `<STORE_LOCK_DIR>/writer-<store>.lock`: the kernel releases it when its holder exits, even
 on SIGKILL, so a crash never leaves a stale lock behind. The file also records who holds it (pid, what, since) for the
-refusal message. It covers the processes of one machine (those that see the same lock folder); writers on several
-machines against one Neo4j need a lock service and are not supported.
+refusal message. It covers the processes of one machine (those that see the same lock folder). Given the graph, it
+also takes the graph's writer lease (core/store_lease.py), which covers writers on other machines against the same
+Neo4j.
 """
 
 from __future__ import annotations
@@ -20,39 +22,20 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from pydantic import BaseModel
-
+from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
+from graphwire.core.store_holder import LockHolder, StoreBusyError
+from graphwire.core.store_lease import WriterLease
 
 _LOOPBACK = ("localhost", "127.0.0.1", "::1", "[::1]")
 POLL_S = 0.2
-
-
-class LockHolder(BaseModel):
-    """Who holds the lock, as its holder wrote it."""
-
-    pid: int
-    purpose: str
-    since: str  # ISO timestamp, UTC
-
-
-class StoreBusyError(RuntimeError):
-    """Another process is writing the store."""
-
-    def __init__(self, store: str, holder: LockHolder | None) -> None:
-        self.store = store
-        self.holder = holder
-        who = f"{holder.purpose!r} (pid {holder.pid}, since {holder.since})" if holder else "another process"
-        super().__init__(
-            f"the store {store} is being written by {who}; one writer at a time: wait for it to finish "
-            "(or stop it and re-run with --resume)"
-        )
+LEASE_POLL_S = 1.0
 
 
 def store_name(settings: Settings) -> str:
@@ -64,28 +47,49 @@ def store_name(settings: Settings) -> str:
 
 
 class WriterLock:
-    def __init__(self, path: Path, store: str) -> None:
+    def __init__(self, path: Path, store: str, lease: WriterLease | None = None) -> None:
         self.path = path
         self.store = store
+        self.lease = lease
         self._file: IO[str] | None = None
 
     @classmethod
-    def for_settings(cls, settings: Settings) -> WriterLock:
+    def for_settings(cls, settings: Settings, graph: Callable[[], Graph] | None = None) -> WriterLock:
+        """`graph`: the store's graph, for the writer lease (without it, this machine's processes only)."""
         store = store_name(settings)
         digest = hashlib.sha256(store.encode()).hexdigest()[:16]
-        return cls(Path(settings.store_lock_dir) / f"writer-{digest}.lock", store)
+        lease = WriterLease(graph, settings.store_lease_ttl_s) if graph is not None else None
+        return cls(Path(settings.store_lock_dir) / f"writer-{digest}.lock", store, lease)
 
     @property
     def held(self) -> bool:
         return self._file is not None
 
     def acquire(self, purpose: str, wait_s: float = 0.0) -> None:
-        """Take the lock, waiting up to `wait_s` seconds; raises `StoreBusyError` when another process keeps it."""
+        """Take the lock (and the lease), waiting up to `wait_s` seconds; raises `StoreBusyError` when another process
+        keeps either."""
+        deadline = time.monotonic() + wait_s
+        self._lock_file(purpose, deadline)
+        try:
+            self._take_lease(purpose, deadline)
+        except BaseException:
+            self._unlock_file()
+            raise
+
+    def _take_lease(self, purpose: str, deadline: float) -> None:
+        while self.lease is not None:
+            holder = self.lease.take(purpose)
+            if holder is None:
+                return
+            if time.monotonic() >= deadline:
+                raise StoreBusyError(self.store, holder)
+            time.sleep(LEASE_POLL_S)
+
+    def _lock_file(self, purpose: str, deadline: float) -> None:
         if self._file is not None:
             raise RuntimeError(f"{self.path} is already held by this WriterLock")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = self.path.open("a+", encoding="utf-8")
-        deadline = time.monotonic() + wait_s
         while True:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -103,6 +107,11 @@ class WriterLock:
         self._file = handle
 
     def release(self) -> None:
+        if self.lease is not None and self._file is not None:
+            self.lease.release()
+        self._unlock_file()
+
+    def _unlock_file(self) -> None:
         handle, self._file = self._file, None
         if handle is not None:
             handle.seek(0)

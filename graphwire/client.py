@@ -70,7 +70,7 @@ class Graphwire:
         from graphwire.ingest.service import ExtractorChoice, ingest_loaded, ingest_options
 
         loaded = load_articles(Path(documents)) if isinstance(documents, str | Path) else load_records(list(documents))
-        with WriterLock.for_settings(self.settings).hold("graphwire Python API: Graphwire.ingest"):
+        with WriterLock.for_settings(self.settings, lambda: self.graph).hold("graphwire Python API: Graphwire.ingest"):
             report = ingest_loaded(
                 loaded.articles,
                 self.graph,

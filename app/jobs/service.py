@@ -37,7 +37,7 @@ class DocumentWrites:
     ) -> DocumentWrites:
         chunk_store = functools.cache(lambda: _chunk_store(settings, chroma()))
         store = JobStore(settings.ingest_state_path)
-        lock = WriterLock.for_settings(settings)
+        lock = WriterLock.for_settings(settings, graph)
         runner = JobRunner(store, IngestJob(settings, graph, chunk_store), on_change, lock.hold)
         return cls(settings, graph, chunk_store, store, runner)
 

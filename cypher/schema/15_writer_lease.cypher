@@ -1,0 +1,1 @@
+CREATE CONSTRAINT writer_lease_id IF NOT EXISTS FOR (l:WriterLease) REQUIRE l.id IS UNIQUE

@@ -1,0 +1,5 @@
+// core/store_lease.py: give the writer lease back, if $owner still holds it.
+MATCH (l:WriterLease {id: 'writer'})
+WHERE l.owner = $owner
+DELETE l
+RETURN count(*) AS released
