@@ -26,7 +26,7 @@ from graphwire.core.store_lease import WriterLease
 from graphwire.core.store_lock import WriterLock
 
 pytestmark = pytest.mark.integration
-TTL_S = 3.0
+TTL_S = 5.0  # renewed every 1.7 s: a stalled renewal would need over 3 s to let the lease lapse
 
 
 @pytest.fixture
