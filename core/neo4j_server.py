@@ -20,6 +20,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from graphwire.core.paths import maven_project
+from graphwire.core.processes import pid_alive
 from graphwire.core.settings import LOCAL_HOSTS, Settings
 
 MAIN_CLASS = "io.graphwire.neo4j.Launcher"
@@ -65,17 +66,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split()[2] == "Z")
 
 
 def _is_launcher(pid: int, home: Path) -> bool:
@@ -202,7 +192,7 @@ class LocalNeo4j:
             pid = int(self.pid_file.read_text().strip())
         except (OSError, ValueError):
             return None
-        return pid if _pid_alive(pid) and _is_launcher(pid, self.home) else None
+        return pid if pid_alive(pid) and _is_launcher(pid, self.home) else None
 
     def ensure_password(self, password: str | None = None) -> str:
         """Use the given password, else keep the stored one, else generate one (file mode 0600)."""
@@ -279,9 +269,9 @@ class LocalNeo4j:
             return False
         _signal_group(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and _pid_alive(pid):
+        while time.monotonic() < deadline and pid_alive(pid):
             time.sleep(0.2)
-        if _pid_alive(pid):
+        if pid_alive(pid):
             _signal_group(pid, signal.SIGKILL)
         return True
 

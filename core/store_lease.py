@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from graphwire.core.graph import Graph
+from graphwire.core.processes import pid_alive
 from graphwire.core.store_holder import LockHolder
 
 log = logging.getLogger(__name__)
@@ -35,15 +36,10 @@ class WriterLease:
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
 
-    @property
-    def held(self) -> bool:
-        return self._owner is not None
-
     def take(self, purpose: str) -> LockHolder | None:
         owner = uuid.uuid4().hex
         row = self._take(owner, purpose, take_over="")
-        holder = _holder(row)
-        if not row["granted"] and holder.host == self.host and not _alive(holder.pid):
+        if not row["granted"] and row["host"] == self.host and not pid_alive(int(row["pid"] or 0)):
             row = self._take(owner, purpose, take_over=str(row["owner"]))  # a crashed process of this machine
         if not row["granted"]:
             return _holder(row)
@@ -74,7 +70,8 @@ class WriterLease:
 
     def _take(self, owner: str, purpose: str, take_over: str, once: bool = False) -> dict[str, Any]:
         """`once`: a single attempt (a renewal: the next round tries again)."""
-        write = self._graph().write_once if once else self._graph().write
+        graph = self._graph()
+        write = graph.write_once if once else graph.write
         rows = write("store/take_writer_lease", owner=owner, take_over=take_over, host=self.host, pid=os.getpid(),
                      purpose=purpose, ttl_ms=int(self.ttl_s * 1000))  # fmt: skip
         return rows[0]
@@ -92,13 +89,3 @@ class WriterLease:
 def _holder(row: dict[str, Any]) -> LockHolder:
     return LockHolder(host=str(row["host"] or "?"), pid=int(row["pid"] or 0), purpose=str(row["purpose"] or "?"),
                       since=str(row["since"] or "?"), expires_in_s=int(row["expires_in_s"] or 0))  # fmt: skip
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

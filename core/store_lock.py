@@ -107,8 +107,8 @@ class WriterLock:
         self._file = handle
 
     def release(self) -> None:
-        if self.lease is not None and self._file is not None:
-            self.lease.release()
+        if self.lease is not None:
+            self.lease.release()  # a no-op unless it holds one
         self._unlock_file()
 
     def _unlock_file(self) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from graphwire.app.jobs.models import FINISHED, Job, JobFailure, JobProgress, JobState
+from graphwire.core.processes import pid_alive
 
 INTERRUPTED = (
     "interrupted: the API process stopped while this job was running; documents it committed are kept, post the "
@@ -45,13 +46,7 @@ def _now() -> str:
 def _pid_alive(pid: int | None) -> bool:
     if not pid or pid == os.getpid():
         return False  # our own pid: a restarted process that reuses it cannot be running the old job
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid_alive(pid)
 
 
 class JobStore:
