@@ -118,14 +118,8 @@ def check_store(graph: Graph, vectors: VectorStore | None, caps: ProvenanceCaps 
         graph_chunks=len(in_graph),
         orphan_entities=[r["key"] for r in graph.read("store/orphan_entities", limit=SHOWN)],
         entities_without_lookup=missing_lookup(graph, SHOWN),
-        unsupported_relationships=[
-            f"{r['source']} -{r['type']}-> {r['target']}"
-            for r in graph.read("store/unsupported_relationships", limit=SHOWN)
-        ],
-        overfull_provenance=[
-            f"{r['source']} -{r['type']}-> {r['target']}"
-            for r in graph.read("store/overfull_provenance", limit=SHOWN, **caps.params())
-        ],
+        unsupported_relationships=_relationships(graph.read("store/unsupported_relationships", limit=SHOWN)),
+        overfull_provenance=_relationships(graph.read("store/overfull_provenance", limit=SHOWN, **caps.params())),
         detached_chunks=[r["id"] for r in graph.read("store/detached_chunks", limit=SHOWN)],
         pending_deletes=[r["id"] for r in graph.read("ingest/pending_deletes")],
         unfinished_documents=[r["id"] for r in graph.read("store/unfinished_documents", limit=SHOWN)],
@@ -137,6 +131,11 @@ def check_store(graph: Graph, vectors: VectorStore | None, caps: ProvenanceCaps 
         check.missing_vectors = sorted(graph_set - in_store)
         check.stray_vectors = sorted(in_store - graph_set)
     return check
+
+
+def _relationships(rows: list[dict[str, Any]]) -> list[str]:
+    """Relationship rows (source, type, target) as the report lists them: "source -TYPE-> target"."""
+    return [f"{r['source']} -{r['type']}-> {r['target']}" for r in rows]
 
 
 def chunks_from_graph(graph: Graph, ids: Sequence[str]) -> list[Chunk]:
