@@ -40,7 +40,7 @@ elif [[ "$DATASET" == encyclopedia ]]; then
   .venv/bin/python -m bench.encyclopedia_titles "$WORK/data"
   CORPUS="$WORK/data/corpus.json" RUNS="encyclopedia" QUESTIONS="$WORK/data/questions.json"
 else
-  CORPUS="$DATA/multihop-rag/corpus.facts.json" RUNS="full sample200"
+  CORPUS="$DATA/multihop-rag/corpus.json" RUNS="full sample200"
 fi
 if [[ -z "${SKIP_INGEST:-}" ]]; then
   $GW db init

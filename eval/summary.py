@@ -18,6 +18,8 @@ RETRIEVAL_METRICS = (
     "mrr_at_10",
     "perfect_at_4",
     "perfect_at_10",
+    "recall_at_2",  # share of gold facts in the top 2 / 5 chunks
+    "recall_at_5",
     "article_precision_at_10",
     "article_recall_at_10",
 )
@@ -104,7 +106,7 @@ def _answer_metrics(records: Sequence[QuestionRecord]) -> AnswerMetrics | None:
 def group_metrics(records: Sequence[QuestionRecord]) -> GroupMetrics:
     ok = [r for r in records if r.error is None]
     scored: Sequence[BaseModel] = [r.title_retrieval for r in ok if r.title_retrieval is not None]
-    names = TITLE_METRICS
+    names: tuple[str, ...] = TITLE_METRICS
     if not scored:
         scored, names = [r.retrieval for r in ok if r.retrieval is not None], RETRIEVAL_METRICS
     retrieval = {name: _mean([float(getattr(s, name)) for s in scored]) for name in names}

@@ -26,11 +26,10 @@ from graphwire.ingest.entity_lookup import StoredEntities
 from graphwire.ingest.extractors.offline import extraction_text
 from graphwire.ingest.rows import Row
 from graphwire.ingest.sentences import sentence_of, sentence_starts
-from graphwire.schema.lexicon import generic_words
+from graphwire.schema.lexicon import generic_words, written_as_word
 
 MAX_SPAN_WORDS = 8
 MIN_NAME_CHARS = 3
-LOWERCASE_DOMINANCE = 2.0  # a one-word name written in lower case this many times as often as capitalised is a word
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 
@@ -62,7 +61,7 @@ class Dictionary:
         generic = generic_words()
         out = Dictionary()
         for norm, keys in self.keys.items():
-            if " " not in norm and (norm in generic or words[norm] >= LOWERCASE_DOMINANCE * max(capitalised[norm], 1)):
+            if " " not in norm and (norm in generic or written_as_word(words[norm], capitalised[norm])):
                 continue
             out.keys[norm] = keys
         return out

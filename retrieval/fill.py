@@ -4,12 +4,11 @@ The five-stage graph retriever is sure of the chunks its facts rest on; the othe
 matched entity, and it often has fewer than asked for (none when no entity matched). So the ranking is: chunks behind
 the primary's facts (in its order), then the fill mode's (PPR, or `auto`, which picks per question), then the
 primary's other chunks. Facts, entities, excerpts and the abstention reason stay the primary's: answerers see what
-the graph found.
+the graph found. The fill mode never runs the primary (GRAPH_FILL_MODE offers only modes that do not), so each stage
+runs once per request.
 """
 
 from __future__ import annotations
-
-import threading
 
 from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.models import RankedChunk, RetrievalResult
@@ -20,23 +19,16 @@ class FilledRetriever:
         self.primary = primary
         self.fill = fill
         self.name = primary.name
-        self._inside = threading.local()  # a fill that routes back to this mode gets the primary's ranking alone
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
         result = self.primary.retrieve(question, top_k)
-        if getattr(self._inside, "active", False):
-            return result
         backed = {cid for fact in result.facts for cid in fact.chunk_ids}
         head = [c for c in result.chunks if c.chunk_id in backed]
         tail = [c for c in result.chunks if c.chunk_id not in backed]
         ranked = [_marked(c, self.primary.name) for c in head]
         filled = 0
         if len(ranked) < top_k:
-            self._inside.active = True
-            try:
-                extra = self.fill.retrieve(question, top_k)
-            finally:
-                self._inside.active = False
+            extra = self.fill.retrieve(question, top_k)
             by = str(extra.details.get("router", {}).get("mode", extra.mode))
             have = {c.chunk_id for c in ranked}
             for chunk in extra.chunks:

@@ -20,7 +20,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, cast
 
 from graphwire.core.graph import Graph
-from graphwire.core.settings import Settings
+from graphwire.core.settings import GraphFillMode, Settings
 from graphwire.retrieval.base import Answerer, Retriever
 from graphwire.retrieval.fill import FilledRetriever
 
@@ -128,6 +128,7 @@ class ModeSpec:
 MODES: dict[str, ModeSpec] = {
     spec.name: spec
     for spec in (
+        ModeSpec("joint", "dense, BM25, flat+ and two PageRank walks (from the question's entities and from its closest passages) in one ranking, diverse by document", "graphwire.retrieval.joint:joint_mode", needs_graph=True, needs_chroma=True),  # noqa: E501
         ModeSpec("graph", "five-stage deterministic graph retriever (KEY/BRIDGE/DIRECT facts)", "graphwire.retrieval.registry:graph_mode", needs_graph=True),  # noqa: E501
         ModeSpec("ppr", "Personalized PageRank over entities, facts and passages (HippoRAG 2 / FastGraphRAG)", "graphwire.retrieval.ppr.mode:ppr_mode", needs_graph=True),  # noqa: E501
         ModeSpec("vector", "ChromaDB top-k over the chunks (the vector baseline)", "graphwire.retrieval.flat.modes:vector_mode", needs_chroma=True),  # noqa: E501
@@ -144,8 +145,8 @@ def graph_mode(ctx: RetrievalContext) -> Retriever:
     from graphwire.retrieval.graph import GraphRetriever
 
     graph = GraphRetriever.from_settings(ctx.require_graph(), ctx.settings, services=ctx.services())
-    fill = ctx.settings.graph_fill_mode
-    return FilledRetriever(graph, ctx.retriever(fill)) if fill != "none" else graph
+    fill = GraphFillMode(ctx.settings.graph_fill_mode)
+    return graph if fill is GraphFillMode.NONE else FilledRetriever(graph, ctx.retriever(fill.value))
 
 
 def mode_names() -> list[str]:

@@ -7,8 +7,10 @@ encoding for the same cores (a 10x slowdown measured on 2 cores without the limi
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -23,6 +25,7 @@ from graphwire.core.chunk_store import ChunkStore
 from graphwire.core.documents import Chunk
 from graphwire.core.refresh import Refreshing
 from graphwire.retrieval.flat.tokenize import bm25_tokens
+from graphwire.schema.lexicon import written_as_word
 
 Scores = npt.NDArray[np.float64]
 _THREADPOOLS = ThreadpoolController()
@@ -66,6 +69,32 @@ class BM25Weights:
         return np.asarray(self.matrix.T @ counts, dtype=np.float64).ravel()
 
 
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@dataclass(frozen=True)
+class WordCase:
+    """How often the corpus writes each word (lower-cased key) in lower case and capitalised: whether a question's
+    lower-case word is a name the corpus knows ("oahu") or a common word that merely titles a page ("house")."""
+
+    lower: Counter[str] = field(default_factory=Counter)
+    capitalised: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> WordCase:
+        lower: Counter[str] = Counter()
+        capitalised: Counter[str] = Counter()
+        for text in texts:
+            for word in _WORD.findall(text):
+                (capitalised if word[0].isupper() else lower)[word.lower()] += 1
+        return cls(lower, capitalised)
+
+    def is_common(self, phrase: str) -> bool:
+        """A phrase every word of which the corpus mostly writes in lower case (no word of it is a name here)."""
+        words = [w.lower() for w in _WORD.findall(phrase)]
+        return bool(words) and all(written_as_word(self.lower[w], self.capitalised[w]) for w in words)
+
+
 @dataclass(frozen=True)
 class IndexSnapshot:
     """One consistent view of the store; retrievers score against a snapshot, never a half-rebuilt index."""
@@ -75,6 +104,7 @@ class IndexSnapshot:
     vectors: npt.NDArray[np.float32]
     bm25: BM25Weights
     positions: dict[str, int] = field(default_factory=dict)
+    word_case: WordCase = field(default_factory=WordCase)
     built_ms: float = 0.0
 
     def __len__(self) -> int:
@@ -111,6 +141,7 @@ def build_snapshot(
         vectors=vectors,
         bm25=bm25,
         positions={chunk.id: i for i, chunk in enumerate(chunks)},
+        word_case=WordCase.of(chunk.text for chunk in chunks),
         built_ms=(time.perf_counter() - started) * 1000,
     )
 

@@ -61,7 +61,7 @@ class PPRRetriever:
         self._dictionary: tuple[GraphSnapshot, DictionaryMatcher] | None = None
         self._engine_cache: PPREngine | None = None
 
-    def _match(self, snapshot: GraphSnapshot, question: str) -> list[EntityMatch]:
+    def match(self, snapshot: GraphSnapshot, question: str) -> list[EntityMatch]:
         """The matcher's entities plus the title/name dictionary's, one per key (best score), scores in 0-1."""
         found: list[EntityMatch] = list(self.matcher.match(question)) if self.matcher is not None else []
         if self.use_dictionary or self.matcher is None:
@@ -84,11 +84,11 @@ class PPRRetriever:
             timings[name] = round((now - clock) * 1000, 2)
             clock = now
 
-        walk = self.cache.walk(self.config.graph)
+        walk = self.walk()
         snap = walk.snapshot
         lap("snapshot")
-        matches = self._match(snap, question)
-        entity_seeds = _seed_weights(snap, matches)
+        matches = self.match(snap, question)
+        entity_seeds = seed_weights(snap, matches)
         details: dict[str, Any] = {"snapshot": self.cache.stats(), "seeds": len(entity_seeds)}
         titled = _titled_seeds(snap, entity_seeds)
         details["titled_seeds"] = titled
@@ -101,17 +101,21 @@ class PPRRetriever:
         if not entity_seeds and not passage_seeds:
             details["reason"] = "no entity of the question is in the graph"
             return RetrievalResult(mode=self.name, entities=matches, timings_ms=timings, details=details)
-        run = self._engine(walk).run(entity_seeds, passage_seeds, relevance)
+        run = self.engine(walk).run(entity_seeds, passage_seeds, relevance)
         lap("ppr")
         ranked = rank(run.chunk_scores, self.policy, top_k)
         chunks = self._load_chunks([(snap.chunk_ids[i], score) for i, score in ranked])
         lap("chunks")
         details["iterations"] = run.iterations
-        details["method"] = "push" if self._engine(walk).uses_push else "power"
-        details["top_entities"] = _top_entities(snap, run.entity_scores)
+        details["method"] = "push" if self.engine(walk).uses_push else "power"
+        details["top_entities"] = top_entities(snap, run.entity_scores)
         return RetrievalResult(mode=self.name, chunks=chunks, entities=matches, timings_ms=timings, details=details)
 
-    def _engine(self, walk: WalkGraph) -> PPREngine:
+    def walk(self) -> WalkGraph:
+        """The walk graph of the current snapshot (rebuilt when the graph changed)."""
+        return self.cache.walk(self.config.graph)
+
+    def engine(self, walk: WalkGraph) -> PPREngine:
         """One engine per walk graph (it precomputes per-entity chunk counts)."""
         if self._engine_cache is None or self._engine_cache.walk is not walk:
             self._engine_cache = PPREngine(walk, self.config.scoring)
@@ -145,7 +149,7 @@ def _titled_seeds(snap: GraphSnapshot, entity_seeds: dict[int, float]) -> int:
     return sum(1 for i in entity_seeds if i in snap.titled)
 
 
-def _seed_weights(snap: GraphSnapshot, matches: list[EntityMatch]) -> dict[int, float]:
+def seed_weights(snap: GraphSnapshot, matches: list[EntityMatch]) -> dict[int, float]:
     """Best match score per matched entity present in the snapshot (specificity is applied by the engine)."""
     seeds: dict[int, float] = {}
     for m in matches:
@@ -155,6 +159,6 @@ def _seed_weights(snap: GraphSnapshot, matches: list[EntityMatch]) -> dict[int, 
     return seeds
 
 
-def _top_entities(snap: GraphSnapshot, scores: np.ndarray) -> list[dict[str, Any]]:
+def top_entities(snap: GraphSnapshot, scores: np.ndarray) -> list[dict[str, Any]]:
     top = np.argsort(-scores)[:TOP_ENTITIES_REPORTED]
     return [{"key": snap.entity_keys[i], "name": snap.entity_names[i], "score": float(scores[i])} for i in top]

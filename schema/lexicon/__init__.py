@@ -18,3 +18,13 @@ def word_list(name: str) -> frozenset[str]:
 
 def generic_words() -> frozenset[str]:
     return word_list("generic_words")
+
+
+# A word the corpus writes in lower case this many times as often as capitalised is a common word, not a name.
+LOWERCASE_DOMINANCE = 2.0
+
+
+def written_as_word(lower: int, capitalised: int) -> bool:
+    """Whether a corpus that writes a word `lower` times in lower case and `capitalised` times capitalised uses it
+    as a common word ("house", "magazines") rather than as a name ("Oahu")."""
+    return lower >= LOWERCASE_DOMINANCE * max(capitalised, 1)

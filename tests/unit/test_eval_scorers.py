@@ -144,3 +144,11 @@ def test_abstention_detection() -> None:
     assert is_abstention("  unknown ")
     assert is_abstention(None)
     assert not is_abstention("No")
+
+
+def test_fact_recall_at_k_is_the_share_of_gold_facts_in_the_top_k_chunks() -> None:
+    chunks = ["alpha beta", "nothing here", "gamma delta", "more", "epsilon"]
+    score = score_retrieval(chunks, ["A", "B", "C", "D", "E"], ["alpha beta", "gamma delta", "zeta"], ["A", "C", "Z"])
+    assert score.gold_found_at == [1, 3, None]
+    assert score.recall_at_2 == 1 / 3
+    assert score.recall_at_5 == 2 / 3
