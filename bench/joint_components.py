@@ -21,6 +21,8 @@ from tqdm import tqdm
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.datasets import load_questions, select
+from graphwire.retrieval.fill import FilledRetriever
+from graphwire.retrieval.flat.common import Guidance, GuidanceMode
 from graphwire.retrieval.flat.plus import FlatPlusRetriever
 from graphwire.retrieval.joint import linked_names
 from graphwire.retrieval.ppr.retriever import PPRRetriever, seed_weights
@@ -56,12 +58,21 @@ def main() -> None:
         out[to_flat[keep]] = scores[keep]
         return out
 
+    graph_mode = ctx.retriever("graph")
+    graph_retriever = graph_mode.primary if isinstance(graph_mode, FilledRetriever) else graph_mode
     questions = select(load_questions(args.questions), sample_size=args.sample)
     rows: list[dict[str, Any]] = []
     for q in tqdm(questions, desc="questions"):
         timer = StageTimer()
         features = flat_plus.features(q.query, snapshot, timer)
         _, fp_scores = flat_plus.rank(snapshot, features, 10)
+        graph_ids = [c.chunk_id for c in graph_retriever.retrieve(q.query, top_k=10).chunks]
+        graph_rank = np.zeros(len(snapshot), dtype=np.float32)
+        for rank, cid in enumerate(dict.fromkeys(graph_ids), start=1):
+            if cid in snapshot.positions:
+                graph_rank[snapshot.positions[cid]] = 1.0 / rank
+        guidance = Guidance(chunk_ids=graph_ids, mode=GuidanceMode.BOOST, weight=0.5) if graph_ids else None
+        _, hybrid_scores = flat_plus.rank(snapshot, features, 10, guidance)
         matches = ppr.match(snap, q.query)
         seeds = seed_weights(snap, matches)
         titled = sum(1 for i in seeds if i in snap.titled)
@@ -83,6 +94,8 @@ def main() -> None:
                 "dense": dense.astype(np.float32),
                 "bm25": features.lexical.astype(np.float32),
                 "flat_plus": fp_scores.astype(np.float32),
+                "graph": graph_rank,
+                "hybrid": hybrid_scores.astype(np.float32),
                 "ppr_e": ppr_e,
                 "ppr_p": ppr_p,
                 "ppr_l": ppr_l,

@@ -83,6 +83,12 @@ def evaluate(data: dict[str, Any], rule: Rule, per_doc: int | None) -> dict[str,
 
 RULES: dict[str, Rule] = {
     "dense": lambda r: r["dense"],
+    "hybrid": lambda r: r["hybrid"],
+    "graph": lambda r: r["graph"] + 1e-9 * r["flat_plus"],
+    "rrf(h,l,p)": lambda r: rrf((2, r["hybrid"]), (0.5, r["ppr_l"]), (0.5, r["ppr_p"])),
+    "rrf(h4,d,b,l,p)": lambda r: rrf(
+        (4, r["hybrid"]), (1, r["dense"]), (1, r["bm25"]), (1, r["ppr_l"]), (1, r["ppr_p"])
+    ),
     "bm25": lambda r: r["bm25"],
     "flat_plus": lambda r: r["flat_plus"],
     "ppr_e": lambda r: r["ppr_e"] + 1e-9 * r["dense"],
@@ -111,25 +117,27 @@ def main() -> None:
         print(f"\n## {path} ({sum(not r['null'] for r in data['rows'])} scored)")
         header = None
         for name, rule in RULES.items():
-            for per_doc in (None, 1):
+            for per_doc in (None, 2, 3):
                 res = evaluate(data, rule, per_doc)
                 if header is None:
                     header = list(res)
                     print(f"{'rule':28}" + "".join(f"{h:>7}" for h in header))
-                label = name + (" div1" if per_doc else "")
+                label = name + (f" div{per_doc}" if per_doc else "")
                 print(f"{label:28}" + "".join(f"{res[h]:7.3f}" for h in header))
 
 
 FLAT_RULES = ("dense", "bm25", "rrf(d,b)", "flat_plus")
-GRID = (0.0, 0.5, 1.0, 2.0)
+SIGNALS = ("flat_plus", "dense", "bm25", "ppr_l", "ppr_p")
+UNTITLED = "hybrid"  # the ranking of questions that name no title entity
+GRIDS = ((0.0, 0.5, 1.0, 2.0), (0.0, 0.5, 1.0), (0.0, 0.5, 1.0, 2.0), (0.0, 0.5, 1.0), (0.0, 0.5, 1.0))
 
 
 def weighted(w: tuple[float, ...]) -> Rule:
-    names = ("flat_plus", "dense", "bm25", "ppr_e", "ppr_p")
-    return lambda r: rrf(*((wi, r[n]) for wi, n in zip(w, names, strict=True)))
+    """The signals fused with weights `w` when the question names a title entity; the base signal alone otherwise."""
+    return lambda r: rrf(*((wi, r[n]) for wi, n in zip(w, SIGNALS, strict=True))) if r["titled"] else r[UNTITLED]
 
 
-def grid(paths: list[str], per_doc: int | None = 1) -> None:
+def grid(paths: list[str], per_doc: int | None = None) -> None:
     """Every weight combination; margin = the worst (joint - best flat) over the metrics and corpora."""
     import itertools
 
@@ -139,14 +147,12 @@ def grid(paths: list[str], per_doc: int | None = 1) -> None:
         flat = [evaluate(data, RULES[name], None) for name in FLAT_RULES]
         best_flat.append({k: max(f[k] for f in flat) for k in flat[0]})
     results = []
-    for w in itertools.product(GRID, repeat=5):
-        if not any(w[3:]):
-            continue
+    for w in itertools.product(*GRIDS):
         res = [evaluate(data, weighted(w), per_doc) for data in sets]
         margins = [min(r[k] - b[k] for k in b if k != "MRR") for r, b in zip(res, best_flat, strict=True)]
         results.append((min(margins), w, margins, res))
     results.sort(key=lambda item: -item[0])
-    for margin, w, margins, res in results[:15]:
+    for margin, w, margins, res in results[:25]:
         print(f"{w} worst margin {margin:+.3f}  per set {[round(m, 3) for m in margins]}")
         for r in res:
             print("    " + " ".join(f"{k} {v:.3f}" for k, v in r.items()))

@@ -10,8 +10,22 @@ runs once per request.
 
 from __future__ import annotations
 
+from typing import Protocol, runtime_checkable
+
 from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.models import RankedChunk, RetrievalResult
+
+
+class Pass(Protocol):
+    joint: RetrievalResult
+    graph: RetrievalResult
+
+
+@runtime_checkable
+class RunsPrimary(Protocol):
+    """A fill mode that runs the primary itself (joint runs the graph retriever): one call returns both results."""
+
+    def run(self, question: str, top_k: int = 10) -> Pass: ...
 
 
 class FilledRetriever:
@@ -21,14 +35,15 @@ class FilledRetriever:
         self.name = primary.name
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
-        result = self.primary.retrieve(question, top_k)
+        shared = self.fill.run(question, top_k) if isinstance(self.fill, RunsPrimary) else None
+        result = shared.graph if shared is not None else self.primary.retrieve(question, top_k)
         backed = {cid for fact in result.facts for cid in fact.chunk_ids}
         head = [c for c in result.chunks if c.chunk_id in backed]
         tail = [c for c in result.chunks if c.chunk_id not in backed]
         ranked = [_marked(c, self.primary.name) for c in head]
         filled = 0
         if len(ranked) < top_k:
-            extra = self.fill.retrieve(question, top_k)
+            extra = shared.joint if shared is not None else self.fill.retrieve(question, top_k)
             by = str(extra.details.get("router", {}).get("mode", extra.mode))
             have = {c.chunk_id for c in ranked}
             for chunk in extra.chunks:
@@ -39,7 +54,8 @@ class FilledRetriever:
                     ranked.append(_marked(chunk, by))
                     filled += 1
             for stage, ms in extra.timings_ms.items():
-                result.timings_ms[f"fill_{stage}"] = ms
+                if not stage.startswith(f"{self.primary.name}."):  # the primary's own stages are already there
+                    result.timings_ms[f"fill_{stage}"] = ms
             ranked += [_marked(c, self.primary.name) for c in tail if c.chunk_id not in have]
         result.details["fill"] = {"mode": self.fill.name, "chunks": filled, "fact_chunks": len(head)}
         return result.model_copy(update={"chunks": ranked[:top_k]})

@@ -1,17 +1,19 @@
-"""`mode=joint`: dense, lexical and graph evidence in one ranking (the default mode).
+"""`mode=joint`: dense, lexical and graph evidence in one ranking, one pass per request (the default mode).
 
-One pass per question, every signal over the same chunks, fused by reciprocal rank:
-- `flat`: the flat+ ranking (dense + BM25 + named outlets, dates, one pick per outlet and claim);
-- `dense`, `lexical`: the question's cosine similarity and BM25 score on their own;
-- `entity_walk`: Personalized PageRank from the entities the question names (title entities first);
-- `passage_walk`: Personalized PageRank from the passages dense similarity ranks first (HippoRAG 2: the walk starts
-  from what dense retrieval already knows and adds what only links reveal: the bridge passage that shares an entity
-  with the first one but few words with the question).
+Every signal scores the same chunks; which graph evidence leads depends on what the question names:
+- A question that names what a document is about (a title entity: encyclopedia pages) gets reciprocal-rank fusion of
+  `flat` (the flat+ ranking: dense + BM25 + named outlets, dates, one pick per outlet and claim), `lexical` (BM25
+  alone), `entity_walk` (Personalized PageRank from the question's linked entities) and `passage_walk` (PPR from the
+  passages dense similarity ranks first, as HippoRAG 2 does: the walk starts from what dense retrieval knows and adds
+  the bridge passage that shares an entity with them but few words with the question).
+- A question that names no title entity (news: entities mentioned here and there, outlets, dates) gets flat+ guided
+  by the five-stage graph retriever's chunk ranking (its KEY/BRIDGE/DIRECT facts, publications and dates), as one
+  more reciprocal-rank signal beside dense and BM25.
 
-The question is embedded once (with flat+'s clauses, in one batch); both walks run over the process's one PPR
-snapshot. Then the ranking is made diverse by document: at most `per_document` chunks of one document before every
-other candidate has had its place, so one long article cannot fill the top of the list. Weights and the rule's
-evidence: bench/joint_tune.md. Nothing here calls another mode, so a mode that fills from `joint` runs each stage once.
+The question is embedded once (with flat+'s clauses, in one batch); the graph retriever runs once and its facts,
+excerpts and analysis are the result's, so graph mode reads its own result from the same pass (`run`). An optional
+diversity rule holds back further chunks of a document already ranked. Weights and the evidence for each choice:
+bench/joint_tune.md. Lower-case phrases the corpus writes as common words are not linked as entities.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from graphwire.retrieval.flat.common import ranked_chunks
+from graphwire.retrieval.base import Retriever
+from graphwire.retrieval.flat.common import Guidance, ranked_chunks
 from graphwire.retrieval.flat.fusion import ranks_of
 from graphwire.retrieval.flat.index import IndexSnapshot, Scores, WordCase
-from graphwire.retrieval.flat.plus import FlatPlusRetriever
+from graphwire.retrieval.flat.plus import FlatPlusRetriever, PlusFeatures
 from graphwire.retrieval.models import EntityMatch, MatchTier, RetrievalResult
+from graphwire.retrieval.ppr.engine import WalkGraph
 from graphwire.retrieval.ppr.retriever import PPRRetriever, seed_weights, top_entities
 from graphwire.retrieval.ppr.snapshot import GraphSnapshot
 from graphwire.retrieval.timing import StageTimer
@@ -38,16 +42,22 @@ SIGNALS = ("flat", "dense", "lexical", "entity_walk", "passage_walk")
 
 
 class JointConfig(BaseModel):
-    """Reciprocal-rank weights of the five signals, and how the walk and the diversity rule are set up."""
+    """Reciprocal-rank weights of the five signals (questions that name a title entity), the graph guidance of flat+
+    (questions that do not), the walk's passage seeds and the diversity rule. Chosen by bench/joint_tune.py; the
+    evidence is in bench/joint_tune.md."""
 
     flat_weight: float = Field(default=1.0, ge=0.0)
-    dense_weight: float = Field(default=1.0, ge=0.0)
-    lexical_weight: float = Field(default=1.0, ge=0.0)
-    entity_walk_weight: float = Field(default=1.0, ge=0.0)
-    passage_walk_weight: float = Field(default=1.0, ge=0.0)
+    dense_weight: float = Field(default=0.0, ge=0.0)  # already inside flat+; alone it adds nothing measured
+    lexical_weight: float = Field(default=0.5, ge=0.0)
+    entity_walk_weight: float = Field(default=0.5, ge=0.0)
+    passage_walk_weight: float = Field(default=0.5, ge=0.0)
+    guidance_weight: float = Field(default=0.5, ge=0.0)  # the graph's chunk ranking beside dense and BM25 in flat+
+    graph_depth: int = Field(default=10, ge=1)  # graph-ranked chunks that guide flat+
     passage_seeds: int = Field(default=20, ge=1)  # dense top passages that seed the passage walk
     rrf_k: int = Field(default=60, ge=1)
-    per_document: int = Field(default=1, ge=0)  # chunks of one document before the others had a place; 0 = off
+    # chunks of one document before every other candidate had a place; 0 = off (on news, where one article often
+    # holds two gold facts, 3 cost Perfect@10: bench/joint_tune.md)
+    per_document: int = Field(default=0, ge=0)
 
     def weights(self) -> dict[str, float]:
         return {name: float(getattr(self, f"{name}_weight")) for name in SIGNALS}
@@ -118,12 +128,23 @@ def diverse_order(scores: Scores, document_ids: list[str], top_k: int, per_docum
     return (head + held)[:top_k]
 
 
+@dataclass
+class JointPass:
+    """One request's work: the joint ranking and the five-stage graph retriever's own result (facts, excerpts)."""
+
+    joint: RetrievalResult
+    graph: RetrievalResult
+
+
 class JointRetriever:
     name = "joint"
 
-    def __init__(self, flat: FlatPlusRetriever, ppr: PPRRetriever, config: JointConfig | None = None) -> None:
+    def __init__(
+        self, flat: FlatPlusRetriever, ppr: PPRRetriever, graph: Retriever, config: JointConfig | None = None
+    ) -> None:
         self.flat = flat
         self.ppr = ppr
+        self.graph = graph  # the five-stage retriever, unfilled
         self.config = config or JointConfig()
         self._alignment: _Alignment | None = None
 
@@ -134,6 +155,10 @@ class JointRetriever:
         return alignment
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
+        return self.run(question, top_k).joint
+
+    def run(self, question: str, top_k: int = 10) -> JointPass:
+        """The joint ranking and the graph retriever's result, each stage run once (graph mode reads both)."""
         timer = StageTimer()
         config = self.config
         with timer.stage("index"):
@@ -141,42 +166,71 @@ class JointRetriever:
             walk = self.ppr.walk()
             alignment = self._align(snapshot, walk.snapshot)
         features = self.flat.features(question, snapshot, timer)
-        with timer.stage("flat"):
-            _, flat_scores = self.flat.rank(snapshot, features, top_k)
+        with timer.stage("graph"):
+            graph = self.graph.retrieve(question, max(top_k, config.graph_depth))
         with timer.stage("seeds"):
             matches = linked_names(self.ppr.match(walk.snapshot, question), snapshot.word_case)
             entity_seeds = seed_weights(walk.snapshot, matches)
-            passage_seeds = self._passage_seeds(features.dense, alignment)
+            titled = sum(1 for i in entity_seeds if i in walk.snapshot.titled)
+        details: dict[str, Any] = {"seeds": len(entity_seeds), "titled_seeds": titled}
+        if titled:
+            scores, signals = self._walks(features, walk, alignment, entity_seeds, timer, details)
+        else:
+            with timer.stage("flat"):
+                ids = [chunk.chunk_id for chunk in graph.chunks[: config.graph_depth]]
+                guidance = Guidance(chunk_ids=ids, weight=config.guidance_weight) if ids else None
+                _, scores = self.flat.rank(snapshot, features, top_k, guidance)
+            signals = {"graph_guided_flat": scores}
+        with timer.stage("order"):
+            document_ids = [chunk.document_id for chunk in snapshot.chunks]
+            positions = diverse_order(scores, document_ids, top_k, config.per_document)
+        details["ranking"] = "walks" if titled else "graph_guided_flat"
+        details["signals"] = _contributions(signals, positions)
+        details["publications"] = [m.name for m in features.analysis.publications]
+        timings = timer.finish() | {f"graph.{k}": v for k, v in graph.timings_ms.items()}
+        joint = RetrievalResult(
+            mode=self.name,
+            chunks=ranked_chunks(snapshot, positions, scores),
+            facts=graph.facts,
+            entities=graph.entities or matches,
+            analysis=graph.analysis,
+            excerpts=graph.excerpts,
+            abstain_reason=graph.abstain_reason,
+            timings_ms=timings,
+            details={**graph.details, **details},
+        )
+        return JointPass(joint=joint, graph=graph)
+
+    def _walks(
+        self,
+        features: PlusFeatures,
+        walk: WalkGraph,
+        alignment: _Alignment,
+        entity_seeds: dict[int, float],
+        timer: StageTimer,
+        details: dict[str, Any],
+    ) -> tuple[Scores, dict[str, Scores]]:
+        """flat+, BM25 and the two walks fused: for questions that name what a document is about."""
         engine = self.ppr.engine(walk)
+        passage_seeds = self._passage_seeds(features.dense, alignment)
         with timer.stage("walk"):
-            entity_run = engine.run(entity_seeds, {}) if entity_seeds else None
+            entity_run = engine.run(entity_seeds, {})
             passage_run = engine.run({}, passage_seeds) if passage_seeds else None
+        with timer.stage("flat"):
+            snapshot = alignment.flat
+            _, flat_scores = self.flat.rank(snapshot, features, len(snapshot))
         signals = {
             "flat": flat_scores,
             "dense": features.dense,
             "lexical": features.lexical,
-            "entity_walk": alignment.on_flat(entity_run.chunk_scores) if entity_run else np.zeros(len(snapshot)),
+            "entity_walk": alignment.on_flat(entity_run.chunk_scores),
             "passage_walk": alignment.on_flat(passage_run.chunk_scores) if passage_run else np.zeros(len(snapshot)),
         }
         with timer.stage("fuse"):
-            fused = fuse(signals, config.weights(), config.rrf_k)
-            document_ids = [chunk.document_id for chunk in snapshot.chunks]
-            positions = diverse_order(fused, document_ids, top_k, config.per_document)
-        details: dict[str, Any] = {
-            "seeds": len(entity_seeds),
-            "passage_seeds": len(passage_seeds),
-            "signals": _contributions(signals, positions, config.rrf_k),
-            "publications": [m.name for m in features.analysis.publications],
-        }
-        if entity_run is not None:
-            details["top_entities"] = top_entities(walk.snapshot, entity_run.entity_scores)
-        return RetrievalResult(
-            mode=self.name,
-            chunks=ranked_chunks(snapshot, positions, fused),
-            entities=matches,
-            timings_ms=timer.finish(),
-            details=details,
-        )
+            fused = fuse(signals, self.config.weights(), self.config.rrf_k)
+        details["passage_seeds"] = len(passage_seeds)
+        details["top_entities"] = top_entities(walk.snapshot, entity_run.entity_scores)
+        return fused, signals
 
     def _passage_seeds(self, dense: Scores, alignment: _Alignment) -> dict[int, float]:
         count = min(self.config.passage_seeds, len(dense))
@@ -187,7 +241,7 @@ class JointRetriever:
         return {int(w): float(dense[p]) for p, w in zip(best, walk_index, strict=True) if w >= 0 and dense[p] > 0}
 
 
-def _contributions(signals: dict[str, Scores], positions: list[int], k: int) -> dict[str, int]:
+def _contributions(signals: dict[str, Scores], positions: list[int]) -> dict[str, int]:
     """How many returned chunks each signal ranks within its own top `len(positions)` (what each side brought)."""
     depth = len(positions)
     out: dict[str, int] = {}
@@ -201,8 +255,13 @@ def _contributions(signals: dict[str, Scores], positions: list[int], k: int) -> 
 
 
 def joint_mode(ctx: RetrievalContext) -> JointRetriever:
+    """Over the context's flat+ and PPR instances and a five-stage retriever of its own on the shared services (graph
+    mode fills from joint, so joint cannot ask the registry for graph mode)."""
+    from graphwire.retrieval.graph import GraphRetriever
+
     flat = ctx.retriever("flat_plus")
     ppr = ctx.retriever("ppr")
     if not isinstance(flat, FlatPlusRetriever) or not isinstance(ppr, PPRRetriever):
         raise TypeError("joint needs the flat+ and PPR retrievers")
-    return JointRetriever(flat, ppr)
+    graph = GraphRetriever.from_settings(ctx.require_graph(), ctx.settings, services=ctx.services())
+    return JointRetriever(flat, ppr, graph)

@@ -128,7 +128,7 @@ class ModeSpec:
 MODES: dict[str, ModeSpec] = {
     spec.name: spec
     for spec in (
-        ModeSpec("joint", "dense, BM25, flat+ and two PageRank walks (from the question's entities and from its closest passages) in one ranking, diverse by document", "graphwire.retrieval.joint:joint_mode", needs_graph=True, needs_chroma=True),  # noqa: E501
+        ModeSpec("joint", "the default: flat+ guided by the five-stage graph's facts, or, when the question names a title entity, fused with PageRank walks from its entities and its closest passages; the graph's facts kept", "graphwire.retrieval.joint:joint_mode", needs_graph=True, needs_chroma=True),  # noqa: E501
         ModeSpec("graph", "five-stage deterministic graph retriever (KEY/BRIDGE/DIRECT facts)", "graphwire.retrieval.registry:graph_mode", needs_graph=True),  # noqa: E501
         ModeSpec("ppr", "Personalized PageRank over entities, facts and passages (HippoRAG 2 / FastGraphRAG)", "graphwire.retrieval.ppr.mode:ppr_mode", needs_graph=True),  # noqa: E501
         ModeSpec("vector", "ChromaDB top-k over the chunks (the vector baseline)", "graphwire.retrieval.flat.modes:vector_mode", needs_chroma=True),  # noqa: E501
@@ -142,10 +142,19 @@ MODES: dict[str, ModeSpec] = {
 
 
 def graph_mode(ctx: RetrievalContext) -> Retriever:
+    """The five-stage retriever, filled to top_k from GRAPH_FILL_MODE; filled from joint, it is joint's own graph
+    retriever, read from the same pass."""
     from graphwire.retrieval.graph import GraphRetriever
 
-    graph = GraphRetriever.from_settings(ctx.require_graph(), ctx.settings, services=ctx.services())
     fill = GraphFillMode(ctx.settings.graph_fill_mode)
+    if fill is GraphFillMode.JOINT:
+        from graphwire.retrieval.joint import JointRetriever
+
+        joint = ctx.retriever("joint")
+        if not isinstance(joint, JointRetriever):
+            raise TypeError("GRAPH_FILL_MODE=joint needs the joint retriever")
+        return FilledRetriever(joint.graph, joint)
+    graph = GraphRetriever.from_settings(ctx.require_graph(), ctx.settings, services=ctx.services())
     return graph if fill is GraphFillMode.NONE else FilledRetriever(graph, ctx.retriever(fill.value))
 
 
