@@ -90,11 +90,11 @@ class Graphwire:
         return ChunkStore.from_settings(self.settings)
 
     # query ----------------------------------------------------------------------------------------------
-    def retrieve(self, question: str, *, mode: str = "graph", top_k: int = 10) -> RetrievalResult:
+    def retrieve(self, question: str, *, mode: str = "joint", top_k: int = 10) -> RetrievalResult:
         """Ranked chunks, matched entities and facts for `question` in one retrieval mode (`modes()` lists them)."""
         return self._retrieval().retriever(mode).retrieve(question, top_k=top_k)
 
-    def ask(self, question: str, *, mode: str = "graph", answerer: str = "auto", top_k: int = 10) -> Answer:
+    def ask(self, question: str, *, mode: str = "joint", answerer: str = "auto", top_k: int = 10) -> Answer:
         """Retrieve, then answer with citations (an abstention when the retrieved evidence does not answer it)."""
         from graphwire.retrieval.registry import build_answerer
 

@@ -45,7 +45,7 @@ router = APIRouter(tags=["query"])
 _state_lock = threading.Lock()
 RETRIEVE_EXAMPLE: dict[str, JsonValue] = {
     "question": "Which company supplies the supplier of Kestrel Motors?",
-    "mode": "graph",
+    "mode": "joint",
     "top_k": 5,
 }
 
@@ -61,7 +61,7 @@ class RetrieveRequest(BaseModel):
         description="The question, in plain text (at most MAX_QUESTION_CHARS characters).",
         json_schema_extra=setting_limit("maxLength", "max_question_chars"),
     )
-    mode: ModeName = Field(default="graph", description="A retrieval mode; GET /v1/modes describes them.")
+    mode: ModeName = Field(default="joint", description="A retrieval mode (default joint); GET /v1/modes describes them.")
     top_k: StrictInt = Field(
         default=10,
         ge=1,

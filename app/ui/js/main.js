@@ -65,7 +65,7 @@ function followAnchors(event) {
 
 async function loadChoices() {
   const { modes, answerers } = await api("/v1/modes");
-  fillSelect(document.getElementById("ask-mode"), modes, "graph");
+  fillSelect(document.getElementById("ask-mode"), modes, "joint");
   fillSelect(document.getElementById("compare-mode-a"), modes, "graph");
   fillSelect(document.getElementById("compare-mode-b"), modes, modes.includes("vector") ? "vector" : modes[0]);
   for (const id of ["ask-answerer", "compare-answerer"]) fillSelect(document.getElementById(id), answerers, "auto");
