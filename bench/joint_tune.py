@@ -69,7 +69,7 @@ def evaluate(data: dict[str, Any], rule: Rule, per_doc: int | None) -> dict[str,
         titles = [meta["titles"][i] for i in top]
         if titled_set:
             s = score_titles(titles, r["gold_titles"])
-            vals = {"P@2": s.perfect_at_2, "P@5": s.perfect_at_5, "P@8": s.perfect_at_8, "R@2": s.recall_at_2,
+            vals = {"P@2": s.perfect_at_2, "P@5": s.perfect_at_5, "P@8": s.perfect_at_8, "P@10": s.perfect_at_10, "R@2": s.recall_at_2,
                     "R@5": s.recall_at_5, "MRR": s.mrr}  # fmt: skip
         else:
             m = score_retrieval([meta["texts"][i] for i in top], titles, r["gold_facts"], r["gold_titles"])

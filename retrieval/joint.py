@@ -47,9 +47,9 @@ class JointConfig(BaseModel):
     evidence is in bench/joint_tune.md."""
 
     flat_weight: float = Field(default=1.0, ge=0.0)
-    dense_weight: float = Field(default=0.0, ge=0.0)  # already inside flat+; alone it adds nothing measured
+    dense_weight: float = Field(default=0.25, ge=0.0)
     lexical_weight: float = Field(default=0.5, ge=0.0)
-    entity_walk_weight: float = Field(default=0.5, ge=0.0)
+    entity_walk_weight: float = Field(default=0.25, ge=0.0)
     passage_walk_weight: float = Field(default=0.5, ge=0.0)
     guidance_weight: float = Field(default=0.5, ge=0.0)  # the graph's chunk ranking beside dense and BM25 in flat+
     graph_depth: int = Field(default=10, ge=1)  # graph-ranked chunks that guide flat+
