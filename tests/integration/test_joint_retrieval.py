@@ -76,3 +76,37 @@ def test_graph_mode_fills_from_joint_and_runs_its_stages_once(context: Retrieval
     assert ("Quarrow Minerals", "SUPPLIES", "Brightcell Energy") in {
         (f.subject, f.relationship, f.object) for f in result.facts
     }
+
+
+@pytest.fixture
+def encyclopedia(graph: Graph, neo4j_settings: Settings, tmp_path: Path) -> RetrievalContext:
+    """The encyclopedia corpus (titled passages) in Neo4j and in a chunk store with the same chunk ids."""
+    from support.encyclopedia import SCHEMA_PATH, load_corpus, write_to_graph
+
+    from graphwire.core.documents import Chunk
+
+    corpus = write_to_graph(graph, load_corpus())
+    settings = neo4j_settings.model_copy(
+        update={
+            "chroma_path": tmp_path / "chroma",
+            "chroma_collection": "joint_encyclopedia",
+            "schema_path": SCHEMA_PATH,
+            "ppr_snapshot_check_s": 0.0,
+        }  # fmt: skip
+    )
+    chunks = [
+        Chunk(id=p.chunk_id, document_id=p.chunk_id, index=0, text=p.text, title=p.title) for p in corpus.passages
+    ]
+    assert ChunkStore.from_settings(settings).upsert(chunks) == len(chunks)
+    return RetrievalContext(settings, graph=lambda: graph)
+
+
+def test_a_question_naming_a_page_gets_the_walks_and_reaches_the_bridge(encyclopedia: RetrievalContext) -> None:
+    result = encyclopedia.retriever("joint").retrieve("Where was the director of Glass Harbour born?", top_k=4)
+
+    assert result.details["ranking"] == "walks" and result.details["titled_seeds"] >= 1
+    assert set(result.details["signals"]) == {"flat", "dense", "lexical", "entity_walk", "passage_walk"}
+    assert result.details["passage_seeds"] >= 1
+    # the page the question names and the bridge it never names (Glass Harbour's director), above the namesakes
+    assert {c.title for c in result.chunks[:2]} == {"Glass Harbour", "Mateo Brandt"}
+    assert {"walk", "fuse"} <= set(result.timings_ms)
