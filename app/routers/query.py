@@ -61,7 +61,7 @@ class RetrieveRequest(BaseModel):
         description="The question, in plain text (at most MAX_QUESTION_CHARS characters).",
         json_schema_extra=setting_limit("maxLength", "max_question_chars"),
     )
-    mode: ModeName = Field(default="joint", description="A retrieval mode (default joint); GET /v1/modes describes them.")
+    mode: ModeName = Field(default="joint", description="A retrieval mode; GET /v1/modes describes them.")
     top_k: StrictInt = Field(
         default=10,
         ge=1,

@@ -1,4 +1,5 @@
-"""The harness end to end on a tiny MultiHop-RAG slice: real Chroma chunks, real Neo4j, records, resume, report."""
+"""The harness end to end on a tiny slice in the MultiHop-RAG format, made from the project's own demo corpus (so it
+needs nothing outside the repository): real Chroma chunks, real Neo4j, records, resume, report."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from graphwire.core.chunk_store import ChunkStore
 from graphwire.core.documents import Chunk
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.eval.datasets import SAMPLE_200, Question, load_corpus, load_questions
+from graphwire.eval.datasets import Question, load_corpus, load_questions
 from graphwire.eval.harness import EvalOptions, evaluate
 from graphwire.eval.records import RunManifest, load_records
 from graphwire.eval.report import build_report
@@ -26,6 +27,9 @@ from graphwire.retrieval.registry import build_answerer
 
 pytestmark = pytest.mark.integration
 PER_TYPE = 2
+DEMO = Path(__file__).resolve().parents[2] / "data" / "demo"
+DEMO_TYPES = {"inference": "inference_query", "comparison": "comparison_query", "temporal": "temporal_query",
+              "null": "null_query"}  # fmt: skip
 
 
 class ChromaDense:
@@ -54,20 +58,33 @@ class Broken:
         raise RuntimeError("boom")
 
 
+def _first_sentence(body: str) -> str:
+    return body.split(". ", 1)[0]
+
+
 def _slice(tmp: Path) -> tuple[Path, Path, list[str]]:
-    """Two questions per type from the 200-question sample, their gold articles and a few others, as small files."""
-    records = json.loads(SAMPLE_200.read_text(encoding="utf-8"))
+    """Up to two demo questions per type as MultiHop-RAG records (each evidence article's first sentence as its
+    fact), their articles and six others, as small files."""
+    articles = [json.loads(line) for line in (DEMO / "articles.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    by_title = {a["title"]: a for a in articles}
+    demo = json.loads((DEMO / "questions.json").read_text(encoding="utf-8"))
     picked: list[dict[str, object]] = []
-    for qtype in ("inference_query", "comparison_query", "temporal_query", "null_query"):
-        picked += [r for r in records if r["question_type"] == qtype][:PER_TYPE]
+    for kind, question_type in DEMO_TYPES.items():
+        for q in [d for d in demo if d["type"] == kind][:PER_TYPE]:
+            evidence = [
+                {k: by_title[t][k] for k in ("title", "author", "url", "source", "category", "published_at")}
+                | {"fact": _first_sentence(by_title[t]["body"])}
+                for t in q["evidence"]
+            ]
+            picked.append({"query": q["question"], "answer": q["answer"], "question_type": question_type,
+                           "evidence_list": evidence})  # fmt: skip
     gold_titles = {e["title"] for r in picked for e in r["evidence_list"]}  # type: ignore[attr-defined]
-    corpus = load_corpus(SAMPLE_200.parent / "multihop-rag" / "corpus.facts.json")
-    others = [a for a in corpus if a.title not in gold_titles][:6]
-    articles = [a for a in corpus if a.title in gold_titles] + others
+    others = [a for a in articles if a["title"] not in gold_titles][:6]
+    chosen = [a for a in articles if a["title"] in gold_titles] + others
     questions_path, corpus_path = tmp / "questions.json", tmp / "corpus.json"
     questions_path.write_text(json.dumps(picked), encoding="utf-8")
-    corpus_path.write_text(json.dumps([a.model_dump() for a in articles]), encoding="utf-8")
-    return questions_path, corpus_path, [a.title for a in articles]
+    corpus_path.write_text(json.dumps(chosen), encoding="utf-8")
+    return questions_path, corpus_path, [a["title"] for a in chosen]
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +128,8 @@ def test_runner_records_resume_and_report(tiny: tuple[Settings, Path, Path], tmp
     records = load_records(out, "dense-test", manifest.question_ids)
     assert len(records) == len(questions)
     scored = [r for r in records if r.retrieval is not None]
-    assert len(scored) == len(questions) - PER_TYPE  # null questions carry no retrieval score
+    nulls = sum(1 for q in questions if q.is_null)
+    assert nulls and len(scored) == len(questions) - nulls  # null questions carry no retrieval score
     assert all(len(r.chunks) <= 5 and "retrieve" in r.latency_ms for r in records)
     # every gold article is in this tiny store, so dense retrieval finds at least one fact for most questions
     assert sum(r.retrieval.hits_at_10 for r in scored if r.retrieval) >= len(scored) / 2
@@ -125,7 +143,7 @@ def test_runner_records_resume_and_report(tiny: tuple[Settings, Path, Path], tmp
 
     summaries, report = build_report(out, command="pytest")
     text = report.read_text(encoding="utf-8")
-    assert "| dense-test | all |" in text and "broken: 8 questions failed" in text
+    assert "| dense-test | all |" in text and f"broken: {len(questions)} questions failed" in text
     assert (out / "summary.json").exists() and (out / "charts" / "per_type_perfect_at_10.png").stat().st_size > 1000
     dense = next(s for s in summaries if s.system == "dense-test")
     assert dense.overall.scored == len(scored)
