@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The default offline evaluation, committed in bench/eval/:
-#   full/      every registered mode (+ the oracle ceiling) on all 2,556 MultiHop-RAG questions, retrieval only;
+#   multihop-rag/ every registered mode (+ the oracle ceiling) on 800 MultiHop-RAG questions (seed 0) over the real
+#              corpus (609 full articles), retrieval only;
 #   sample200/ the same on the CS564 200-question sample, with the extractive answerer (no LLM is configured);
 #   hotpotqa/  with DATASET=hotpotqa: every mode (+ oracle) on ../shared/data/hotpotqa (994 passages, 100
 #              questions), retrieval scored by document title (Perfect@k, Recall@2/5, MRR; eval/scorers.py).
@@ -40,7 +41,7 @@ elif [[ "$DATASET" == encyclopedia ]]; then
   .venv/bin/python -m bench.encyclopedia_titles "$WORK/data"
   CORPUS="$WORK/data/corpus.json" RUNS="encyclopedia" QUESTIONS="$WORK/data/questions.json"
 else
-  CORPUS="$DATA/multihop-rag/corpus.json" RUNS="full sample200"
+  CORPUS="$DATA/multihop-rag/corpus.json" RUNS="multihop-rag sample200"
 fi
 if [[ -z "${SKIP_INGEST:-}" ]]; then
   $GW db init
@@ -50,7 +51,7 @@ fi
 if [[ "$DATASET" != multihop-rag ]]; then
   $GW eval --questions "$QUESTIONS" --no-answers --systems "$SYSTEMS" --out "$WORK/$RUNS"
 else
-  $GW eval --no-answers --systems "$SYSTEMS" --out "$WORK/full"
+  $GW eval --sample "${SAMPLE:-800}" --no-answers --systems "$SYSTEMS" --out "$WORK/multihop-rag"
   $GW eval --questions "$DATA/cs564-sample-queries.json" --answerer extractive --systems "$SYSTEMS" \
     --out "$WORK/sample200"
 fi

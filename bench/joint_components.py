@@ -5,7 +5,7 @@ similarity, BM25, the flat+ score, PPR from the question's entity seeds alone an
 alone (PPR is linear in the restart vector, so blends of the two are sums), plus the chunk titles and texts and the
 gold. `bench/joint_tune.py` reads the file.
 
-    python -m bench.joint_components --questions ../shared/data/hotpotqa/questions.json --out /tmp/hotpot.npz
+    python -m bench.joint_components --questions ../shared/data/hotpotqa/questions.json --out hotpot.pkl
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Compare fusion rules of dense, BM25, flat+ and PPR signals offline, on files `bench/joint_components.py` wrote.
 
-python -m bench.joint_tune /tmp/hotpot.pkl /tmp/mhr.pkl
+python -m bench.joint_tune hotpot.pkl mhr.pkl
 """
 
 from __future__ import annotations
@@ -69,8 +69,8 @@ def evaluate(data: dict[str, Any], rule: Rule, per_doc: int | None) -> dict[str,
         titles = [meta["titles"][i] for i in top]
         if titled_set:
             s = score_titles(titles, r["gold_titles"])
-            vals = {"P@2": s.perfect_at_2, "P@5": s.perfect_at_5, "P@8": s.perfect_at_8, "P@10": s.perfect_at_10, "R@2": s.recall_at_2,
-                    "R@5": s.recall_at_5, "MRR": s.mrr}  # fmt: skip
+            vals = {"P@2": s.perfect_at_2, "P@5": s.perfect_at_5, "P@8": s.perfect_at_8, "P@10": s.perfect_at_10,
+                    "R@2": s.recall_at_2, "R@5": s.recall_at_5, "MRR": s.mrr}  # fmt: skip
         else:
             m = score_retrieval([meta["texts"][i] for i in top], titles, r["gold_facts"], r["gold_titles"])
             tr = score_titles(titles, r["gold_titles"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -62,6 +63,15 @@ SHORT_TYPE = {
     "temporal_query": "temporal",
     "null_query": "null",
 }
+
+
+def shown_path(path: str) -> str:
+    """A path as a report shows it: relative to the working directory when it is inside it or beside it (the
+    repository and ../shared), so a committed report does not carry the machine's folders."""
+    if not os.path.isabs(path):
+        return path
+    relative = os.path.relpath(path)
+    return path if relative.startswith(f"..{os.sep}..") else relative
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -195,11 +205,11 @@ def _header(manifest: RunManifest, summaries: Sequence[SystemSummary], command: 
     titles = is_title_run(summaries) or manifest.question_format == TITLES
     coverage = "title-scored format" if titles else f"{first.full_metadata if first else 0} with full evidence metadata"
     lines += [
-        f"- Questions: `{manifest.questions_path}` (sha256 `{manifest.questions_sha256[:16]}…`), "
+        f"- Questions: `{shown_path(manifest.questions_path)}` (sha256 `{manifest.questions_sha256[:16]}…`), "
         f"{len(manifest.question_ids)} selected (types: {', '.join(manifest.types) or 'all'}, "
         f"sample: {manifest.sample_size or 'none'}, seed {manifest.seed}, limit: {manifest.limit or 'none'}); "
         f"{coverage}.",
-        f"- Corpus: `{manifest.corpus_path}`. {check.get('verdict', 'Not checked against the stores.')}",
+        f"- Corpus: `{shown_path(manifest.corpus_path)}`. {check.get('verdict', 'Not checked against the stores.')}",
         f"- Systems: {', '.join(manifest.systems)}; top-k {manifest.top_k}; answers: "
         f"{manifest.answerer if manifest.answers else 'not run (retrieval only)'}; code at commit(s) "
         f"`{', '.join(manifest.git_commits) or 'unknown'}`.",

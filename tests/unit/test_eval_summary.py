@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -97,3 +98,17 @@ def test_partial_runs_get_a_side_by_side_table(tmp_path: Path) -> None:
     assert "## Side by side on the 2 questions every system finished" in text
     side_by_side = text.split("## Side by side")[1]
     assert "| s | all | 2 |" in side_by_side and "| t | all | 2 |" in side_by_side
+
+
+def test_reports_show_paths_beside_the_checkout_relative_to_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphwire.eval.report import shown_path
+
+    repo = tmp_path / "work" / "main"
+    repo.mkdir(parents=True)
+    monkeypatch.chdir(repo)
+    assert shown_path(str(tmp_path / "work" / "shared" / "data" / "q.json")) == os.path.join(
+        "..", "shared", "data", "q.json"
+    )
+    assert shown_path(str(repo / "data" / "demo" / "questions.json")) == os.path.join("data", "demo", "questions.json")
+    assert shown_path("runs/x.json") == "runs/x.json"
+    assert shown_path("/elsewhere/q.json") == "/elsewhere/q.json"  # far outside: a user's own file, shown as given
