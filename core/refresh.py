@@ -13,6 +13,9 @@ import time
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+# "never checked": not 0.0, since the monotonic clock starts near 0 at boot, and on a machine up for less than
+# `check_every_s` a reset to 0.0 would still read as a fresh check (an expired cache went unchecked)
+NEVER = float("-inf")
 V = TypeVar("V")  # the version marker
 T = TypeVar("T")  # the cached value
 
@@ -26,7 +29,7 @@ class Refreshing(Generic[V, T]):
         self.check_every_s = check_every_s
         self._value: T | None = None
         self._version: V | None = None
-        self._checked_at = 0.0
+        self._checked_at = NEVER
         self._lock = threading.Lock()
         self.builds = 0
         self.last_build_ms = 0.0
@@ -56,7 +59,7 @@ class Refreshing(Generic[V, T]):
 
     def expire(self) -> None:
         """Check the version marker on the next `get` (the value is rebuilt only if the marker changed)."""
-        self._checked_at = 0.0
+        self._checked_at = NEVER
 
     def invalidate(self) -> None:
         """Forget the value: the next `get` rebuilds it."""

@@ -73,3 +73,17 @@ def test_every_mode_of_a_context_shares_one_set_of_graph_services(tmp_path: Path
     assert isinstance(auto, AutoRetriever)
     assert auto.retriever_for("hybrid") is hybrid and auto.retriever_for("ppr") is ppr
     assert ctx.retriever("graph") is ctx.retriever("graph")
+
+
+def test_expire_forces_a_check_even_with_an_interval_longer_than_the_machines_uptime() -> None:
+    """The monotonic clock starts near 0 at boot: an expiry must not depend on how long the machine has been up."""
+    reads: list[int] = []
+
+    def version() -> int:
+        reads.append(1)
+        return len(reads)
+
+    cache = Refreshing(version, lambda v: v, check_every_s=1e12)  # far longer than any uptime
+    assert cache.get() == 1 and cache.get() == 1
+    cache.expire()
+    assert cache.get() == 2 and len(reads) == 2
