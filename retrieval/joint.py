@@ -29,7 +29,7 @@ from graphwire.retrieval.flat.common import Guidance, ranked_chunks
 from graphwire.retrieval.flat.fusion import ranks_of
 from graphwire.retrieval.flat.index import IndexSnapshot, Scores, WordCase
 from graphwire.retrieval.flat.plus import FlatPlusRetriever, PlusFeatures
-from graphwire.retrieval.models import EntityMatch, MatchTier, RetrievalResult
+from graphwire.retrieval.models import EntityMatch, MatchTier, RankedChunk, RetrievalResult
 from graphwire.retrieval.ppr.engine import WalkGraph
 from graphwire.retrieval.ppr.retriever import PPRRetriever, seed_weights, top_entities
 from graphwire.retrieval.ppr.snapshot import GraphSnapshot
@@ -160,19 +160,45 @@ class JointRetriever:
     def run(self, question: str, top_k: int = 10) -> JointPass:
         """The joint ranking and the graph retriever's result, each stage run once (graph mode reads both)."""
         timer = StageTimer()
-        config = self.config
+        with timer.stage("graph"):
+            graph = self.graph.retrieve(question, max(top_k, self.config.graph_depth))
         with timer.stage("index"):
             snapshot = self.flat.index.snapshot()
+        if len(snapshot):
+            ranked, details = self._ranking(question, top_k, snapshot, graph, timer)
+        else:  # no chunk in the vector store (a graph ingested without vectors): PageRank alone ranks the passages
+            with timer.stage("walk"):
+                walked = self.ppr.retrieve(question, top_k)
+            ranked = [c.model_copy(update={"retrieved_by": self.ppr.name}) for c in walked.chunks]
+            details = {"ranking": "ppr (the vector store holds no chunk)", "seeds": walked.details.get("seeds", 0)}
+        timings = timer.finish() | {f"graph.{k}": v for k, v in graph.timings_ms.items()}
+        matches: list[EntityMatch] = details.pop("matches", [])
+        joint = RetrievalResult(
+            mode=self.name,
+            chunks=_with_graph_chunks(ranked, graph, top_k),
+            facts=graph.facts,
+            entities=graph.entities or matches,
+            analysis=graph.analysis,
+            excerpts=graph.excerpts,
+            abstain_reason=graph.abstain_reason,
+            timings_ms=timings,
+            details={**graph.details, **details},
+        )
+        return JointPass(joint=joint, graph=graph)
+
+    def _ranking(
+        self, question: str, top_k: int, snapshot: IndexSnapshot, graph: RetrievalResult, timer: StageTimer
+    ) -> tuple[list[RankedChunk], dict[str, Any]]:
+        config = self.config
+        with timer.stage("index"):
             walk = self.ppr.walk()
             alignment = self._align(snapshot, walk.snapshot)
         features = self.flat.features(question, snapshot, timer)
-        with timer.stage("graph"):
-            graph = self.graph.retrieve(question, max(top_k, config.graph_depth))
         with timer.stage("seeds"):
             matches = linked_names(self.ppr.match(walk.snapshot, question), snapshot.word_case)
             entity_seeds = seed_weights(walk.snapshot, matches)
             titled = sum(1 for i in entity_seeds if i in walk.snapshot.titled)
-        details: dict[str, Any] = {"seeds": len(entity_seeds), "titled_seeds": titled}
+        details: dict[str, Any] = {"seeds": len(entity_seeds), "titled_seeds": titled, "matches": matches}
         if titled:
             scores, signals = self._walks(features, walk, alignment, entity_seeds, timer, details)
         else:
@@ -187,19 +213,7 @@ class JointRetriever:
         details["ranking"] = "walks" if titled else "graph_guided_flat"
         details["signals"] = _contributions(signals, positions)
         details["publications"] = [m.name for m in features.analysis.publications]
-        timings = timer.finish() | {f"graph.{k}": v for k, v in graph.timings_ms.items()}
-        joint = RetrievalResult(
-            mode=self.name,
-            chunks=ranked_chunks(snapshot, positions, scores),
-            facts=graph.facts,
-            entities=graph.entities or matches,
-            analysis=graph.analysis,
-            excerpts=graph.excerpts,
-            abstain_reason=graph.abstain_reason,
-            timings_ms=timings,
-            details={**graph.details, **details},
-        )
-        return JointPass(joint=joint, graph=graph)
+        return ranked_chunks(snapshot, positions, scores), details
 
     def _walks(
         self,
@@ -239,6 +253,16 @@ class JointRetriever:
         best = np.argpartition(-dense, count - 1)[:count]
         walk_index = alignment.walk_of_flat[best]
         return {int(w): float(dense[p]) for p, w in zip(best, walk_index, strict=True) if w >= 0 and dense[p] > 0}
+
+
+def _with_graph_chunks(ranked: list[RankedChunk], graph: RetrievalResult, top_k: int) -> list[RankedChunk]:
+    """The ranking, topped up with the graph retriever's chunks where the chunk store holds fewer than top_k of
+    them (an empty or partial vector store: a graph ingested without vectors still answers with its chunks)."""
+    if len(ranked) >= top_k:
+        return ranked
+    have = {chunk.chunk_id for chunk in ranked}
+    extra = [c.model_copy(update={"retrieved_by": "graph"}) for c in graph.chunks if c.chunk_id not in have]
+    return ranked + extra[: top_k - len(ranked)]
 
 
 def _contributions(signals: dict[str, Scores], positions: list[int]) -> dict[str, int]:

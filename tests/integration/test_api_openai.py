@@ -82,7 +82,7 @@ def test_query_streams_server_sent_events(api: ApiProcess) -> None:
     assert [name for name, _ in events] == ["retrieval", "token", "answer"]
     retrieval, token, answer = (data for _, data in events)
     assert any(f["subject"] == "Quarrow Minerals" for f in retrieval["facts"]) and retrieval["entities"]
-    assert {"aliases", "matching", "templates", "total"} <= set(retrieval["timings_ms"])
+    assert {"graph.aliases", "graph.matching", "graph.templates", "total"} <= set(retrieval["timings_ms"])
     assert [c["chunk_id"] for c in retrieval["citations"]] == [c["chunk_id"] for c in retrieval["chunks"]]
     assert answer_cited(retrieval, events[-1][1])
     assert token == {"text": "Quarrow Minerals"} and answer["answer"] == "Quarrow Minerals"

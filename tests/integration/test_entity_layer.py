@@ -101,9 +101,9 @@ def test_graph_mode_fills_to_top_k(layered: Graph, neo4j_settings: Settings) -> 
     result = ctx.retriever("graph").retrieve("Who directed Marrowdale?", top_k=5)
     assert len(result.chunks) == 5  # the store has 6 chunks
     by = [c.retrieved_by for c in result.chunks]
-    # the question names a title entity: `auto` (the default fill) picks PPR, which ranks the film's page first
+    # this store has no vectors: `joint` (the default fill) ranks by PageRank alone, which puts the film's page first
     assert by[0] == "ppr" and result.chunks[0].title == "Marrowdale (film)"
-    assert result.details["fill"]["mode"] == "auto" and result.details["fill"]["chunks"] == by.count("ppr")
+    assert result.details["fill"]["mode"] == "joint" and result.details["fill"]["chunks"] == by.count("ppr")
     unfilled = RetrievalContext(settings=neo4j_settings.model_copy(update={"graph_fill_mode": "none"}),
                                 graph=lambda: layered)  # fmt: skip
     alone = unfilled.retriever("graph").retrieve("Who directed Marrowdale?", top_k=5)
