@@ -46,7 +46,6 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.retrieval = RetrievalContext(
         settings, graph=app.state.graph_provider.get, chroma=app.state.chroma_provider.get
     )
-    app.state.answerers = {}
     app.state.document_writes = DocumentWrites.build(
         settings, app.state.graph_provider.get, app.state.chroma_provider.get, app.state.retrieval.refresh
     )

@@ -51,6 +51,7 @@ class RetrievalContext:
     _services: tuple[int, Any] | None = field(default=None, init=False, repr=False)
     _flat: dict[str, Any] | None = field(default=None, init=False, repr=False)
     _built: dict[str, tuple[int, Retriever]] = field(default_factory=dict, init=False, repr=False)
+    _answerers: dict[str, Answerer] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
 
     def require_graph(self) -> Graph:
@@ -93,6 +94,14 @@ class RetrievalContext:
             index = getattr(retriever, "index", None)
             if index is not None:
                 index.expire()
+
+    def answerer(self, name: str | AnswererName) -> Answerer:
+        """Answerer `name` of this context's settings, built once (UnknownModeError when it cannot be built)."""
+        choice = AnswererName(name)
+        with self._lock:
+            if choice.value not in self._answerers:
+                self._answerers[choice.value] = build_answerer(choice, self.settings)
+            return self._answerers[choice.value]
 
     def retriever(self, name: str) -> Retriever:
         """Mode `name`, built on first use and kept; rebuilt when the graph object changes."""

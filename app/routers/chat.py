@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphwire.app import sse
 from graphwire.app.deps import RetrievalDep, SettingsDep
 from graphwire.app.errors import ApiError
-from graphwire.app.routers.query import QueryRequest, _answerer, _bounded, _check_bounds, _retrieve
+from graphwire.app.querying import QueryRequest, answerer_for, bounded, check_bounds, run_retrieval
 from graphwire.retrieval.answer.streaming import stream_answer
 from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import Answer, Citation, RetrievalResult
@@ -90,9 +90,9 @@ async def chat_completions(body: ChatRequest, request: Request, settings: Settin
     """An OpenAI chat completion answered by graphwire: retrieval with the model's mode, then the auto answerer."""
     started = time.perf_counter()
     query = QueryRequest(question=_question(body), mode=_mode(body.model), top_k=min(10, settings.max_top_k))
-    question = _check_bounds(query, settings)
-    answerer = _answerer(request, settings, AnswererName.AUTO)
-    result: RetrievalResult = await _bounded(settings, _retrieve, retrieval, query.mode, question, query.top_k)
+    question = check_bounds(query, settings)
+    answerer = answerer_for(retrieval, AnswererName.AUTO)
+    result: RetrievalResult = await bounded(settings, run_retrieval, retrieval, query.mode, question, query.top_k)
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
     client = sse.llm_stream_client(request, settings)
     answering = _Answering(answerer, question, result, client, started, settings.request_timeout_s)

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-import asyncio
-import threading
 import time
 from datetime import date
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt, StrictStr
-from starlette.concurrency import run_in_threadpool
+from pydantic import BaseModel, Field
 
 from graphwire.app import sse
 from graphwire.app.answering import ClientGone, answer_within, request_usage
 from graphwire.app.deps import RetrievalDep, SettingsDep
-from graphwire.app.errors import ApiError
-from graphwire.app.limits import enforce, setting_limit
+from graphwire.app.querying import (
+    QueryRequest,
+    RetrieveRequest,
+    answerer_for,
+    bounded,
+    check_bounds,
+    run_retrieval,
+)
 from graphwire.app.streaming import stream_query
 from graphwire.core.deadline import Deadline
 from graphwire.core.llm import counting_calls
-from graphwire.core.settings import Settings
-from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import (
     Citation,
     Excerpt,
@@ -34,52 +35,10 @@ from graphwire.retrieval.models import (
 )
 from graphwire.retrieval.registry import (
     AnswererName,
-    ModeName,
-    RetrievalContext,
-    UnknownModeError,
-    build_answerer,
     mode_names,
 )
 
 router = APIRouter(tags=["query"])
-_state_lock = threading.Lock()
-RETRIEVE_EXAMPLE: dict[str, JsonValue] = {
-    "question": "Which company supplies the supplier of Kestrel Motors?",
-    "mode": "joint",
-    "top_k": 5,
-}
-
-
-class RetrieveRequest(BaseModel):
-    """Types are strict (`top_k: "5"` or `true` is a 422); the length and top_k bounds are the server's settings
-    (MAX_QUESTION_CHARS, MAX_TOP_K), published as such in the OpenAPI schema (app/limits.py)."""
-
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [RETRIEVE_EXAMPLE]})
-
-    question: StrictStr = Field(
-        min_length=1,
-        description="The question, in plain text (at most MAX_QUESTION_CHARS characters).",
-        json_schema_extra=setting_limit("maxLength", "max_question_chars"),
-    )
-    mode: ModeName = Field(default="joint", description="A retrieval mode; GET /v1/modes describes them.")
-    top_k: StrictInt = Field(
-        default=10,
-        ge=1,
-        description="Chunks to return (at most MAX_TOP_K).",
-        json_schema_extra=setting_limit("maximum", "max_top_k"),
-    )
-    include_context: StrictBool = Field(default=False, description="Return chunk texts and fact evidence as well.")
-
-
-class QueryRequest(RetrieveRequest):
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{**RETRIEVE_EXAMPLE, "answerer": "extractive", "include_context": True}]}
-    )
-
-    answerer: AnswererName = Field(default=AnswererName.AUTO, description="auto: the LLM when configured.")
-    stream: bool = Field(
-        default=False, description="Answer as Server-Sent Events: retrieval, token (as generated), answer events."
-    )
 
 
 class EntityOut(BaseModel):
@@ -212,43 +171,6 @@ class ModesResponse(BaseModel):
     answerers: list[str] = Field(description="Answerers, for the `answerer` field of /v1/query.")
 
 
-def _answerer(request: Request, settings: Settings, name: AnswererName) -> Answerer:
-    cache: dict[str, Answerer] = request.app.state.answerers
-    with _state_lock:
-        if name.value not in cache:
-            try:
-                cache[name.value] = build_answerer(name, settings)
-            except UnknownModeError as exc:
-                raise ApiError(422, "validation_error", str(exc)) from exc
-        return cache[name.value]
-
-
-def _check_bounds(body: RetrieveRequest, settings: Settings) -> str:
-    """The settings' limits (the same the OpenAPI schema publishes); the question without surrounding whitespace."""
-    enforce(body, settings)
-    question = body.question.strip()
-    if not question:
-        raise ApiError(422, "validation_error", "question must not be blank")
-    return question
-
-
-async def _bounded(settings: Settings, fn: Any, *args: Any, deadline: Deadline | None = None) -> Any:
-    """Run blocking work in the thread pool, answering 504 when it passes `deadline` (default: REQUEST_TIMEOUT_S)."""
-    deadline = deadline or Deadline.after(settings.request_timeout_s)
-    try:
-        return await asyncio.wait_for(run_in_threadpool(fn, *args), timeout=deadline.remaining())
-    except TimeoutError as exc:
-        raise ApiError(504, "timeout", f"the request took longer than {settings.request_timeout_s:g} s") from exc
-
-
-def _retrieve(retrieval: RetrievalContext, mode: str, question: str, top_k: int) -> RetrievalResult:
-    try:
-        retriever = retrieval.retriever(mode)
-    except UnknownModeError as exc:
-        raise ApiError(422, "validation_error", str(exc)) from exc
-    return retriever.retrieve(question, top_k=top_k)
-
-
 def _retrieve_response(question: str, result: RetrievalResult, include_context: bool) -> dict[str, Any]:
     return {
         "question": question,
@@ -276,8 +198,8 @@ def modes() -> ModesResponse:
 @router.post("/retrieve", response_model=RetrieveResponse, response_model_exclude_none=True)
 async def retrieve(body: RetrieveRequest, settings: SettingsDep, retrieval: RetrievalDep) -> dict[str, Any]:
     """Stages 1-4 only: matched entities, KEY/BRIDGE/DIRECT facts and ranked chunks, with per-stage timings."""
-    question = _check_bounds(body, settings)
-    result: RetrievalResult = await _bounded(settings, _retrieve, retrieval, body.mode, question, body.top_k)
+    question = check_bounds(body, settings)
+    result: RetrievalResult = await bounded(settings, run_retrieval, retrieval, body.mode, question, body.top_k)
     return _retrieve_response(question, result, body.include_context)
 
 
@@ -286,18 +208,18 @@ async def retrieve(body: RetrieveRequest, settings: SettingsDep, retrieval: Retr
 )
 async def query(body: QueryRequest, request: Request, settings: SettingsDep, retrieval: RetrievalDep) -> Any:
     """Retrieve, then answer with the chosen answerer; abstains with exactly "Insufficient information."."""
-    question = _check_bounds(body, settings)
-    answerer = _answerer(request, settings, body.answerer)
+    question = check_bounds(body, settings)
+    answerer = answerer_for(retrieval, body.answerer)
     started = time.perf_counter()
     if body.stream:  # app/streaming.py: retrieval first (errors keep their status), then the answer as events
-        result = await _bounded(settings, _retrieve, retrieval, body.mode, question, body.top_k)
+        result = await bounded(settings, run_retrieval, retrieval, body.mode, question, body.top_k)
         payload = _retrieve_response(question, result, body.include_context)
         client = sse.llm_stream_client(request, settings)
         return stream_query(payload, result, answerer, client, started, settings.request_timeout_s)
     # one deadline for retrieval and the answer; the answer's LLM call is cancelled when it passes (app/answering.py)
     deadline = Deadline.after(settings.request_timeout_s)
     with counting_calls() as llm_calls:  # the alias call too, not only the answer's
-        result = await _bounded(settings, _retrieve, retrieval, body.mode, question, body.top_k, deadline=deadline)
+        result = await bounded(settings, run_retrieval, retrieval, body.mode, question, body.top_k, deadline=deadline)
         try:
             answer, answer_ms = await answer_within(answerer, question, result, deadline, request)
         except ClientGone:

@@ -1,0 +1,91 @@
+"""What the query routes share (`/v1/query`, `/v1/retrieve`, `/v1/chat/completions`): the request models, the
+bounds check, the deadline around blocking work, one retrieval and the context's answerers. Routers import this
+module, never each other."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt, StrictStr
+from starlette.concurrency import run_in_threadpool
+
+from graphwire.app.errors import ApiError
+from graphwire.app.limits import enforce, setting_limit
+from graphwire.core.deadline import Deadline
+from graphwire.core.settings import Settings
+from graphwire.retrieval.base import Answerer
+from graphwire.retrieval.models import RetrievalResult
+from graphwire.retrieval.registry import AnswererName, ModeName, RetrievalContext, UnknownModeError
+
+RETRIEVE_EXAMPLE: dict[str, JsonValue] = {
+    "question": "Which company supplies the supplier of Kestrel Motors?",
+    "mode": "joint",
+    "top_k": 5,
+}
+
+
+class RetrieveRequest(BaseModel):
+    """Types are strict (`top_k: "5"` or `true` is a 422); the length and top_k bounds are the server's settings
+    (MAX_QUESTION_CHARS, MAX_TOP_K), published as such in the OpenAPI schema (app/limits.py)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [RETRIEVE_EXAMPLE]})
+
+    question: StrictStr = Field(
+        min_length=1,
+        description="The question, in plain text (at most MAX_QUESTION_CHARS characters).",
+        json_schema_extra=setting_limit("maxLength", "max_question_chars"),
+    )
+    mode: ModeName = Field(default="joint", description="A retrieval mode; GET /v1/modes describes them.")
+    top_k: StrictInt = Field(
+        default=10,
+        ge=1,
+        description="Chunks to return (at most MAX_TOP_K).",
+        json_schema_extra=setting_limit("maximum", "max_top_k"),
+    )
+    include_context: StrictBool = Field(default=False, description="Return chunk texts and fact evidence as well.")
+
+
+class QueryRequest(RetrieveRequest):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{**RETRIEVE_EXAMPLE, "answerer": "extractive", "include_context": True}]}
+    )
+
+    answerer: AnswererName = Field(default=AnswererName.AUTO, description="auto: the LLM when configured.")
+    stream: bool = Field(
+        default=False, description="Answer as Server-Sent Events: retrieval, token (as generated), answer events."
+    )
+
+
+def answerer_for(retrieval: RetrievalContext, name: AnswererName) -> Answerer:
+    """The context's answerer `name` (built once per process), or a 422 naming what it needs."""
+    try:
+        return retrieval.answerer(name)
+    except UnknownModeError as exc:
+        raise ApiError(422, "validation_error", str(exc)) from exc
+
+
+def check_bounds(body: RetrieveRequest, settings: Settings) -> str:
+    """The settings' limits (the same the OpenAPI schema publishes); the question without surrounding whitespace."""
+    enforce(body, settings)
+    question = body.question.strip()
+    if not question:
+        raise ApiError(422, "validation_error", "question must not be blank")
+    return question
+
+
+async def bounded(settings: Settings, fn: Any, *args: Any, deadline: Deadline | None = None) -> Any:
+    """Run blocking work in the thread pool, answering 504 when it passes `deadline` (default: REQUEST_TIMEOUT_S)."""
+    deadline = deadline or Deadline.after(settings.request_timeout_s)
+    try:
+        return await asyncio.wait_for(run_in_threadpool(fn, *args), timeout=deadline.remaining())
+    except TimeoutError as exc:
+        raise ApiError(504, "timeout", f"the request took longer than {settings.request_timeout_s:g} s") from exc
+
+
+def run_retrieval(retrieval: RetrievalContext, mode: str, question: str, top_k: int) -> RetrievalResult:
+    try:
+        retriever = retrieval.retriever(mode)
+    except UnknownModeError as exc:
+        raise ApiError(422, "validation_error", str(exc)) from exc
+    return retriever.retrieve(question, top_k=top_k)
