@@ -25,12 +25,13 @@ from typing import Any, Literal
 
 import openai
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphwire.app import sse
 from graphwire.app.deps import RetrievalDep, SettingsDep
 from graphwire.app.errors import ApiError
 from graphwire.app.querying import QueryRequest, answerer_for, bounded, check_bounds, run_retrieval
+from graphwire.core.settings import Settings
 from graphwire.retrieval.answer.streaming import stream_answer
 from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import Answer, Citation, RetrievalResult
@@ -89,7 +90,7 @@ def models() -> ModelList:
 async def chat_completions(body: ChatRequest, request: Request, settings: SettingsDep, retrieval: RetrievalDep) -> Any:
     """An OpenAI chat completion answered by graphwire: retrieval with the model's mode, then the auto answerer."""
     started = time.perf_counter()
-    query = QueryRequest(question=_question(body), mode=_mode(body.model), top_k=min(10, settings.max_top_k))
+    query = _query(body, settings)
     question = check_bounds(query, settings)
     answerer = answerer_for(retrieval, AnswererName.AUTO)
     result: RetrievalResult = await bounded(settings, run_retrieval, retrieval, query.mode, question, query.top_k)
@@ -114,6 +115,16 @@ async def chat_completions(body: ChatRequest, request: Request, settings: Settin
         "usage": _usage(answer),
         "citations": numbered,
     }  # fmt: skip
+
+
+def _query(body: ChatRequest, settings: Settings) -> QueryRequest:
+    """The /v1/query request the chat asks for, validated as that route validates it (a 422, never a 500)."""
+    question, mode = _question(body), _mode(body.model)
+    try:
+        return QueryRequest(question=question, mode=mode, top_k=min(10, settings.max_top_k))
+    except ValidationError as exc:
+        reasons = "; ".join(str(error["msg"]) for error in exc.errors())
+        raise ApiError(422, "validation_error", f"the user message is not a valid question: {reasons}") from exc
 
 
 def _mode(model: str) -> str:

@@ -13,10 +13,17 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import DocumentWritesDep, GraphDep, SettingsDep
+from graphwire.app.deps import DocumentWritesDep, GraphDep, GraphProviderDep, SettingsDep
 from graphwire.app.errors import ApiError
 from graphwire.app.jobs.models import JobState
 from graphwire.app.uploads import read_upload
+
+MAX_OFFSET = 1_000_000_000  # far below Neo4j's 64-bit SKIP + LIMIT, far above any store
+
+
+def _day_query(description: str) -> Any:
+    return Query(description=description, pattern=r"^\d{4}-\d{2}-\d{2}$", json_schema_extra={"format": "date"})
+
 
 router = APIRouter(tags=["documents"])
 ENTITY_LIMIT = 200
@@ -87,15 +94,16 @@ async def post_documents(request: Request, settings: SettingsDep, writes: Docume
 
 @router.get("/documents", response_model=DocumentList)
 def list_documents(
-    graph: GraphDep,
+    graphs: GraphProviderDep,  # reached only after every parameter is valid: a bad one is a 422 even without Neo4j
     source: Annotated[str | None, Query(description="Only documents with this corpus source.")] = None,
-    published_after: Annotated[date | None, Query(description="Published on or after this date.")] = None,
-    published_before: Annotated[date | None, Query(description="Published on or before this date.")] = None,
+    published_after: Annotated[str | None, _day_query("Published on or after this date (YYYY-MM-DD).")] = None,
+    published_before: Annotated[str | None, _day_query("Published on or before this date (YYYY-MM-DD).")] = None,
     limit: Annotated[int, Query(ge=1, le=500, description="Page size.")] = 50,
-    offset: Annotated[int, Query(ge=0, description="Documents to skip.")] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Documents to skip.")] = 0,
 ) -> DocumentList:
     """Stored documents, paged, filtered by source and publication date."""
-    filters = {"source": source, "published_after": _iso(published_after), "published_before": _iso(published_before)}
+    filters = {"source": source, "published_after": _day(published_after), "published_before": _day(published_before)}
+    graph = graphs.get()
     rows = graph.read("documents/list", **filters, limit=limit, offset=offset)
     total = graph.read("documents/count", **filters)[0]["total"]
     return DocumentList(items=[DocumentItem(**row) for row in rows], total=total)
@@ -123,8 +131,14 @@ async def delete_document(document_id: str, writes: DocumentWritesDep) -> Docume
     )  # fmt: skip
 
 
-def _iso(day: date | None) -> str | None:
-    return day.isoformat() if day else None
+def _day(text: str | None) -> str | None:
+    """A calendar date as ISO text (YYYY-MM-DD only: a number is not read as seconds since 1970), or a 422."""
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError as exc:
+        raise ApiError(422, "validation_error", f"{text!r} is not a calendar date (YYYY-MM-DD)") from exc
 
 
 def _not_found(document_id: str) -> ApiError:

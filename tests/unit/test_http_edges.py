@@ -150,3 +150,38 @@ def test_health_and_version_show_only_the_status_to_callers_without_the_key(keye
 def test_without_a_key_configured_health_and_version_show_everything(open_client: TestClient) -> None:
     assert "components" in open_client.get("/health").json()
     assert "python" in open_client.get("/version").json()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "offset=9223372036854775808",  # past the driver's 64-bit integers: was a 500 (OverflowError)
+        "offset=9223372036854775000",  # SKIP + LIMIT past Neo4j's long: was a 500 ("long overflow")
+        "offset=-1",
+        "published_before=0",  # was read as 1970-01-01 (seconds since the epoch)
+        "published_after=2026-02-30",
+        "published_after=yesterday",
+    ],
+)
+def test_document_list_parameters_out_of_range_are_422(open_client: TestClient, query: str) -> None:
+    response = open_client.get(f"/v1/documents?{query}")
+    assert response.status_code == 422, response.text
+    assert _code(response) == "validation_error"
+
+
+def test_the_document_list_publishes_its_bounds(open_client: TestClient) -> None:
+    parameters = {
+        p["name"]: p["schema"]
+        for p in open_client.get("/openapi.json").json()["paths"]["/v1/documents"]["get"]["parameters"]
+    }
+    assert parameters["offset"]["maximum"] == 1_000_000_000
+    published = parameters["published_after"]
+    assert published["format"] == "date" and published["anyOf"][0]["pattern"] == r"^\d{4}-\d{2}-\d{2}$"
+
+
+@pytest.mark.parametrize("content", ['"\\ud800"', '[{"type": "text", "text": "Who is \\ud800?"}]'])
+def test_a_chat_message_that_is_not_valid_text_is_422_not_500(open_client: TestClient, content: str) -> None:
+    body = '{"model": "graphwire-joint", "messages": [{"role": "user", "content": ' + content + "}]}"
+    response = open_client.post("/v1/chat/completions", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert _code(response) == "validation_error"
