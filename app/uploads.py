@@ -83,12 +83,30 @@ def _text(body: bytes) -> str:
         raise ApiError(422, "validation_error", f"the body is not UTF-8: {exc.reason} at byte {exc.start}") from exc
 
 
+MAX_INTEGER_DIGITS = 40  # a record's numbers are dates or counts; Python refuses past 4,300 digits with a ValueError
+
+
+def _integer(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits (at most {MAX_INTEGER_DIGITS})")
+    return int(text)
+
+
+def _loads(text: str) -> Any:
+    """json.loads that fails only with ValueError and a reason: bad JSON, too deep a nesting, too long a number."""
+    try:
+        return json.loads(text, parse_int=_integer)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from exc
+    except RecursionError as exc:
+        raise ValueError("invalid JSON: nested too deeply") from exc
+
+
 def _json(body: bytes) -> Upload:
     try:
-        data = json.loads(_text(body))
-    except json.JSONDecodeError as exc:
-        message = f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-        raise ApiError(422, "validation_error", message) from exc
+        data = _loads(_text(body))
+    except ValueError as exc:
+        raise ApiError(422, "validation_error", str(exc)) from exc
     if isinstance(data, dict):
         data = next((data[k] for k in LIST_KEYS if isinstance(data.get(k), list)), None)
     if not isinstance(data, list):
@@ -101,10 +119,10 @@ def _jsonl(body: bytes) -> Upload:
     lines = [line for line in _text(body).splitlines() if line.strip()]
     for position, line in enumerate(lines):
         try:
-            records.append(json.loads(line))
+            records.append(_loads(line))
             positions.append(position)
-        except json.JSONDecodeError as exc:
-            failures.append(JobFailure(position=position, reason=f"invalid JSON: {exc.msg}"))
+        except ValueError as exc:
+            failures.append(JobFailure(position=position, reason=str(exc)))
     return Upload(records=records, positions=positions, failures=failures)
 
 

@@ -191,3 +191,49 @@ fcntl.flock(handle, fcntl.LOCK_EX)
 print("held", flush=True)
 sys.stdin.readline()
 """
+
+
+@pytest.fixture()
+def roomy_upload_client() -> TestClient:
+    app = FastAPI()
+    install_error_handlers(app)
+
+    @app.post("/upload")
+    async def upload(request: Request) -> dict[str, object]:
+        parsed = await read_upload(request, max_bytes=2_000_000, max_documents=10)
+        return {"positions": parsed.positions, "failures": [f.model_dump() for f in parsed.failures]}
+
+    return TestClient(app)
+
+
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),  # was a 500 (RecursionError)
+        ('{"documents": [{"title": "t", "body": "b", "count": ' + "9" * 5_000 + "}]}", "5000 digits"),  # was a 500
+    ],
+)
+def test_json_that_python_cannot_read_is_a_422_not_a_500(
+    roomy_upload_client: TestClient, body: str, fragment: str
+) -> None:
+    response = roomy_upload_client.post("/upload", content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 422 and fragment in response.json()["error"]["message"]
+
+
+def test_a_jsonl_line_python_cannot_read_fails_at_its_position_only(roomy_upload_client: TestClient) -> None:
+    lines = "\n".join(
+        [
+            json.dumps(RECORD),
+            "[" * 50_000 + "]" * 50_000,
+            '{"title": "t", "body": "b", "n": ' + "1" * 5_000 + "}",
+            json.dumps(RECORD),
+        ]  # fmt: skip
+    )
+    response = roomy_upload_client.post("/upload", content=lines, headers={"Content-Type": "application/x-ndjson"})
+    assert response.status_code == 200, response.text  # the good lines stay; was a 500 for the whole upload
+    body = response.json()
+    assert body["positions"] == [0, 3]
+    assert [(f["position"], f["reason"]) for f in body["failures"]] == [
+        (1, "invalid JSON: nested too deeply"),
+        (2, "an integer of 5000 digits (at most 40)"),
+    ]
