@@ -53,7 +53,6 @@ class JobStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.payloads = folder / "jobs"
-        self.payloads.mkdir(parents=True, exist_ok=True)
         self._path = folder / "jobs.sqlite"
         self._lock = threading.Lock()
         with self._connect() as db:
@@ -62,7 +61,14 @@ class JobStore:
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            # `graphwire db reset` removes the whole state folder, also beside a running API: start a new store
+            # instead of failing every later call (the jobs it held went with the store they described)
+            fresh = not self._path.exists()
+            if fresh:
+                self.payloads.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self._path, timeout=30)
+            if fresh:
+                db.execute(_SCHEMA)
             try:
                 with db:
                     yield db
@@ -70,6 +76,7 @@ class JobStore:
                 db.close()
 
     def payload_path(self, job_id: str) -> Path:
+        self.payloads.mkdir(parents=True, exist_ok=True)
         return self.payloads / f"{job_id}.json"
 
     def create(self, job_id: str, documents: int, failures: list[JobFailure]) -> Job:

@@ -237,3 +237,18 @@ def test_a_jsonl_line_python_cannot_read_fails_at_its_position_only(roomy_upload
         (1, "invalid JSON: nested too deeply"),
         (2, "an integer of 5000 digits (at most 40)"),
     ]
+
+
+def test_the_job_store_starts_anew_when_its_folder_is_removed_under_it(tmp_path: Path) -> None:
+    """`graphwire db reset --yes` beside a running API removes INGEST_STATE_PATH: the next calls work again."""
+    import shutil
+
+    store = JobStore(tmp_path / "state")
+    _payload(store, "before", [RECORD])
+    store.create("before", 1, [])
+    shutil.rmtree(tmp_path / "state")
+
+    assert store.get("before") is None  # was sqlite3.OperationalError (a 500 on GET /v1/jobs/{id})
+    _payload(store, "after", [RECORD])  # was FileNotFoundError (a 500 on POST /v1/documents)
+    created = store.create("after", 1, [])
+    assert created.state is JobState.QUEUED and store.get("after") == created
