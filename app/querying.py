@@ -52,7 +52,7 @@ class QueryRequest(RetrieveRequest):
     )
 
     answerer: AnswererName = Field(default=AnswererName.AUTO, description="auto: the LLM when configured.")
-    stream: bool = Field(
+    stream: StrictBool = Field(
         default=False, description="Answer as Server-Sent Events: retrieval, token (as generated), answer events."
     )
 
@@ -66,8 +66,9 @@ def answerer_for(retrieval: RetrievalContext, name: AnswererName) -> Answerer:
 
 
 def check_bounds(body: RetrieveRequest, settings: Settings) -> str:
-    """The settings' limits (the same the OpenAPI schema publishes); the question without surrounding whitespace."""
-    enforce(body, settings)
+    """The settings' limits (the same the OpenAPI schema publishes), counted on the question without surrounding
+    whitespace, which is what is asked."""
+    enforce(body.model_copy(update={"question": body.question.strip()}), settings)
     question = body.question.strip()
     if not question:
         raise ApiError(422, "validation_error", "question must not be blank")

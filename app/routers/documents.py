@@ -32,8 +32,8 @@ _RECORD = {"type": "object", "description": "title, body (required); source, pub
 _POST_BODY = {
     "required": True,
     "content": {
-        "application/json": {"schema": {"type": "object", "properties": {"documents": {"type": "array",
-                                                                                         "items": _RECORD}}}},
+        "application/json": {"schema": {"type": "object", "required": ["documents"], "properties": {
+            "documents": {"type": "array", "minItems": 1, "items": _RECORD}}}},
         "application/x-ndjson": {"schema": {"type": "string", "description": "one JSON record per line"}},
         "multipart/form-data": {"schema": {"type": "object", "properties": {
             "file": {"type": "string", "format": "binary", "description": "a .json or .jsonl file"}}}},

@@ -17,6 +17,8 @@ from pydantic import BaseModel, Field
 from graphwire.app.deps import ChromaProviderDep, GraphProviderDep, SettingsDep, caller_has_key
 from graphwire.schema.model import load_schema
 
+HEALTH_RETRY_AFTER_S = 5
+
 router = APIRouter(tags=["service"])
 
 
@@ -71,7 +73,10 @@ def health(request: Request, graph: GraphProviderDep, chroma: ChromaProviderDep,
     healthy = all(c.status == "ok" for c in components.values())
     shown = components if caller_has_key(request, settings) else None
     body = HealthResponse(status="ok" if healthy else "unavailable", components=shown)
-    return JSONResponse(body.model_dump(mode="json", exclude_none=True), status_code=200 if healthy else 503)
+    headers = {} if healthy else {"Retry-After": str(HEALTH_RETRY_AFTER_S)}  # a probe or balancer knows when to ask
+    return JSONResponse(
+        body.model_dump(mode="json", exclude_none=True), status_code=200 if healthy else 503, headers=headers
+    )
 
 
 def package_version() -> str:

@@ -185,3 +185,28 @@ def test_a_chat_message_that_is_not_valid_text_is_422_not_500(open_client: TestC
     response = open_client.post("/v1/chat/completions", content=body, headers={"content-type": "application/json"})
     assert response.status_code == 422, response.text
     assert _code(response) == "validation_error"
+
+
+def test_health_503_says_when_to_ask_again(open_client: TestClient) -> None:
+    response = open_client.get("/health")  # nothing listens on the Neo4j port
+    assert response.status_code == 503 and response.headers["retry-after"] == "5"
+
+
+@pytest.mark.parametrize("stream", [0, 1, "yes", "true", None])
+def test_stream_takes_only_a_json_boolean(open_client: TestClient, stream: object) -> None:
+    response = open_client.post("/v1/query", json={"question": "Who supplies Kestrel Motors?", "stream": stream})
+    assert response.status_code == 422 and _code(response) == "validation_error"
+
+
+def test_the_question_limit_counts_what_is_asked_not_the_padding(open_client: TestClient) -> None:
+    padded = " " * 100 + "Who supplies Kestrel Motors?" + "\n" * 100  # 228 characters, 28 once stripped (limit 60)
+    response = open_client.post("/v1/retrieve", json={"question": padded})
+    assert response.status_code == 503  # past validation: only the missing Neo4j stops it
+    too_long = open_client.post("/v1/retrieve", json={"question": "x" * 61})
+    assert too_long.status_code == 422 and "61 characters" in too_long.json()["error"]["message"]
+
+
+def test_the_documents_body_schema_requires_at_least_one_document(open_client: TestClient) -> None:
+    body = open_client.get("/openapi.json").json()["paths"]["/v1/documents"]["post"]["requestBody"]
+    schema = body["content"]["application/json"]["schema"]
+    assert schema["required"] == ["documents"] and schema["properties"]["documents"]["minItems"] == 1
