@@ -85,9 +85,13 @@ class DocumentDeleted(BaseModel):
 
 
 @router.post("/documents", status_code=202, response_model=JobAccepted, openapi_extra={"requestBody": _POST_BODY})
-async def post_documents(request: Request, settings: SettingsDep, writes: DocumentWritesDep) -> JobAccepted:
-    """Queue documents for ingestion: `{"documents": [...]}`, JSON Lines, or a multipart .json/.jsonl `file`."""
+async def post_documents(
+    request: Request, settings: SettingsDep, writes: DocumentWritesDep, graphs: GraphProviderDep
+) -> JobAccepted:
+    """Queue documents for ingestion: `{"documents": [...]}`, JSON Lines, or a multipart .json/.jsonl `file`.
+    503 with Retry-After when Neo4j cannot be reached now (a job accepted then would only fail)."""
     upload = await read_upload(request, settings.upload_max_bytes, settings.upload_max_documents)
+    await run_in_threadpool(lambda: graphs.get().ping())
     job = await run_in_threadpool(writes.submit, upload)
     return JobAccepted(job_id=job.job_id, state=job.state, documents=upload.count)
 

@@ -210,3 +210,11 @@ def test_the_documents_body_schema_requires_at_least_one_document(open_client: T
     body = open_client.get("/openapi.json").json()["paths"]["/v1/documents"]["post"]["requestBody"]
     schema = body["content"]["application/json"]["schema"]
     assert schema["required"] == ["documents"] and schema["properties"]["documents"]["minItems"] == 1
+
+
+def test_documents_posted_while_neo4j_is_down_are_a_503_to_retry_not_a_job_that_fails(open_client: TestClient) -> None:
+    response = open_client.post("/v1/documents", json={"documents": [{"title": "T", "body": "B."}]})
+    assert response.status_code == 503 and _code(response) == "neo4j_unavailable"  # was 202, then a failed job
+    assert int(response.headers["retry-after"]) >= 1
+    bad = open_client.post("/v1/documents", json={"documents": []})
+    assert bad.status_code == 422  # what the body says wrong comes first
