@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import logging
 from typing import Annotated
 
 import typer
@@ -20,13 +22,30 @@ def serve(
     """Serve the API (web UI at /ui, OpenAPI docs at /docs); starts even when Neo4j is down, /health says so."""
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_json)
+    bind = host or settings.api_host
+    if open_to_others(bind, settings.api_key is not None):
+        logging.getLogger("graphwire.serve").warning(
+            "serving on %s without API_KEY: anyone who reaches this port may read, add and delete every document; "
+            "set API_KEY or bind to 127.0.0.1",
+            bind,
+        )
     uvicorn.run(
         "graphwire.app.main:create_app",
         factory=True,
-        host=host or settings.api_host,
+        host=bind,
         port=port or settings.api_port,
         reload=reload,
         workers=workers,
         log_config=None,  # graphwire's own logging (core/logging.py) handles uvicorn's loggers too
         proxy_headers=True,
     )
+
+
+def open_to_others(host: str, has_key: bool) -> bool:
+    """Bound beyond loopback with no API key: every route, deletes included, is open to whoever reaches the port."""
+    if has_key or host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True  # a host name that may resolve anywhere

@@ -25,6 +25,7 @@ from graphwire.ingest.report import IngestReport
 from graphwire.ingest.service import ingest_loaded, ingest_options
 
 _RECORD_INDEX = re.compile(r"#(\d+)$")
+_RECORD_REFERENCE = re.compile(r"\S+#(\d+)")
 
 
 @dataclass(frozen=True)
@@ -46,10 +47,20 @@ def _positioned(loaded: LoadResult, positions: list[int]) -> Loaded:
         match = _RECORD_INDEX.search(error.location)
         index = int(match.group(1)) if match else -1
         bad[index] = JobFailure(position=positions[index] if 0 <= index < len(positions) else -1,
-                                title=error.title, reason=error.reason)  # fmt: skip
+                                title=error.title, reason=_posted(error.reason, positions))  # fmt: skip
     good = [positions[i] for i in range(len(positions)) if i not in bad]
     failures = sorted(bad.values(), key=lambda f: f.position)
     return Loaded(list(zip(good, loaded.articles, strict=True)), failures)
+
+
+def _posted(reason: str, positions: list[int]) -> str:
+    """A reason as the poster reads it: "payload.json#3" (the job's internal file) becomes "position 5"."""
+
+    def position(match: re.Match[str]) -> str:
+        index = int(match.group(1))
+        return f"position {positions[index]}" if 0 <= index < len(positions) else "another record"
+
+    return _RECORD_REFERENCE.sub(position, reason)
 
 
 @dataclass

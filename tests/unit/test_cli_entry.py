@@ -50,3 +50,12 @@ def test_flags_show_no_value_placeholder() -> None:
     result = CliRunner().invoke(app, ["ask", "--help"])
     assert "--json" in result.output
     assert "<bool>" not in result.output
+
+
+def test_serve_warns_only_when_bound_beyond_loopback_without_a_key() -> None:
+    from graphwire.cli.serve_cmd import open_to_others
+
+    assert open_to_others("0.0.0.0", has_key=False) and open_to_others("192.0.2.7", has_key=False)
+    assert open_to_others("api.example.org", has_key=False)
+    assert not open_to_others("127.0.0.1", has_key=False) and not open_to_others("::1", has_key=False)
+    assert not open_to_others("localhost", has_key=False) and not open_to_others("0.0.0.0", has_key=True)

@@ -252,3 +252,11 @@ def test_the_job_store_starts_anew_when_its_folder_is_removed_under_it(tmp_path:
     _payload(store, "after", [RECORD])  # was FileNotFoundError (a 500 on POST /v1/documents)
     created = store.create("after", 1, [])
     assert created.state is JobState.QUEUED and store.get("after") == created
+
+
+def test_a_duplicate_is_named_by_the_position_it_repeats_not_by_the_jobs_file(tmp_path: Path) -> None:
+    path = tmp_path / "3f2a.json"
+    records = [RECORD, {**RECORD, "title": "Other"}, RECORD]
+    path.write_text(json.dumps({"documents": records, "positions": [4, 6, 9]}))
+    [failure] = load_payload(path).failures
+    assert failure.position == 9 and "position 4" in failure.reason and "3f2a.json" not in failure.reason
