@@ -13,9 +13,10 @@ class JobState(StrEnum):
     RUNNING = "running"
     SUCCEEDED = "succeeded"
     FAILED = "failed"
+    CANCELLED = "cancelled"  # by a client (POST /v1/jobs/{id}/cancel); what it committed before stays
 
 
-FINISHED = frozenset({JobState.SUCCEEDED, JobState.FAILED})
+FINISHED = frozenset({JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED})
 
 
 class JobProgress(BaseModel):
@@ -35,7 +36,7 @@ class JobFailure(BaseModel):
 
 class Job(BaseModel):
     job_id: str = Field(description="The job's id, from POST /v1/documents.")
-    state: JobState = Field(description="queued, running, succeeded or failed.")
+    state: JobState = Field(description="queued, running, succeeded, failed or cancelled.")
     created_at: datetime = Field(description="When the job was posted (UTC).")
     started_at: datetime | None = Field(default=None, description="When it started running (UTC).")
     finished_at: datetime | None = Field(default=None, description="When it finished (UTC); null until then.")
@@ -43,4 +44,6 @@ class Job(BaseModel):
     failures: list[JobFailure] = Field(
         default_factory=list, description="Records that were not ingested, by position, with the reason."
     )
-    error: str | None = Field(default=None, description="Why the whole job failed (state failed), else null.")
+    error: str | None = Field(
+        default=None, description="Why the whole job failed or stopped (state failed or cancelled), else null."
+    )

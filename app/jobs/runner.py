@@ -34,7 +34,10 @@ def no_store_lock(purpose: str, wait_s: float) -> AbstractContextManager[object]
 
 
 class JobStopped(RuntimeError):
-    """The process is shutting down: the job stops after its current batch."""
+    """The process is shutting down, or a client cancelled the job: it stops after its current batch."""
+
+
+CANCELLED_REASON = "cancelled by a client; the documents committed before it stopped are kept"
 
 
 class WriterBusyError(RuntimeError):
@@ -56,6 +59,8 @@ class JobRunner:
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._write_lock = threading.Lock()
         self._stopping = threading.Event()
+        self._running: tuple[str, threading.Event] | None = None  # the job now running and its stop flag
+        self._cancelled: set[str] = set()
         self._thread = threading.Thread(target=self._work, name="graphwire-jobs", daemon=True)
 
     def start(self) -> None:
@@ -66,10 +71,22 @@ class JobRunner:
     def submit(self, job_id: str) -> None:
         self._queue.put(job_id)
 
+    def cancel(self, job_id: str) -> None:
+        """Cancel a queued job now, or ask a running one to stop at its next batch boundary."""
+        if self.store.cancel_queued(job_id, CANCELLED_REASON):
+            return
+        running = self._running
+        if running is not None and running[0] == job_id:
+            self._cancelled.add(job_id)
+            running[1].set()
+
     def stop(self, timeout_s: float = 30.0) -> None:
         """Ask the running job to stop after its batch, and wait for the worker (a job still running after
         `timeout_s` is reported as interrupted by the next start)."""
         self._stopping.set()
+        running = self._running
+        if running is not None:
+            running[1].set()
         self._queue.put(None)
         if self._thread.is_alive():
             self._thread.join(timeout=timeout_s)
@@ -98,23 +115,31 @@ class JobRunner:
         if job is None or job.state != "queued":
             return
         progress, failures = job.progress, list(job.failures)
+        stop = threading.Event()
+        self._running = (job_id, stop)
+        if self._stopping.is_set():
+            stop.set()
         try:
             with self.exclusive(f"graphwire API document job {job_id}", JOB_LOCK_WAIT_S):
                 if not self.store.claim(job_id):
                     return  # another API process on the same state folder ran it
                 log.info("job started", extra={"job_id": job_id})
                 progress, more = self.execute(
-                    job_id, self.store.payload_path(job_id), lambda p: self.store.progress(job_id, p), self._stopping
+                    job_id, self.store.payload_path(job_id), lambda p: self.store.progress(job_id, p), stop
                 )
                 failures.extend(more)
                 error = None
         except JobStopped:
-            error = SHUTDOWN_REASON
+            error = CANCELLED_REASON if job_id in self._cancelled else SHUTDOWN_REASON
         except Exception as exc:  # the job fails with the reason (StoreBusyError names the other writer)
             log.exception("job failed", extra={"job_id": job_id})
             error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self._running = None
+        cancelled = job_id in self._cancelled and error == CANCELLED_REASON  # not when it finished before stopping
+        self._cancelled.discard(job_id)
         latest = self.store.get(job_id)
-        self.store.finish(job_id, latest.progress if error and latest else progress, failures, error)
+        self.store.finish(job_id, latest.progress if error and latest else progress, failures, error, cancelled)
         log.info("job finished", extra={"job_id": job_id, "error": error})
         self.notify_change()
 

@@ -108,8 +108,34 @@ class JobStore:
     def progress(self, job_id: str, progress: JobProgress) -> None:
         self._update(job_id, progress=progress.model_dump_json())
 
-    def finish(self, job_id: str, progress: JobProgress, failures: list[JobFailure], error: str | None = None) -> None:
-        state = JobState.FAILED if error else JobState.SUCCEEDED
+    def jobs(self, state: JobState | None = None, limit: int = 50) -> list[Job]:
+        """The newest jobs first, optionally in one state."""
+        query = "SELECT * FROM jobs" + (" WHERE state = ?" if state is not None else "")
+        args: tuple[str, ...] = (state.value,) if state is not None else ()
+        with self._connect() as db:
+            rows = db.execute(f"{query} ORDER BY created_at DESC LIMIT ?", (*args, limit)).fetchall()  # noqa: S608
+        return [_job(row) for row in rows]
+
+    def cancel_queued(self, job_id: str, reason: str) -> bool:
+        """Cancel a job that has not started; False when it is not queued (running, finished or unknown)."""
+        with self._connect() as db:
+            cursor = db.execute(
+                "UPDATE jobs SET state = ?, finished_at = ?, error = ? WHERE id = ? AND state = ?",
+                (JobState.CANCELLED.value, _now(), reason, job_id, JobState.QUEUED.value),
+            )
+        if cursor.rowcount == 1:
+            self.payload_path(job_id).unlink(missing_ok=True)
+        return cursor.rowcount == 1
+
+    def finish(
+        self,
+        job_id: str,
+        progress: JobProgress,
+        failures: list[JobFailure],
+        error: str | None = None,
+        cancelled: bool = False,
+    ) -> None:
+        state = JobState.CANCELLED if cancelled else JobState.FAILED if error else JobState.SUCCEEDED
         self._update(
             job_id, state=state.value, finished_at=_now(), progress=progress.model_dump_json(),
             failures=_dump(failures), error=error,

@@ -1,13 +1,15 @@
-"""GET /v1/jobs/{job_id}: a document job's state, progress and per-record failures."""
+"""Document jobs: list them, read one (state, progress, per-record failures), cancel one."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
 from graphwire.app.deps import DocumentWritesDep
 from graphwire.app.errors import ApiError
-from graphwire.app.jobs.models import Job
+from graphwire.app.jobs.models import FINISHED, Job, JobState
 
 router = APIRouter(tags=["documents"])
 
@@ -19,3 +21,28 @@ async def get_job(job_id: str, writes: DocumentWritesDep) -> Job:
     if job is None:
         raise ApiError(404, "not_found", f"no job with id {job_id!r}")
     return job
+
+
+@router.get("/jobs", response_model=list[Job])
+async def list_jobs(
+    writes: DocumentWritesDep,
+    state: Annotated[JobState | None, Query(description="Only jobs in this state.")] = None,
+    limit: Annotated[int, Query(ge=1, le=500, description="At most this many, newest first.")] = 50,
+) -> list[Job]:
+    """The newest document jobs first, optionally in one state."""
+    return await run_in_threadpool(writes.store.jobs, state, limit)
+
+
+@router.post("/jobs/{job_id}/cancel", status_code=202, response_model=Job)
+async def cancel_job(job_id: str, writes: DocumentWritesDep) -> Job:
+    """A queued job is cancelled at once; a running one stops at its next batch boundary (poll it: state cancelled),
+    keeping what it committed. 409 for a job that already finished."""
+    job = await run_in_threadpool(writes.store.get, job_id)
+    if job is None:
+        raise ApiError(404, "not_found", f"no job with id {job_id!r}")
+    if job.state in FINISHED:
+        raise ApiError(409, "conflict", f"job {job_id!r} already finished ({job.state.value})")
+    await run_in_threadpool(writes.runner.cancel, job_id)
+    latest = await run_in_threadpool(writes.store.get, job_id)
+    assert latest is not None
+    return latest

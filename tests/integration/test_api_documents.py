@@ -146,3 +146,19 @@ def test_bad_uploads_store_nothing(client: TestClient) -> None:
     assert client.post("/v1/documents", content="title,body", headers={"Content-Type": "text/csv"}).status_code == 415
     assert client.get("/v1/jobs/not-a-job").status_code == 404
     assert client.get("/v1/documents").json()["total"] == before
+
+
+def test_jobs_are_listed_and_a_finished_one_cannot_be_cancelled(client: TestClient) -> None:
+    records = demo_records()
+    posted = client.post("/v1/documents", json={"documents": [records[ROUND]]})
+    job = wait_for_job(client, posted.json()["job_id"])
+    assert job["state"] == "succeeded"
+
+    listed = client.get("/v1/jobs", params={"state": "succeeded"}).json()
+    assert job["job_id"] in [j["job_id"] for j in listed]
+    assert client.get("/v1/jobs", params={"state": "queued"}).json() == []
+    assert client.get("/v1/jobs", params={"state": "sleeping"}).status_code == 422
+
+    finished = client.post(f"/v1/jobs/{job['job_id']}/cancel")
+    assert finished.status_code == 409 and "already finished" in finished.json()["error"]["message"]
+    assert client.post("/v1/jobs/no-such-job/cancel").status_code == 404

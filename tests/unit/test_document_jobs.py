@@ -260,3 +260,38 @@ def test_a_duplicate_is_named_by_the_position_it_repeats_not_by_the_jobs_file(tm
     path.write_text(json.dumps({"documents": records, "positions": [4, 6, 9]}))
     [failure] = load_payload(path).failures
     assert failure.position == 9 and "position 4" in failure.reason and "3f2a.json" not in failure.reason
+
+
+def test_a_queued_job_is_cancelled_at_once_and_a_running_one_at_its_next_batch(tmp_path: Path) -> None:
+    store = JobStore(tmp_path / "state")
+    started, batches = threading.Event(), []
+
+    def execute(job_id: str, payload: Path, progress: object, stopping: threading.Event) -> tuple[JobProgress, list]:
+        started.set()
+        for batch in range(500):  # the ingest loop's shape: a batch, then a look at the stop flag
+            batches.append(batch)
+            time.sleep(0.01)
+            if stopping.is_set():
+                raise JobStopped(job_id)
+        return JobProgress(documents_total=1, documents_done=1), []
+
+    runner = JobRunner(store, execute)
+    for job_id in ("running", "waiting"):
+        _payload(store, job_id, [RECORD])
+        store.create(job_id, 1, [])
+        runner.submit(job_id)
+    runner.start()
+    assert started.wait(10)
+    runner.cancel("waiting")  # queued behind the first: cancelled without running
+    waiting = store.get("waiting")
+    assert waiting is not None and waiting.state is JobState.CANCELLED and "cancelled" in (waiting.error or "")
+    assert not store.payload_path("waiting").exists()
+
+    runner.cancel("running")
+    _wait(lambda: (job := store.get("running")) is not None and job.state is JobState.CANCELLED)
+    runner.stop()
+    cancelled = store.get("running")
+    assert cancelled is not None and "committed before it stopped are kept" in (cancelled.error or "")
+    assert len(batches) < 500  # it stopped at a batch boundary, long before the end
+    assert [j.job_id for j in store.jobs(JobState.CANCELLED)] == ["waiting", "running"]  # newest first
+    assert store.jobs(JobState.QUEUED) == [] and len(store.jobs()) == 2
