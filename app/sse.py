@@ -19,7 +19,22 @@ from graphwire.retrieval.answer.streaming import streaming_client
 _client_lock = threading.Lock()
 # Proxies (nginx) buffer responses unless told not to; an event stream must reach the client as it is written.
 HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-OPENAPI_EVENT_STREAM = {"content": {"text/event-stream": {"schema": {"type": "string"}}}}
+# One Server-Sent Event, as clients (and schema checkers) parse the stream: the event name and its JSON data as text.
+SSE_EVENT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "event": {"type": "string", "description": "The event's name (retrieval, token, answer, error, ...)."},
+        "data": {"type": "string", "description": "The event's payload, compact JSON (the OpenAI chunks on chat)."},
+        "id": {"type": "string"},
+        "retry": {"type": "integer"},
+    },
+    "required": ["data"],
+}
+OPENAPI_EVENT_STREAM = {
+    "content": {
+        "text/event-stream": {"schema": {"type": "array", "items": SSE_EVENT_SCHEMA}, "itemSchema": SSE_EVENT_SCHEMA}
+    }
+}
 
 
 def event(name: str | None, data: Any) -> str:
