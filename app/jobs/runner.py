@@ -71,6 +71,11 @@ class JobRunner:
     def submit(self, job_id: str) -> None:
         self._queue.put(job_id)
 
+    def running_job(self) -> str | None:
+        """The id of the job running now in this process, if any."""
+        running = self._running
+        return running[0] if running is not None else None
+
     def cancel(self, job_id: str) -> None:
         """Cancel a queued job now, or ask a running one to stop at its next batch boundary."""
         if self.store.cancel_queued(job_id, CANCELLED_REASON):

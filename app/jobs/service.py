@@ -59,17 +59,28 @@ class DocumentWrites:
         return job
 
     def delete(self, document_id: str) -> dict[str, Any] | None:
-        """The CLI's delete (provenance kept: shared entities and relationships stay), or None when unknown."""
+        """The CLI's delete (provenance kept: shared entities and relationships stay), or None when unknown.
+
+        An unknown id is known without the writer lock; a known one waits at most DELETE_LOCK_WAIT_S for a running
+        job or another process's write, then answers 409 naming it instead of holding the request for minutes."""
+        if not self.graph().read("ingest/find_documents", ref=document_id):
+            return None
+        wait_s = min(DELETE_LOCK_WAIT_S, self.settings.request_timeout_s)
         try:
-            with self.runner.exclusive(f"graphwire API delete {document_id}", self.settings.request_timeout_s):
+            with self.runner.exclusive(f"graphwire API delete {document_id}", wait_s):
                 deleted = delete_document(self.graph(), document_id, self.chunk_store())
         except WriterBusyError as exc:
-            raise ApiError(409, "busy", "a document job is writing; try the delete again when it finishes") from exc
+            holder = self.runner.running_job()
+            who = f"document job {holder}" if holder else "another write of this API process"
+            raise ApiError(409, "busy", f"{who} is writing; try the delete again when it finishes") from exc
         except StoreBusyError as exc:
             raise ApiError(409, "busy", str(exc)) from exc
         if deleted is not None:
             self.runner.notify_change()
         return deleted
+
+
+DELETE_LOCK_WAIT_S = 5.0  # longest a DELETE waits for the writer lock before its 409
 
 
 def _chunk_store(settings: Settings, client: Any) -> ChunkSink:

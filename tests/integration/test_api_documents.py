@@ -5,6 +5,7 @@ store nothing."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -162,3 +163,27 @@ def test_jobs_are_listed_and_a_finished_one_cannot_be_cancelled(client: TestClie
     finished = client.post(f"/v1/jobs/{job['job_id']}/cancel")
     assert finished.status_code == 409 and "already finished" in finished.json()["error"]["message"]
     assert client.post("/v1/jobs/no-such-job/cancel").status_code == 404
+
+
+def test_a_delete_during_a_write_is_a_409_naming_the_job_and_an_unknown_id_is_a_404_at_once(
+    client: TestClient,
+) -> None:
+    record = demo_records()[ROUND]
+    job = wait_for_job(client, client.post("/v1/documents", json={"documents": [record]}).json()["job_id"])
+    assert job["state"] == "succeeded"
+    runner = client.app.state.document_writes.runner  # type: ignore[attr-defined]
+    path = "/v1/documents/" + quote(record["url"], safe="")
+    with runner._write_lock:  # a job is writing (as the runner holds it for one)
+        runner._running = ("job-that-writes", threading.Event())
+        try:
+            started = time.monotonic()
+            unknown = client.delete("/v1/documents/no-such-document")
+            assert unknown.status_code == 404 and time.monotonic() - started < 3  # no wait for the lock
+            started = time.monotonic()
+            busy = client.delete(path)
+            waited = time.monotonic() - started
+        finally:
+            runner._running = None
+    assert busy.status_code == 409 and "document job job-that-writes is writing" in busy.json()["error"]["message"]
+    assert waited < 30  # DELETE_LOCK_WAIT_S (5 s), not REQUEST_TIMEOUT_S (180 s)
+    assert client.delete(path).status_code == 200  # once the write is over
