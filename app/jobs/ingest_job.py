@@ -36,9 +36,21 @@ class Loaded:
     failures: list[JobFailure]
 
 
-def load_payload(path: Path) -> Loaded:
+def load_payload(path: Path, max_chars: int | None = None) -> Loaded:
+    """The job's documents by posted position; with `max_chars`, a document whose body is longer is a failure at its
+    position (one record must not hold the writer for minutes), the same when the job is posted and when it runs."""
     positions: list[int] = json.loads(path.read_text(encoding="utf-8"))["positions"]
-    return _positioned(load_articles(path), positions)
+    loaded = _positioned(load_articles(path), positions)
+    if max_chars is None:
+        return loaded
+    kept, failures = [], list(loaded.failures)
+    for position, article in loaded.articles:
+        if len(article.body) > max_chars:
+            reason = f"body of {len(article.body)} characters; the limit is {max_chars} (UPLOAD_MAX_DOCUMENT_CHARS)"
+            failures.append(JobFailure(position=position, title=article.title, reason=reason))
+        else:
+            kept.append((position, article))
+    return Loaded(kept, sorted(failures, key=lambda f: f.position))
 
 
 def _positioned(loaded: LoadResult, positions: list[int]) -> Loaded:
@@ -74,7 +86,8 @@ class IngestJob:
     def __call__(
         self, job_id: str, payload: Path, report_progress: ProgressFn, stopping: threading.Event
     ) -> tuple[JobProgress, list[JobFailure]]:
-        loaded = load_payload(payload)  # load failures were reported when the job was posted
+        # load failures were reported when the job was posted
+        loaded = load_payload(payload, self.settings.upload_max_document_chars)
         articles = [article for _, article in loaded.articles]
         total = len(loaded.articles) + len(loaded.failures)
         started = time.perf_counter()

@@ -48,7 +48,7 @@ class DocumentWrites:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps({"documents": upload.records, "positions": upload.positions}), encoding="utf-8")
         os.replace(tmp, path)
-        loaded = load_payload(path)
+        loaded = load_payload(path, self.settings.upload_max_document_chars)
         failures = sorted([*upload.failures, *loaded.failures], key=lambda f: f.position)
         if not loaded.articles:
             path.unlink(missing_ok=True)

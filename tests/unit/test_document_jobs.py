@@ -295,3 +295,14 @@ def test_a_queued_job_is_cancelled_at_once_and_a_running_one_at_its_next_batch(t
     assert len(batches) < 500  # it stopped at a batch boundary, long before the end
     assert [j.job_id for j in store.jobs(JobState.CANCELLED)] == ["waiting", "running"]  # newest first
     assert store.jobs(JobState.QUEUED) == [] and len(store.jobs()) == 2
+
+
+def test_a_document_over_the_character_limit_fails_at_its_position_and_the_rest_load(tmp_path: Path) -> None:
+    path = tmp_path / "job.json"
+    long_record = {**RECORD, "title": "Long", "body": "word " * 30}
+    path.write_text(json.dumps({"documents": [RECORD, long_record], "positions": [0, 1]}))
+    loaded = load_payload(path, max_chars=100)
+    assert [position for position, _ in loaded.articles] == [0]
+    [failure] = loaded.failures
+    assert (failure.position, failure.title) == (1, "Long") and "150 characters; the limit is 100" in failure.reason
+    assert len(load_payload(path).articles) == 2  # no limit given: both
