@@ -304,5 +304,8 @@ def test_a_document_over_the_character_limit_fails_at_its_position_and_the_rest_
     loaded = load_payload(path, max_chars=100)
     assert [position for position, _ in loaded.articles] == [0]
     [failure] = loaded.failures
-    assert (failure.position, failure.title) == (1, "Long") and "150 characters; the limit is 100" in failure.reason
+    assert (failure.position, failure.title) == (
+        1,
+        "Long",
+    ) and "149 characters; the limit is 100" in failure.reason  # the body is stripped
     assert len(load_payload(path).articles) == 2  # no limit given: both
