@@ -119,18 +119,23 @@ def test_load_payload_reports_invalid_records_at_their_posted_positions(tmp_path
     assert "body" in loaded.failures[0].reason and "published_at" in loaded.failures[1].reason
 
 
-@pytest.fixture()
-def upload_client() -> TestClient:
+def _upload_app(max_bytes: int, max_documents: int) -> TestClient:
+    """An app whose one route reads the body as POST /v1/documents does, and echoes what it read."""
     app = FastAPI()
     install_error_handlers(app)
 
     @app.post("/upload")
     async def upload(request: Request) -> dict[str, object]:
-        parsed = await read_upload(request, max_bytes=2_000, max_documents=3)
+        parsed = await read_upload(request, max_bytes=max_bytes, max_documents=max_documents)
         return {"records": parsed.records, "positions": parsed.positions,
                 "failures": [f.model_dump() for f in parsed.failures]}  # fmt: skip
 
     return TestClient(app)
+
+
+@pytest.fixture()
+def upload_client() -> TestClient:
+    return _upload_app(max_bytes=2_000, max_documents=3)
 
 
 def test_uploads_in_the_three_forms(upload_client: TestClient) -> None:
@@ -195,15 +200,7 @@ sys.stdin.readline()
 
 @pytest.fixture()
 def roomy_upload_client() -> TestClient:
-    app = FastAPI()
-    install_error_handlers(app)
-
-    @app.post("/upload")
-    async def upload(request: Request) -> dict[str, object]:
-        parsed = await read_upload(request, max_bytes=2_000_000, max_documents=10)
-        return {"positions": parsed.positions, "failures": [f.model_dump() for f in parsed.failures]}
-
-    return TestClient(app)
+    return _upload_app(max_bytes=2_000_000, max_documents=10)
 
 
 @pytest.mark.parametrize(
