@@ -11,9 +11,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def command_line() -> str:
-    """The command that ran this script, for the report."""
+    """The command that ran this script, for the report: a script of this repository as `python -m bench.x`, so
+    the report names no folder of the machine it ran on."""
+    script, rest = Path(sys.argv[0]), sys.argv[1:]
+    if script.is_absolute() and script.is_relative_to(ROOT):
+        module = ".".join(script.relative_to(ROOT).with_suffix("").parts)
+        return " ".join(["python -m", module, *(shlex.quote(a) for a in rest)])
     return "python " + " ".join(shlex.quote(a) for a in sys.argv)
 
 
