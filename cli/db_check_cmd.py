@@ -12,7 +12,8 @@ from rich.console import Console
 
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.core.settings import Settings, get_settings
-from graphwire.core.store_lock import StoreBusyError, WriterLock
+from graphwire.core.store_lock import StoreBusyError
+from graphwire.core.write_session import WriteSession
 from graphwire.ingest.consistency import StoreCheck, VectorStore, check_store, repair_store
 
 console = Console()
@@ -28,14 +29,14 @@ def check(
     --repair: when nothing is left), 1 when problems remain."""
     settings = get_settings()
     graph = open_graph_or_exit(settings)
-    lock = WriterLock.for_settings(settings, lambda: graph)
+    session = WriteSession(settings, lambda: graph, "graphwire db check --repair")
     try:
         store = _vector_store(settings) if vectors else None
         found = check_store(graph, store)
         _print_check(found)
         if repair and not found.ok:
             try:
-                lock.acquire("graphwire db check --repair", wait_s=wait)
+                session.open(wait_s=wait)
             except StoreBusyError as exc:
                 raise fail(str(exc)) from None
             repaired = repair_store(graph, store, check_store(graph, store))
@@ -47,7 +48,7 @@ def check(
     except NEO4J_ERRORS as exc:
         raise fail(neo4j_error_line(settings, exc)) from None
     finally:
-        lock.release()
+        session.close()
         graph.close()
     if not found.ok:
         raise typer.Exit(1)

@@ -11,7 +11,8 @@ from rich.console import Console
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.core.bootstrap import apply_schema, empty_graph
 from graphwire.core.settings import Settings, get_settings
-from graphwire.core.store_lock import StoreBusyError, WriterLock
+from graphwire.core.store_lock import StoreBusyError
+from graphwire.core.write_session import WriteSession
 
 app = typer.Typer(help="Database administration.", no_args_is_help=True)
 console = Console()
@@ -48,9 +49,9 @@ def reset(
             "run `graphwire db reset --yes` to do it"
         )
     graph = open_graph_or_exit(settings)
-    lock = WriterLock.for_settings(settings, lambda: graph)
+    session = WriteSession(settings, lambda: graph, "graphwire db reset", stamp=False)  # leaves an empty graph
     try:
-        lock.acquire("graphwire db reset")
+        session.open()
     except StoreBusyError as exc:
         graph.close()
         raise fail(str(exc)) from None
@@ -64,7 +65,7 @@ def reset(
     except NEO4J_ERRORS as exc:
         raise fail(neo4j_error_line(settings, exc)) from None
     finally:
-        lock.release()
+        session.close()
         graph.close()
     console.print(f"deleted {nodes} nodes, {vectors} vectors and the ingest state")
 

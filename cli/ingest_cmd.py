@@ -17,7 +17,8 @@ from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_grap
 from graphwire.core.bootstrap import apply_schema
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings, get_settings
-from graphwire.core.store_lock import StoreBusyError, WriterLock
+from graphwire.core.store_lock import StoreBusyError
+from graphwire.core.write_session import WriteSession
 from graphwire.ingest import service
 from graphwire.ingest.extractors.base import Extractor
 from graphwire.ingest.gazetteer import Gazetteer
@@ -87,9 +88,9 @@ def ingest(
     settings = get_settings()
     schema = load_schema(settings.schema_path)
     graph = open_graph_or_exit(settings)
-    lock = WriterLock.for_settings(settings, lambda: graph)
+    session = WriteSession(settings, lambda: graph, f"graphwire ingest {'--delete' if delete else path}")
     try:
-        lock.acquire(f"graphwire ingest {'--delete' if delete else path}", wait_s=wait)
+        session.open(wait_s=wait)
     except StoreBusyError as exc:
         graph.close()
         raise fail(str(exc)) from None
@@ -125,7 +126,7 @@ def ingest(
         if report.load_errors or report.duplicate_ids:
             raise typer.Exit(code=3)
     finally:
-        lock.release()
+        session.close()
         graph.close()
 
 

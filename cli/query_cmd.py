@@ -16,7 +16,6 @@ from graphwire.retrieval.registry import (
     AnswererName,
     RetrievalContext,
     UnknownModeError,
-    build_answerer,
     build_retriever,
 )
 
@@ -37,7 +36,7 @@ def ask(
     try:
         ctx = RetrievalContext(settings, graph=lambda: graph, chroma=lambda: open_client(settings))
         result = build_retriever(mode, ctx).retrieve(question, top_k=top_k)
-        answer = build_answerer(answerer, settings).answer(question, result)
+        answer = ctx.answerer(answerer).answer(question, result)
     except UnknownModeError as exc:
         console.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(2) from None

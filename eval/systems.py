@@ -17,7 +17,7 @@ from graphwire.eval.corpus_check import CorpusCheck, compare_titles, unreachable
 from graphwire.eval.datasets import CorpusArticle, Question
 from graphwire.eval.oracle import OracleRetriever
 from graphwire.retrieval.base import Answerer, Retriever
-from graphwire.retrieval.registry import RetrievalContext, UnknownModeError, build_answerer, build_retriever, mode_names
+from graphwire.retrieval.registry import RetrievalContext, UnknownModeError, build_retriever, mode_names
 
 ORACLE = "oracle"
 FLAT_MODES = ("vector", "bm25", "fused", "flat_plus")
@@ -100,7 +100,7 @@ class SystemBuilder:
     def answerer(self, name: str = "auto") -> Answerer:
         """The LLM answerer when an LLM is configured, else the extractive one (labelled as such in reports)."""
         try:
-            return build_answerer(name, self.settings)
+            return self._context().answerer(name)
         except (UnknownModeError, ValueError) as exc:
             raise UnknownSystemError(f"answerer {name!r} cannot be built: {exc}") from exc
 

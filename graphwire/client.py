@@ -65,12 +65,13 @@ class Graphwire:
         """Ingest a file or folder (the formats `graphwire ingest` reads) or records (`title`, `body`, optional
         `source`, `published_at`, `url`, ...). Unchanged documents are skipped unless `force`. Records that cannot
         be used are listed in the report's `load_errors`; the others are ingested."""
-        from graphwire.core.store_lock import WriterLock
+        from graphwire.core.write_session import WriteSession
         from graphwire.ingest.loaders import load_articles, load_records
         from graphwire.ingest.service import ExtractorChoice, ingest_loaded, ingest_options
 
         loaded = load_articles(Path(documents)) if isinstance(documents, str | Path) else load_records(list(documents))
-        with WriterLock.for_settings(self.settings, lambda: self.graph).hold("graphwire Python API: Graphwire.ingest"):
+        refresh = self._context.refresh if self._context is not None else None  # this process's caches, at once
+        with WriteSession(self.settings, lambda: self.graph, "graphwire Python API: Graphwire.ingest", refresh):
             report = ingest_loaded(
                 loaded.articles,
                 self.graph,
@@ -80,8 +81,6 @@ class Graphwire:
                 extractor=ExtractorChoice(extractor),
             )
         report.load_errors = loaded.errors
-        if self._context is not None:
-            self._context.refresh()  # this process's caches see the new documents at once
         return report
 
     def _chunk_store(self) -> Any:
@@ -96,10 +95,8 @@ class Graphwire:
 
     def ask(self, question: str, *, mode: str = "joint", answerer: str = "auto", top_k: int = 10) -> Answer:
         """Retrieve, then answer with citations (an abstention when the retrieved evidence does not answer it)."""
-        from graphwire.retrieval.registry import build_answerer
-
         result = self.retrieve(question, mode=mode, top_k=top_k)
-        return build_answerer(answerer, self.settings).answer(question, result)
+        return self._retrieval().answerer(answerer).answer(question, result)
 
     @staticmethod
     def modes() -> list[str]:

@@ -19,7 +19,8 @@ from graphwire.app.jobs.store import JobStore
 from graphwire.app.uploads import Upload
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.core.store_lock import StoreBusyError, WriterLock
+from graphwire.core.store_lock import StoreBusyError
+from graphwire.core.write_session import WriteSession
 from graphwire.ingest.pipeline import ChunkSink, delete_document
 
 
@@ -37,8 +38,11 @@ class DocumentWrites:
     ) -> DocumentWrites:
         chunk_store = functools.cache(lambda: _chunk_store(settings, chroma()))
         store = JobStore(settings.ingest_state_path)
-        lock = WriterLock.for_settings(settings, graph)
-        runner = JobRunner(store, IngestJob(settings, graph, chunk_store), on_change, lock.hold)
+
+        def session(purpose: str, wait_s: float) -> WriteSession:
+            return WriteSession(settings, graph, purpose).open(wait_s)
+
+        runner = JobRunner(store, IngestJob(settings, graph, chunk_store), on_change, session)
         return cls(settings, graph, chunk_store, store, runner)
 
     def submit(self, upload: Upload) -> Job:

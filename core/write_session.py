@@ -1,0 +1,81 @@
+"""One writer's whole lifecycle over a store, the one door every writer walks through (CLI ingest and delete,
+`db reset`, `db check --repair`, the API's document jobs and deletes, the Python API):
+
+1. the writer lock and lease (`core/store_lock.py`): one writer per store across processes and machines; another
+   writer holding them is a `StoreBusyError` naming it;
+2. the writes (each batch stamps the store as it commits, so readers see them at once);
+3. on close, whatever happened in 2: a last version stamp, the lock and lease released, and this process's caches
+   told (`on_change`), so a writer cannot forget a step.
+
+    session = WriteSession(settings, lambda: graph, "graphwire db reset", on_change=context.refresh)
+    with session.open(wait_s=5.0):
+        ...
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from types import TracebackType
+
+from graphwire.core.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.core.store_lock import WriterLock
+
+log = logging.getLogger(__name__)
+
+
+class WriteSession:
+    def __init__(
+        self,
+        settings: Settings,
+        graph: Callable[[], Graph],
+        purpose: str,
+        on_change: Callable[[], None] | None = None,
+        stamp: bool = True,
+    ) -> None:
+        """`stamp=False` for a writer that empties the store: the stamp goes with it, which readers see as a change."""
+        self.graph = graph
+        self.stamp = stamp
+        self.purpose = purpose
+        self.on_change = on_change
+        self.lock = WriterLock.for_settings(settings, graph)
+        self.held = False
+
+    def open(self, wait_s: float = 0.0) -> WriteSession:
+        """Take the writer lock and lease, waiting up to `wait_s` (StoreBusyError when another writer keeps them)."""
+        self.lock.acquire(self.purpose, wait_s)
+        self.held = True
+        return self
+
+    def close(self) -> None:
+        """Stamp the store, release the lock and lease, tell this process's caches; a no-op unless open."""
+        if not self.held:
+            return
+        self.held = False
+        try:
+            if self.stamp:
+                self._stamp()
+        finally:
+            self.lock.release()
+            if self.on_change is not None:
+                self.on_change()
+
+    def _stamp(self) -> None:
+        # best effort and without retries: a run whose Neo4j died still ends with its one-line message, and the
+        # batches it committed stamped the store already
+        try:
+            self.graph().write_once("store/bump_version", stamp=uuid.uuid4().hex)
+        except Exception as exc:
+            log.debug("could not stamp the store after %s: %s", self.purpose, exc)
+
+    def __enter__(self) -> WriteSession:
+        if not self.held:
+            self.open()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
