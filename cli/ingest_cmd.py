@@ -20,15 +20,10 @@ from graphwire.core.settings import Settings, get_settings
 from graphwire.core.store_lock import StoreBusyError
 from graphwire.core.write_session import WriteSession
 from graphwire.ingest import service
-from graphwire.ingest.extractors.base import Extractor
-from graphwire.ingest.gazetteer import Gazetteer
 from graphwire.ingest.loaders import load_articles, printable
-from graphwire.ingest.pipeline import ChunkSink, IngestOptions, delete_documents, ingest_articles
+from graphwire.ingest.pipeline import ChunkSink, delete_documents
 from graphwire.ingest.report import IngestReport
-from graphwire.ingest.resolve import EntityResolver
 from graphwire.ingest.service import ExtractorChoice
-from graphwire.ingest.state import StateStore
-from graphwire.schema.model import GraphSchema, load_schema
 
 console = Console()
 
@@ -86,7 +81,6 @@ def ingest(
     if path is not None and not path.exists():
         raise fail(f"no such file or folder: {path} (give a .json or .jsonl file, or a folder of .txt/.md files)")
     settings = get_settings()
-    schema = load_schema(settings.schema_path)
     graph = open_graph_or_exit(settings)
     session = WriteSession(settings, lambda: graph, f"graphwire ingest {'--delete' if delete else path}")
     try:
@@ -117,7 +111,7 @@ def ingest(
             gazetteer=gazetteer,
         )
         try:
-            report = _run_ingest(request, graph, settings, schema, store)
+            report = _run_ingest(request, graph, settings, store)
         except NEO4J_ERRORS as exc:
             raise fail(lost_neo4j_line(settings, exc)) from None
         print_summary(report)
@@ -138,9 +132,7 @@ def lost_neo4j_line(settings: Settings, exc: BaseException) -> str:
     )
 
 
-def _run_ingest(
-    request: IngestRequest, graph: Graph, settings: Settings, schema: GraphSchema, store: ChunkSink | None
-) -> IngestReport:
+def _run_ingest(request: IngestRequest, graph: Graph, settings: Settings, store: ChunkSink | None) -> IngestReport:
     path = request.path
     try:
         loaded = load_articles(path)
@@ -149,48 +141,30 @@ def _run_ingest(
     for error in loaded.errors:
         title = f" {printable(error.title)!r}" if error.title else ""
         console.print(f"[yellow]skipped[/] {escape(error.location)}{escape(title)}: {escape(error.reason)}")
-    gazetteer = Gazetteer.from_sources((a.source for a in loaded.articles), schema=schema)
     gazetteer_file = request.gazetteer or default_gazetteer(path)
+    options = service.ingest_options(
+        settings, batch_documents=request.batch_docs, limit=request.limit,
+        force=request.force or request.retry_failed, progress=True,
+    )  # fmt: skip
+    try:
+        run = service.IngestRun(
+            loaded.articles, settings, options=options, extractor=request.extractor, gazetteer_file=gazetteer_file,
+            n_process=request.n_process,
+        )  # fmt: skip
+    except service.ExtractorUnavailableError as exc:
+        raise typer.BadParameter(str(exc)) from exc
     if gazetteer_file is not None:
-        gazetteer = gazetteer.with_file(gazetteer_file)
-        console.print(f"gazetteer: {gazetteer_file} ({len(gazetteer.known)} known entities)")
-    extractor = build_extractor(request.extractor, settings, schema, gazetteer, request.n_process)
-    articles = loaded.articles
+        console.print(f"gazetteer: {gazetteer_file} ({len(run.gazetteer.known)} known entities)")
     if request.retry_failed:
-        failed_docs = _failed_documents(extractor)
-        articles = [a for a in articles if a.doc_id in failed_docs]
-        console.print(f"retrying {len(articles)} documents with failed chunks")
-    state = StateStore(Path(settings.ingest_state_path), str(path.resolve()), extractor.name, schema.fingerprint)
+        failed_docs = _failed_documents(run)
+        run.articles = [a for a in run.articles if a.doc_id in failed_docs]
+        console.print(f"retrying {len(run.articles)} documents with failed chunks")
+    state = run.state_store(str(path.resolve()))
     if request.resume:
         state.load()
     else:
         state.reset()
-    options = IngestOptions(
-        chunk_size=settings.chunk_size,
-        chunk_overlap=settings.chunk_overlap,
-        batch_documents=request.batch_docs,
-        write_batch_size=settings.ingest_batch_size,
-        write_threads=settings.ingest_write_threads,
-        fuzzy_threshold=settings.fuzzy_merge_threshold,
-        limit=request.limit,
-        force=request.force or request.retry_failed,
-        progress=True,
-    )
-    resolver = EntityResolver(settings.fuzzy_merge_threshold, gazetteer.publication_aliases())
-    try:
-        report = ingest_articles(
-            articles,
-            graph,
-            extractor,
-            schema=schema,
-            options=options,
-            resolver=resolver,
-            chunk_store=store,
-            state=state,
-        )
-    finally:
-        if (close := getattr(extractor, "close", None)) is not None:
-            close()  # the offline extractor's worker processes
+    report = run.run(graph, chunk_store=store, state=state)
     report.load_errors = loaded.errors
     return report
 
@@ -201,19 +175,10 @@ def default_gazetteer(path: Path) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
-def build_extractor(
-    choice: ExtractorChoice, settings: Settings, schema: GraphSchema, gazetteer: Gazetteer, n_process: int = 1
-) -> Extractor:
-    """The API's document jobs build theirs the same way (ingest/service.py)."""
-    try:
-        return service.build_extractor(choice, settings, schema, gazetteer, n_process)
-    except service.ExtractorUnavailableError as exc:
-        raise typer.BadParameter(str(exc)) from exc
-
-
-def _failed_documents(extractor: Extractor) -> set[str]:
-    cache = getattr(extractor, "cache", None)
+def _failed_documents(run: service.IngestRun) -> set[str]:
+    cache = getattr(run.extractor, "cache", None)
     if cache is None:
+        run.close()
         raise typer.BadParameter("--retry-failed applies to the LLM extractor (its failures are recorded)")
     return {f.document_id for f in cache.failures()}
 

@@ -1,5 +1,6 @@
-"""What `graphwire ingest` and the API's document jobs share around `ingest_articles`: the extractor chosen from
-settings, the gazetteer and resolver built from the documents' outlets, and the options taken from settings.
+"""The one ingest door (`IngestRun`) that `graphwire ingest`, the API's document jobs and the Python API share
+around `ingest_articles`: the extractor chosen from settings, the gazetteer and resolver built from the documents'
+outlets, and the options taken from settings.
 
     report = ingest_loaded(articles, graph, settings, chunk_store=store, options=ingest_options(settings))
 """
@@ -65,6 +66,56 @@ def ingest_options(settings: Settings, **overrides: Any) -> IngestOptions:
     return options
 
 
+class IngestRun:
+    """The one door to an ingest: everything a run needs, built from settings for these articles (the schema, the
+    gazetteer from their outlets and an optional file, the extractor, the resolver), exposed before it runs so a
+    surface can narrow the articles (`--retry-failed` asks the extractor) or key a state store without assembling
+    any of it. The CLI, the API's jobs and the Python API all ingest through it.
+
+        run = IngestRun(articles, settings, options=ingest_options(settings))
+        report = run.run(graph, chunk_store=store, state=run.state_store("corpus.json"))
+    """
+
+    def __init__(
+        self,
+        articles: Sequence[Article],
+        settings: Settings,
+        *,
+        options: IngestOptions,
+        extractor: ExtractorChoice = ExtractorChoice.AUTO,
+        gazetteer_file: Path | None = None,
+        n_process: int = 1,
+    ) -> None:
+        self.articles = list(articles)
+        self.settings = settings
+        self.options = options
+        self.schema = load_schema(settings.schema_path)
+        gazetteer = Gazetteer.from_sources((a.source for a in self.articles), schema=self.schema)
+        self.gazetteer = gazetteer.with_file(gazetteer_file) if gazetteer_file is not None else gazetteer
+        self.extractor = build_extractor(extractor, settings, self.schema, self.gazetteer, n_process)
+
+    def state_store(self, key: str) -> StateStore:
+        """The run's resume state under INGEST_STATE_PATH, keyed by the input, the extractor and the schema."""
+        return StateStore(Path(self.settings.ingest_state_path), key, self.extractor.name, self.schema.fingerprint)
+
+    def run(
+        self, graph: Graph, *, chunk_store: ChunkSink | None = None, state: StateStore | None = None
+    ) -> IngestReport:
+        """Ingest the articles, then close the extractor (its worker processes)."""
+        resolver = EntityResolver(self.settings.fuzzy_merge_threshold, self.gazetteer.publication_aliases())
+        try:
+            return ingest_articles(
+                self.articles, graph, self.extractor, schema=self.schema, options=self.options, resolver=resolver,
+                chunk_store=chunk_store, state=state,
+            )  # fmt: skip
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if (close := getattr(self.extractor, "close", None)) is not None:
+            close()
+
+
 def ingest_loaded(
     articles: Sequence[Article],
     graph: Graph,
@@ -77,18 +128,8 @@ def ingest_loaded(
     n_process: int = 1,
     state: StateStore | None = None,
 ) -> IngestReport:
-    """Build the extractor and resolver for these articles, run `ingest_articles`, close the extractor."""
-    schema = load_schema(settings.schema_path)
-    gazetteer = Gazetteer.from_sources((a.source for a in articles), schema=schema)
-    if gazetteer_file is not None:
-        gazetteer = gazetteer.with_file(gazetteer_file)
-    built = build_extractor(extractor, settings, schema, gazetteer, n_process)
-    resolver = EntityResolver(settings.fuzzy_merge_threshold, gazetteer.publication_aliases())
-    try:
-        return ingest_articles(
-            articles, graph, built, schema=schema, options=options, resolver=resolver, chunk_store=chunk_store,
-            state=state,
-        )  # fmt: skip
-    finally:
-        if (close := getattr(built, "close", None)) is not None:
-            close()  # the offline extractor's worker processes
+    """One `IngestRun` over these articles, run at once."""
+    run = IngestRun(
+        articles, settings, options=options, extractor=extractor, gazetteer_file=gazetteer_file, n_process=n_process
+    )
+    return run.run(graph, chunk_store=chunk_store, state=state)
