@@ -36,7 +36,7 @@ from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
 from graphwire.core.deadline import Deadline
-from graphwire.core.settings import Settings
+from graphwire.core.settings import LLMExtractionMode, Settings
 
 T = TypeVar("T")
 PLACEHOLDER_API_KEY = "not-needed"  # local servers (Ollama, vLLM) ignore the key, but the client requires one
@@ -46,7 +46,7 @@ RETRYABLE: tuple[type[Exception], ...] = (
     openai.RateLimitError,
     openai.InternalServerError,
 )
-EXTRACTION_MODES = ("json_schema", "tools", "prompt")
+EXTRACTION_MODES = tuple(mode.value for mode in LLMExtractionMode)
 DEFAULT_MAX_TOKENS = 512  # completion cap of a call that names none (and LLM_MAX_TOKENS unset): every call has an end
 _FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*|\s*```\s*$")
 

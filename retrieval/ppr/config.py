@@ -6,6 +6,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from graphwire.core.settings import PPRMethod  # one definition: the setting PPR_METHOD takes the same values
+
+__all__ = ["ChunkScoring", "EdgeDirection", "GraphOptions", "PPRConfig", "PPRMethod", "ScoringOptions"]
+
 
 class EdgeDirection(StrEnum):
     BOTH = "both"  # entity-entity relationships walkable both ways (HippoRAG: undirected graph)
@@ -17,12 +21,6 @@ class ChunkScoring(StrEnum):
     PASSAGE = "passage"  # the PPR mass on the chunk's own node (HippoRAG 2: passages are graph nodes)
     RELATIONS = "relations"  # entity -> relationship -> chunk propagation (FastGraphRAG)
     MIXED = "mixed"  # both, each normalised to sum 1, added
-
-
-class PPRMethod(StrEnum):
-    POWER = "power"  # exact power iteration over the whole matrix
-    PUSH = "push"  # approximate forward push: work independent of the graph's size
-    AUTO = "auto"  # power on small graphs, push above `push_above_edges` walk edges
 
 
 class GraphOptions(BaseModel):

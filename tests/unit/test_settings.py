@@ -99,3 +99,19 @@ def test_local_server_refuses_remote_or_tls_uris(tmp_path: Path) -> None:
         LocalNeo4j.from_settings(make(neo4j_uri="bolt://db.example.com", neo4j_password="x" * 8))
     with pytest.raises(Neo4jServerError, match="bolt://"):
         LocalNeo4j.from_settings(make(neo4j_uri="bolt+s://localhost:7687"))
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("ppr_method", "fast"),
+        ("ppr_seeds", "everything"),
+        ("hybrid_guidance_mode", "nudge"),
+        ("log_level", "LOUD"),
+        ("llm_extraction_mode", "xml"),
+        ("graph_fill_mode", "auto"),  # auto may route back to graph mode: not a fill
+    ],
+)
+def test_a_choice_setting_outside_its_choices_fails_at_startup(name: str, value: str) -> None:
+    with pytest.raises(ValidationError, match=name):
+        Settings(**{name: value})
