@@ -68,8 +68,8 @@ def answerer_for(retrieval: RetrievalContext, name: AnswererName) -> Answerer:
 def check_bounds(body: RetrieveRequest, settings: Settings) -> str:
     """The settings' limits (the same the OpenAPI schema publishes), counted on the question without surrounding
     whitespace, which is what is asked."""
-    enforce(body.model_copy(update={"question": body.question.strip()}), settings)
     question = body.question.strip()
+    enforce(body.model_copy(update={"question": question}), settings)
     if not question:
         raise ApiError(422, "validation_error", "question must not be blank")
     return question

@@ -87,8 +87,9 @@ MAX_INTEGER_DIGITS = 40  # a record's numbers are dates or counts; Python refuse
 
 
 def _integer(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
-        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits (at most {MAX_INTEGER_DIGITS})")
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        raise ValueError(f"an integer of {digits} digits (at most {MAX_INTEGER_DIGITS})")
     return int(text)
 
 

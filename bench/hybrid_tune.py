@@ -66,8 +66,7 @@ def main() -> None:
         return ranked_chunks(snapshot, positions, scores)
 
     def graph_guidance(question: str, config: HybridConfig) -> Guidance | None:
-        ids = [c.chunk_id for c in cached[question].chunks[: config.graph_depth]]
-        return Guidance(chunk_ids=ids, mode=config.guidance_mode, weight=config.guidance_weight) if ids else None
+        return config.guidance([c.chunk_id for c in cached[question].chunks])
 
     def guided(question: str, config: HybridConfig) -> list[RankedChunk]:
         return ranked(question, graph_guidance(question, config))

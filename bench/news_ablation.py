@@ -34,7 +34,7 @@ NO_EXTRAS = BASE.model_copy(
 )
 # name -> (flat+ config, graph guidance weight; 0 = none)
 ROWS: dict[str, tuple[FlatPlusConfig, float]] = {
-    "joint (everything)": (BASE, JointConfig().guidance_weight),
+    "joint (everything)": (BASE, JointConfig().guidance.guidance_weight),
     "- graph guidance (= flat_plus)": (BASE, 0.0),
     "- outlet boost": (BASE.model_copy(update={"named_boost": 0.0, "unlabelled_boost": 0.0}), 0.5),
     "- date boost": (BASE.model_copy(update={"date_boost": 0.0, "pick_date_boost": 0.0}), 0.5),

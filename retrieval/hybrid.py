@@ -9,6 +9,7 @@ entities, and `details["contribution"]` says which returned chunks each side bro
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
@@ -28,6 +29,11 @@ class HybridConfig(BaseModel):
     guidance_weight: float = 0.5  # weight of the graph's ranking beside dense and BM25 (each weight 1) in the fusion
     graph_depth: int = 10  # how many graph-ranked chunks guide the flat stack
 
+    def guidance(self, graph_chunk_ids: Sequence[str]) -> Guidance | None:
+        """The first `graph_depth` chunks the graph ranked, as guidance for flat+ (None when it ranked none)."""
+        ids = list(graph_chunk_ids[: self.graph_depth])
+        return Guidance(chunk_ids=ids, mode=self.guidance_mode, weight=self.guidance_weight) if ids else None
+
 
 class HybridRetriever:
     name = "hybrid"
@@ -41,9 +47,7 @@ class HybridRetriever:
         started = time.perf_counter()
         graph_result = self.graph_retriever.retrieve(question, top_k=self.config.graph_depth)
         graph_ids = [chunk.chunk_id for chunk in graph_result.chunks]
-        guidance = None
-        if graph_ids:
-            guidance = Guidance(chunk_ids=graph_ids, mode=self.config.guidance_mode, weight=self.config.guidance_weight)
+        guidance = self.config.guidance(graph_ids)
         flat_result = self.flat.retrieve_guided(question, top_k, guidance)
         timings = {f"graph.{k}": v for k, v in graph_result.timings_ms.items()}
         timings |= {f"flat.{k}": v for k, v in flat_result.timings_ms.items()}

@@ -22,16 +22,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, Field
 
 from graphwire.retrieval.base import Retriever
-from graphwire.retrieval.flat.common import Guidance, ranked_chunks
+from graphwire.retrieval.flat.common import ranked_chunks
 from graphwire.retrieval.flat.fusion import ranks_of
 from graphwire.retrieval.flat.index import IndexSnapshot, Scores, WordCase
 from graphwire.retrieval.flat.plus import FlatPlusRetriever, PlusFeatures
+from graphwire.retrieval.hybrid import HybridConfig
 from graphwire.retrieval.models import EntityMatch, MatchTier, RankedChunk, RetrievalResult
 from graphwire.retrieval.ppr.engine import WalkGraph
-from graphwire.retrieval.ppr.retriever import PPRRetriever, seed_weights, top_entities
+from graphwire.retrieval.ppr.retriever import PPRRetriever, seed_weights, titled_seeds, top_entities
 from graphwire.retrieval.ppr.snapshot import GraphSnapshot
 from graphwire.retrieval.timing import StageTimer
 
@@ -51,8 +53,7 @@ class JointConfig(BaseModel):
     lexical_weight: float = Field(default=0.5, ge=0.0)
     entity_walk_weight: float = Field(default=0.25, ge=0.0)
     passage_walk_weight: float = Field(default=0.5, ge=0.0)
-    guidance_weight: float = Field(default=0.5, ge=0.0)  # the graph's chunk ranking beside dense and BM25 in flat+
-    graph_depth: int = Field(default=10, ge=1)  # graph-ranked chunks that guide flat+
+    guidance: HybridConfig = Field(default_factory=HybridConfig)  # how the graph's chunk ranking guides flat+
     passage_seeds: int = Field(default=20, ge=1)  # dense top passages that seed the passage walk
     rrf_k: int = Field(default=60, ge=1)
     # chunks of one document before every other candidate had a place; 0 = off (on news, where one article often
@@ -96,14 +97,26 @@ def linked_names(matches: list[EntityMatch], word_case: WordCase) -> list[Entity
     return kept
 
 
-def fuse(signals: dict[str, Scores], weights: dict[str, float], k: int) -> Scores:
-    """Sum of weight / (k + rank) over the signals; a chunk a signal gives no positive score gets nothing from it."""
+def signal_ranks(signals: dict[str, Scores]) -> dict[str, npt.NDArray[np.int64]]:
+    """Each signal's 1-based ranks, for the signals that score any chunk (computed once per request)."""
+    return {name: ranks_of(scores) for name, scores in signals.items() if scores.any()}
+
+
+def fuse(
+    signals: dict[str, Scores],
+    weights: dict[str, float],
+    k: int,
+    ranks: dict[str, npt.NDArray[np.int64]] | None = None,
+) -> Scores:
+    """Sum of weight / (k + rank) over the signals; a chunk a signal gives no positive score gets nothing from it.
+    `ranks`: the signals' ranks when the caller has them already (`signal_ranks`)."""
+    ranks = signal_ranks(signals) if ranks is None else ranks
     size = len(next(iter(signals.values())))
     fused = np.zeros(size, dtype=np.float64)
     for name, scores in signals.items():
         weight = weights.get(name, 0.0)
-        if weight > 0 and scores.any():
-            fused += np.where(scores > 0, weight / (k + ranks_of(scores)), 0.0)
+        if weight > 0 and name in ranks:
+            fused += np.where(scores > 0, weight / (k + ranks[name]), 0.0)
     return fused
 
 
@@ -161,7 +174,7 @@ class JointRetriever:
         """The joint ranking and the graph retriever's result, each stage run once (graph mode reads both)."""
         timer = StageTimer()
         with timer.stage("graph"):
-            graph = self.graph.retrieve(question, max(top_k, self.config.graph_depth))
+            graph = self.graph.retrieve(question, max(top_k, self.config.guidance.graph_depth))
         with timer.stage("index"):
             snapshot = self.flat.index.snapshot()
         if len(snapshot):
@@ -197,21 +210,22 @@ class JointRetriever:
         with timer.stage("seeds"):
             matches = linked_names(self.ppr.match(walk.snapshot, question), snapshot.word_case)
             entity_seeds = seed_weights(walk.snapshot, matches)
-            titled = sum(1 for i in entity_seeds if i in walk.snapshot.titled)
+            titled = titled_seeds(walk.snapshot, entity_seeds)
         details: dict[str, Any] = {"seeds": len(entity_seeds), "titled_seeds": titled, "matches": matches}
         if titled:
-            scores, signals = self._walks(features, walk, alignment, entity_seeds, timer, details)
+            scores, signals, ranks = self._walks(features, walk, alignment, entity_seeds, timer, details)
         else:
             with timer.stage("flat"):
-                ids = [chunk.chunk_id for chunk in graph.chunks[: config.graph_depth]]
-                guidance = Guidance(chunk_ids=ids, weight=config.guidance_weight) if ids else None
+                guidance = config.guidance.guidance([chunk.chunk_id for chunk in graph.chunks])
                 _, scores = self.flat.rank(snapshot, features, top_k, guidance)
             signals = {"graph_guided_flat": scores}
+            ranks = signal_ranks(signals)
         with timer.stage("order"):
-            document_ids = [chunk.document_id for chunk in snapshot.chunks]
+            # the documents of all chunks only when the diversity rule needs them (it is off by default)
+            document_ids = [chunk.document_id for chunk in snapshot.chunks] if config.per_document else []
             positions = diverse_order(scores, document_ids, top_k, config.per_document)
         details["ranking"] = "walks" if titled else "graph_guided_flat"
-        details["signals"] = _contributions(signals, positions)
+        details["signals"] = _contributions(signals, positions, ranks)
         details["publications"] = [m.name for m in features.analysis.publications]
         return ranked_chunks(snapshot, positions, scores), details
 
@@ -223,8 +237,9 @@ class JointRetriever:
         entity_seeds: dict[int, float],
         timer: StageTimer,
         details: dict[str, Any],
-    ) -> tuple[Scores, dict[str, Scores]]:
-        """flat+, BM25 and the two walks fused: for questions that name what a document is about."""
+    ) -> tuple[Scores, dict[str, Scores], dict[str, npt.NDArray[np.int64]]]:
+        """flat+, BM25 and the two walks fused, with each signal's ranks: for questions that name what a document is
+        about."""
         engine = self.ppr.engine(walk)
         passage_seeds = self._passage_seeds(features.dense, alignment)
         with timer.stage("walk"):
@@ -241,10 +256,11 @@ class JointRetriever:
             "passage_walk": alignment.on_flat(passage_run.chunk_scores) if passage_run else np.zeros(len(snapshot)),
         }
         with timer.stage("fuse"):
-            fused = fuse(signals, self.config.weights(), self.config.rrf_k)
+            ranks = signal_ranks(signals)
+            fused = fuse(signals, self.config.weights(), self.config.rrf_k, ranks)
         details["passage_seeds"] = len(passage_seeds)
         details["top_entities"] = top_entities(walk.snapshot, entity_run.entity_scores)
-        return fused, signals
+        return fused, signals, ranks
 
     def _passage_seeds(self, dense: Scores, alignment: _Alignment) -> dict[int, float]:
         count = min(self.config.passage_seeds, len(dense))
@@ -265,16 +281,15 @@ def _with_graph_chunks(ranked: list[RankedChunk], graph: RetrievalResult, top_k:
     return ranked + extra[: top_k - len(ranked)]
 
 
-def _contributions(signals: dict[str, Scores], positions: list[int]) -> dict[str, int]:
+def _contributions(
+    signals: dict[str, Scores], positions: list[int], ranks: dict[str, npt.NDArray[np.int64]]
+) -> dict[str, int]:
     """How many returned chunks each signal ranks within its own top `len(positions)` (what each side brought)."""
     depth = len(positions)
     out: dict[str, int] = {}
     for name, scores in signals.items():
-        if not scores.any():
-            out[name] = 0
-            continue
-        ranks = ranks_of(scores)
-        out[name] = sum(1 for p in positions if scores[p] > 0 and ranks[p] <= depth)
+        own = ranks.get(name)
+        out[name] = 0 if own is None else sum(1 for p in positions if scores[p] > 0 and own[p] <= depth)
     return out
 
 

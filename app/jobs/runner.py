@@ -141,8 +141,8 @@ class JobRunner:
             error = f"{type(exc).__name__}: {exc}"
         finally:
             self._running = None
-        cancelled = job_id in self._cancelled and error == CANCELLED_REASON  # not when it finished before stopping
         self._cancelled.discard(job_id)
+        cancelled = error == CANCELLED_REASON  # a job asked to stop that finished first is not cancelled
         latest = self.store.get(job_id)
         self.store.finish(job_id, latest.progress if error and latest else progress, failures, error, cancelled)
         log.info("job finished", extra={"job_id": job_id, "error": error})

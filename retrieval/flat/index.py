@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, cast
 
 import numpy as np
@@ -104,8 +105,13 @@ class IndexSnapshot:
     vectors: npt.NDArray[np.float32]
     bm25: BM25Weights
     positions: dict[str, int] = field(default_factory=dict)
-    word_case: WordCase = field(default_factory=WordCase)
     built_ms: float = 0.0
+
+    @cached_property
+    def word_case(self) -> WordCase:
+        """How the corpus writes each word, counted on first use: only question linking needs it (about a second
+        on 8,000 chunks), so a snapshot that serves the flat modes alone never pays for it."""
+        return WordCase.of(chunk.text for chunk in self.chunks)
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -141,7 +147,6 @@ def build_snapshot(
         vectors=vectors,
         bm25=bm25,
         positions={chunk.id: i for i, chunk in enumerate(chunks)},
-        word_case=WordCase.of(chunk.text for chunk in chunks),
         built_ms=(time.perf_counter() - started) * 1000,
     )
 

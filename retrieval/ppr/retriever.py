@@ -90,7 +90,7 @@ class PPRRetriever:
         matches = self.match(snap, question)
         entity_seeds = seed_weights(snap, matches)
         details: dict[str, Any] = {"snapshot": self.cache.stats(), "seeds": len(entity_seeds)}
-        titled = _titled_seeds(snap, entity_seeds)
+        titled = titled_seeds(snap, entity_seeds)
         details["titled_seeds"] = titled
         # A question that names what a document is about has an anchor no passage similarity improves on (HotpotQA:
         # Recall@5 0.905 without passage seeds, 0.790 with); one that only names entities mentioned here and there
@@ -144,7 +144,7 @@ class PPRRetriever:
         return [RankedChunk.from_record(records[cid], score) for cid, score in ranked if cid in records]
 
 
-def _titled_seeds(snap: GraphSnapshot, entity_seeds: dict[int, float]) -> int:
+def titled_seeds(snap: GraphSnapshot, entity_seeds: dict[int, float]) -> int:
     """How many seed entities are a document's title entity."""
     return sum(1 for i in entity_seeds if i in snap.titled)
 
