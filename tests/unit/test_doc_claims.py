@@ -94,3 +94,18 @@ def test_the_checks_fail_on_a_wrong_claim(tmp_path: Path) -> None:
     assert STATED_DEFAULT.findall("`REQUEST_TIMEOUT_S` (default 30 s)") == [("REQUEST_TIMEOUT_S", "30 s")]
     assert CODE_PATH.findall("see `retrieval/nowhere.py`") == ["retrieval/nowhere.py"]
     assert not (ROOT / "retrieval/nowhere.py").exists()
+
+
+MACHINE_PATH = re.compile(r"(?<![\w.])/(?:work|root|home)/[\w.-]+|/tmp/gw[\w.-]*|/tmp/s\d+/")
+
+
+def test_committed_reports_name_no_path_of_the_machine_they_ran_on() -> None:
+    """Reports, bench results and docs give paths relative to the repository (or ../shared/), never the folders of the
+    machine that produced them."""
+    texts = [*DOCS, *ROOT.glob("bench/**/*.md"), *ROOT.glob("bench/**/*.json"), *ROOT.glob("docs/**/*.md")]
+    found = [
+        f"{path.relative_to(ROOT)}: {match.group(0)}"
+        for path in sorted(set(texts))
+        for match in MACHINE_PATH.finditer(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, found
