@@ -5,6 +5,9 @@ own retries off, retried only while opening the stream); an LLM that fails says 
 from __future__ import annotations
 
 import asyncio
+import json
+import socket
+import threading
 from datetime import date
 
 import pytest
@@ -124,3 +127,29 @@ def test_a_stream_past_the_deadline_is_a_timeout_and_closes_the_model_stream(
             break
         asyncio.run(asyncio.sleep(0.05))
     assert streamed.stream_aborted and streamed.stream_chunks_sent < 40
+
+
+def _cut_stream(listener: socket.socket) -> None:
+    """Answer one request with a chunked event stream that breaks off inside its second chunk."""
+    conn, _ = listener.accept()
+    with conn:
+        conn.recv(65536)
+        delta = {"index": 0, "delta": {"content": "Iris "}, "finish_reason": None}
+        chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [delta]}
+        event = f"data: {json.dumps(chunk)}\n\n".encode()
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        conn.sendall(f"{len(event):x}\r\n".encode() + event + b"\r\n40\r\ndata")
+
+
+def test_a_stream_cut_midway_ends_in_the_abstention_that_says_so(llm_settings: Settings) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        threading.Thread(target=_cut_stream, args=(listener,), daemon=True).start()
+        base_url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+        answerer = LLMAnswerer(llm_settings.model_copy(update={"llm_base_url": base_url, "llm_max_retries": 0}))
+        pieces, answer = asyncio.run(_streamed(answerer, _result()))
+    assert pieces == ["Iris "]  # out before the cut: not retried, not taken back
+    assert (answer.text, answer.status, answer.llm_error) == (
+        ABSTENTION,
+        AnswerStatus.LLM_FAILED,
+        "APIConnectionError after 1 attempt",
+    )
