@@ -1,30 +1,32 @@
-"""The answer step of POST /v1/query under the request deadline, as a task that is cancelled when given up.
+"""The answer step of the API under the request deadline: awaited (`answer_within`, POST /v1/query) or streamed
+(`stream_within`, its event stream and the chat completions), through the `Answerer` protocol only.
 
-`answer_within` runs the answerer in an asyncio task and waits for it until the request deadline
+`answer_within` runs `answerer.aanswer` in an asyncio task and waits for it until the request deadline
 (REQUEST_TIMEOUT_S, shared with retrieval) or until the client disconnects, whichever comes first. A given-up task is
 cancelled: the LLM answerer's call is awaited there (`LLMClient.achat`), so cancelling closes its HTTP connection and
 the model server stops generating instead of working on for nobody. The deadline then answers 504; a client that left
-gets nothing. Answerers without an LLM run in the thread pool (nothing to cancel: they take milliseconds).
+gets nothing. `stream_within` is the same for `answerer.astream`: past the deadline it raises TimeoutError and the
+stream to the model is closed; a client that disconnects cancels the response, which closes it too.
+
+An LLM that fails inside the deadline gives the answerer's abstention with `llm_error` (a 200 that says so); one that
+fails because the deadline passed is the deadline's error.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
+from collections.abc import AsyncIterator
+from typing import Any
 
-import openai
 from fastapi import Request
-from starlette.concurrency import run_in_threadpool
 
 from graphwire.app.errors import ApiError
 from graphwire.core.deadline import Deadline
-from graphwire.core.llm import RetriesExhausted, UsageSnapshot
-from graphwire.retrieval.answer.llm import LLMAnswerer
+from graphwire.core.llm_usage import UsageSnapshot
 from graphwire.retrieval.base import Answerer
-from graphwire.retrieval.models import Answer, RetrievalResult, Usage
+from graphwire.retrieval.models import Answer, AnswerStatus, RetrievalResult, Usage
 
-log = logging.getLogger(__name__)
 DISCONNECT_POLL_S = 0.5
 
 
@@ -37,36 +39,38 @@ async def answer_within(
 ) -> tuple[Answer, float]:
     """(answer, milliseconds it took); raises ApiError 504 past the deadline and ClientGone when the client left."""
     started = time.perf_counter()
-    task = asyncio.create_task(answer_async(answerer, question, result, deadline))
+    task = asyncio.create_task(answerer.aanswer(question, result, deadline))
     watcher = asyncio.create_task(_disconnected(request)) if request is not None else None
     waiting = {task} if watcher is None else {task, watcher}
     done, _ = await asyncio.wait(waiting, timeout=deadline.remaining(), return_when=asyncio.FIRST_COMPLETED)
     if watcher is not None:
         watcher.cancel()
     if task in done:
-        return task.result(), round((time.perf_counter() - started) * 1000, 3)
+        answer = task.result()
+        if _failed_for_lack_of_time(answer, deadline):
+            raise timeout_error(deadline)
+        return answer, round((time.perf_counter() - started) * 1000, 3)
     task.cancel()
     if watcher is not None and watcher in done:
         raise ClientGone
-    raise _timeout(deadline)
+    raise timeout_error(deadline)
 
 
-async def answer_async(answerer: Answerer, question: str, result: RetrievalResult, deadline: Deadline) -> Answer:
-    """The answer `answerer.answer` gives, with the LLM call awaited (so it can be cancelled) and bounded by
-    `deadline`; an LLM that fails within the deadline makes the answerer abstain, as it does outside the API."""
-    if not isinstance(answerer, LLMAnswerer):
-        return await run_in_threadpool(answerer.answer, question, result)
-    prompt = answerer.prompt(question, result)
-    if prompt is None:
-        return answerer.abstain(UsageSnapshot())
-    try:
-        reply = await answerer.client.achat(prompt.messages, deadline=deadline)
-    except (RetriesExhausted, openai.APIError) as exc:
-        if deadline.expired:
-            raise _timeout(deadline) from exc
-        log.warning("LLM answerer failed, abstaining: %s", exc)
-        return answerer.abstain(UsageSnapshot())
-    return answerer.finish(reply.text, reply.usage, prompt.excerpts)
+async def stream_within(
+    answerer: Answerer, question: str, result: RetrievalResult, deadline: Deadline
+) -> AsyncIterator[str | Answer]:
+    """`answerer.astream` bounded by `deadline`: the answer's pieces, then the Answer; raises TimeoutError past it."""
+    async with asyncio.timeout(deadline.remaining()):
+        async for item in answerer.astream(question, result, deadline):
+            if isinstance(item, Answer) and _failed_for_lack_of_time(item, deadline):
+                raise TimeoutError
+            yield item
+
+
+def _failed_for_lack_of_time(answer: Answer, deadline: Deadline) -> bool:
+    """The LLM call failed because the deadline passed (its last attempt was cut short by it): a timeout, not an
+    LLM failure."""
+    return answer.status is AnswerStatus.LLM_FAILED and deadline.expired
 
 
 async def _disconnected(request: Request) -> None:
@@ -74,14 +78,27 @@ async def _disconnected(request: Request) -> None:
         await asyncio.sleep(DISCONNECT_POLL_S)
 
 
-def _timeout(deadline: Deadline) -> ApiError:
+def timeout_error(deadline: Deadline) -> ApiError:
     message = f"the request took longer than {deadline.seconds:g} s (REQUEST_TIMEOUT_S); its LLM call was cancelled"
     return ApiError(504, "timeout", message)
 
 
+def answer_fields(answer: Answer) -> dict[str, Any]:
+    """What /v1/query says of an answer beyond its citations and usage (its JSON body and its `answer` event)."""
+    return {"answer": answer.text, "answerer": answer.answerer, "abstained": answer.abstained, **status_fields(answer)}
+
+
+def status_fields(answer: Answer) -> dict[str, Any]:
+    """How the answer came about, for every API response: `answer_status`, and `llm_error` when the LLM failed."""
+    fields: dict[str, Any] = {"answer_status": answer.status}
+    if answer.llm_error is not None:
+        fields["llm_error"] = answer.llm_error
+    return fields
+
+
 def request_usage(calls: list[UsageSnapshot], answer: Answer) -> Usage:
-    """What the whole request cost: every LLM call made for it (`core.llm.counting_calls`: the question's alias call
-    as well as the answer), or the answer's own usage when none was counted."""
+    """What the whole request cost: every LLM call made for it (`core.llm_usage.counting_calls`: the question's alias
+    call as well as the answer), or the answer's own usage when none was counted."""
     if not calls:
         return answer.usage
     return Usage(

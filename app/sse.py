@@ -1,22 +1,16 @@
-"""Server-Sent Events for the streaming endpoints: the wire format, the response, and the LLM streaming client."""
+"""Server-Sent Events for the streaming endpoints: the wire format and the response."""
 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
-import openai
-from fastapi import Request
 from fastapi.encoders import jsonable_encoder
 from starlette.responses import StreamingResponse
 
 from graphwire.core.logging import request_id_var
-from graphwire.core.settings import Settings
-from graphwire.retrieval.answer.streaming import streaming_client
 
-_client_lock = threading.Lock()
 # Proxies (nginx) buffer responses unless told not to; an event stream must reach the client as it is written.
 HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 # One Server-Sent Event, as clients (and schema checkers) parse the stream: the event name and its JSON data as text.
@@ -52,15 +46,3 @@ def timeout_error(deadline_s: float) -> dict[str, Any]:
 
 def event_stream(events: AsyncIterator[str]) -> StreamingResponse:
     return StreamingResponse(events, media_type="text/event-stream", headers=HEADERS)
-
-
-def llm_stream_client(request: Request, settings: Settings) -> openai.AsyncOpenAI | None:
-    """The app's one async LLM client (None without an LLM), created on first use."""
-    if not settings.llm_configured:
-        return None
-    with _client_lock:
-        client: openai.AsyncOpenAI | None = getattr(request.app.state, "llm_stream_client", None)
-        if client is None:
-            client = streaming_client(settings)
-            request.app.state.llm_stream_client = client
-        return client

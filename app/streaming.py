@@ -3,71 +3,57 @@
     event: retrieval  data: what /v1/retrieve returns (entities, facts, chunks, analysis, timings_ms), and `citations`:
                       the retrieved chunks as sources the answer may cite (chunk_id, title, publication, published_at)
     event: token      data: {"text": "..."}  one per piece, as the LLM produces it (the extractive answerer: one)
-    event: answer     data: {"answer", "answerer", "abstained", "citations", "usage", "timings_ms"}
+    event: answer     data: {"answer", "answerer", "abstained", "answer_status", "llm_error"?, "citations", "usage",
+                             "timings_ms"}  (`llm_error` only when the LLM failed: answer_status "llm_failed")
 
     event: error      data: {"error": {"code": "timeout", "message"}}  instead of `answer` past REQUEST_TIMEOUT_S
 
 Retrieval runs before the response starts, so its errors keep their status codes (422, 503, 504). A client that
 disconnects, or the deadline passing, cancels the answer, which closes the stream to the LLM
-(`retrieval.answer.streaming`).
+(`app.answering.stream_within` over the answerer's `astream`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-import openai
 from starlette.responses import StreamingResponse
 
 from graphwire.app import sse
-from graphwire.retrieval.answer.streaming import stream_answer
+from graphwire.app.answering import answer_fields, stream_within
+from graphwire.core.deadline import Deadline
 from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import Answer, Citation, RetrievalResult
 
 
 def stream_query(
-    retrieve_payload: dict[str, Any],
-    result: RetrievalResult,
-    answerer: Answerer,
-    client: openai.AsyncOpenAI | None,
-    started: float,
-    deadline_s: float,
+    retrieve_payload: dict[str, Any], result: RetrievalResult, answerer: Answerer, started: float, deadline: Deadline
 ) -> StreamingResponse:
-    """`deadline_s`: seconds after `started` (perf_counter) by which the answer must be complete."""
-    return sse.event_stream(_events(retrieve_payload, result, answerer, client, started, deadline_s))
+    """`started`: when the request began (perf_counter); `deadline`: when its answer must be complete."""
+    return sse.event_stream(_events(retrieve_payload, result, answerer, started, deadline))
 
 
 async def _events(
-    payload: dict[str, Any],
-    result: RetrievalResult,
-    answerer: Answerer,
-    client: openai.AsyncOpenAI | None,
-    started: float,
-    deadline_s: float,
+    payload: dict[str, Any], result: RetrievalResult, answerer: Answerer, started: float, deadline: Deadline
 ) -> AsyncIterator[str]:
     yield sse.event("retrieval", {**payload, "citations": _candidates(result)})
     answer_started = time.perf_counter()
     answer: Answer | None = None
     try:
-        async with asyncio.timeout(max(0.0, started + deadline_s - time.perf_counter())):
-            async for item in stream_answer(answerer, payload["question"], result, client):
-                if isinstance(item, str):
-                    yield sse.event("token", {"text": item})
-                else:
-                    answer = item
+        async for item in stream_within(answerer, payload["question"], result, deadline):
+            if isinstance(item, str):
+                yield sse.event("token", {"text": item})
+            else:
+                answer = item
     except TimeoutError:
-        yield sse.event("error", sse.timeout_error(deadline_s))
+        yield sse.event("error", sse.timeout_error(deadline.seconds))
         return
-    assert answer is not None  # stream_answer always ends with the Answer
+    assert answer is not None  # astream always ends with the Answer
     timings = {**payload["timings_ms"], "answer": _ms_since(answer_started), "request": _ms_since(started)}
-    yield sse.event(
-        "answer",
-        {"answer": answer.text, "answerer": answer.answerer, "abstained": answer.abstained,
-         "citations": answer.citations, "usage": answer.usage, "timings_ms": timings},
-    )  # fmt: skip
+    yield sse.event("answer", {**answer_fields(answer), "citations": answer.citations, "usage": answer.usage,
+                               "timings_ms": timings})  # fmt: skip
 
 
 def _candidates(result: RetrievalResult) -> list[Citation]:

@@ -54,6 +54,8 @@ def ask(
 def _print(question: str, result: RetrievalResult, answer: Answer) -> None:
     console.print(f"[bold]Q:[/] {question}")
     console.print(f"[bold green]A:[/] {answer.text}  [dim]({answer.answerer})[/]")
+    if answer.llm_error is not None:
+        console.print(f"   [yellow]the LLM failed ({answer.llm_error}): this abstention is not the evidence's[/]")
     for citation in answer.citations:
         console.print(
             f"   [dim]cites[/] {citation.title} ({citation.publication or '?'}, {citation.published_at or '?'})"

@@ -94,7 +94,8 @@ class Graphwire:
         return self._retrieval().retriever(mode).retrieve(question, top_k=top_k)
 
     def ask(self, question: str, *, mode: str = "joint", answerer: str = "auto", top_k: int = 10) -> Answer:
-        """Retrieve, then answer with citations (an abstention when the retrieved evidence does not answer it)."""
+        """Retrieve, then answer with citations (an abstention when the retrieved evidence does not answer it; one
+        with `status` `llm_failed` and the reason in `llm_error` when the LLM failed)."""
         result = self.retrieve(question, mode=mode, top_k=top_k)
         return self._retrieval().answerer(answerer).answer(question, result)
 

@@ -6,7 +6,7 @@ from datetime import date
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from graphwire.core.documents import Chunk
 from graphwire.retrieval.question import PublicationMention
@@ -129,12 +129,26 @@ class Citation(BaseModel):
 ABSTENTION = "Insufficient information."
 
 
+class AnswerStatus(StrEnum):
+    ANSWERED = "answered"
+    ABSTAINED = "abstained"  # the evidence does not answer the question
+    LLM_FAILED = "llm_failed"  # an abstention because the LLM could not be reached or failed: ask again later
+
+
 class Answer(BaseModel):
     text: str
     answerer: str  # "extractive" or "llm:<model>"
     citations: list[Citation] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
+    llm_error: str | None = None  # why the LLM call failed (`core.llm_retry.failure_reason`); the text abstains
 
     @property
     def abstained(self) -> bool:
         return self.text.strip() == ABSTENTION
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status(self) -> AnswerStatus:
+        if self.llm_error is not None:
+            return AnswerStatus.LLM_FAILED
+        return AnswerStatus.ABSTAINED if self.abstained else AnswerStatus.ANSWERED

@@ -11,28 +11,28 @@ appended to the content after a blank line:
     [1] Quarrow Minerals doubles lithium refining for its biggest customer (Northgate Daily, 2024-02-20)
 
 `[n]` is the cited chunk's rank among the retrieved chunks, the number the LLM answerer's inline markers use. The
-same sources come as structured data in the extra field `citations` (non-streaming) or in the last chunk.
+same sources come as structured data in the extra field `citations` (non-streaming) or in the last chunk, beside the
+extra fields `answer_status` (answered, abstained or llm_failed) and, when the LLM failed, `llm_error`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import openai
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphwire.app import sse
+from graphwire.app.answering import status_fields, stream_within
 from graphwire.app.deps import RetrievalDep, SettingsDep
 from graphwire.app.errors import ApiError
 from graphwire.app.querying import QueryRequest, answerer_for, bounded, check_bounds, run_retrieval
+from graphwire.core.deadline import Deadline
 from graphwire.core.settings import Settings
-from graphwire.retrieval.answer.streaming import stream_answer
 from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import Answer, Citation, RetrievalResult
 from graphwire.retrieval.registry import AnswererName, mode_names
@@ -87,23 +87,24 @@ def models() -> ModelList:
 
 
 @router.post("/chat/completions", responses={200: sse.OPENAPI_EVENT_STREAM})
-async def chat_completions(body: ChatRequest, request: Request, settings: SettingsDep, retrieval: RetrievalDep) -> Any:
+async def chat_completions(body: ChatRequest, settings: SettingsDep, retrieval: RetrievalDep) -> Any:
     """An OpenAI chat completion answered by graphwire: retrieval with the model's mode, then the auto answerer."""
-    started = time.perf_counter()
+    deadline = Deadline.after(settings.request_timeout_s)  # for retrieval and the answer
     query = _query(body, settings)
     question = check_bounds(query, settings)
     answerer = answerer_for(retrieval, AnswererName.AUTO)
-    result: RetrievalResult = await bounded(settings, run_retrieval, retrieval, query.mode, question, query.top_k)
+    result: RetrievalResult = await bounded(
+        settings, run_retrieval, retrieval, query.mode, question, query.top_k, deadline=deadline
+    )
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
-    client = sse.llm_stream_client(request, settings)
-    answering = _Answering(answerer, question, result, client, started, settings.request_timeout_s)
+    answering = _Answering(answerer, question, result, deadline)
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
         return sse.event_stream(_chunks(completion_id, body.model, answering, include_usage))
     try:
         answer = await answering.complete()
     except TimeoutError as exc:
-        raise ApiError(504, "timeout", sse.timeout_error(answering.deadline_s)["error"]["message"]) from exc
+        raise ApiError(504, "timeout", sse.timeout_error(deadline.seconds)["error"]["message"]) from exc
     numbered = numbered_citations(answer, result)
     return {
         "id": completion_id,
@@ -114,6 +115,7 @@ async def chat_completions(body: ChatRequest, request: Request, settings: Settin
                      "finish_reason": "stop", "logprobs": None}],
         "usage": _usage(answer),
         "citations": numbered,
+        **status_fields(answer),
     }  # fmt: skip
 
 
@@ -152,20 +154,16 @@ def _text(content: str | list[dict[str, Any]] | None) -> str:
 
 @dataclass(frozen=True)
 class _Answering:
-    """One answer to produce within `deadline_s` of `started` (perf_counter); past it the LLM stream is cancelled."""
+    """One answer to produce before `deadline`; past it the LLM stream is cancelled."""
 
     answerer: Answerer
     question: str
     result: RetrievalResult
-    client: openai.AsyncOpenAI | None
-    started: float
-    deadline_s: float
+    deadline: Deadline
 
-    async def stream(self) -> AsyncIterator[str | Answer]:
+    def stream(self) -> AsyncIterator[str | Answer]:
         """The answer's pieces, then the Answer; raises TimeoutError past the deadline."""
-        async with asyncio.timeout(max(0.0, self.started + self.deadline_s - time.perf_counter())):
-            async for item in stream_answer(self.answerer, self.question, self.result, self.client):
-                yield item
+        return stream_within(self.answerer, self.question, self.result, self.deadline)
 
     async def complete(self) -> Answer:
         answer: Answer | None = None
@@ -224,13 +222,13 @@ async def _chunks(completion_id: str, model: str, answering: _Answering, include
             else:
                 answer = item
     except TimeoutError:  # an `error` payload: OpenAI SDKs raise it as an APIError
-        yield sse.event(None, sse.timeout_error(answering.deadline_s))
+        yield sse.event(None, sse.timeout_error(answering.deadline.seconds))
         return
     assert answer is not None
     numbered = numbered_citations(answer, answering.result)
     if numbered:
         yield chunk({"content": sources(numbered)})
-    yield chunk({}, "stop", citations=numbered)
+    yield chunk({}, "stop", citations=numbered, **status_fields(answer))
     if include_usage:
         yield sse.event(None, {"id": completion_id, "object": "chat.completion.chunk", "created": created,
                                "model": model, "choices": [], "usage": _usage(answer)})  # fmt: skip

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
 from graphwire.app import sse
-from graphwire.app.answering import ClientGone, answer_within, request_usage
+from graphwire.app.answering import ClientGone, answer_fields, answer_within, request_usage
 from graphwire.app.deps import RetrievalDep, SettingsDep
 from graphwire.app.querying import (
     QueryRequest,
@@ -22,8 +22,9 @@ from graphwire.app.querying import (
 )
 from graphwire.app.streaming import stream_query
 from graphwire.core.deadline import Deadline
-from graphwire.core.llm import counting_calls
+from graphwire.core.llm_usage import counting_calls
 from graphwire.retrieval.models import (
+    AnswerStatus,
     Citation,
     Excerpt,
     Fact,
@@ -160,6 +161,15 @@ class QueryResponse(RetrieveResponse):
     answer: str = Field(description='The answer, or exactly "Insufficient information." when it abstains.')
     answerer: str = Field(description='The answerer that ran: "extractive" or "llm:<model>".')
     abstained: bool = Field(description="True when the answer is the abstention.")
+    answer_status: AnswerStatus = Field(
+        description="answered; abstained (the evidence does not answer it); llm_failed (an abstention because the "
+        "LLM could not be reached or failed after retries: the question may be answered when asked again)."
+    )
+    llm_error: str | None = Field(
+        default=None,
+        description="Why the LLM call failed, when answer_status is llm_failed (e.g. the error kind, "
+        "its HTTP status and the attempts made).",
+    )
     citations: list[Citation] = Field(description="The chunks the answer rests on, in order of use.")
     usage: Usage = Field(
         description="LLM calls and tokens this request cost: the question's alias call and the answer."
@@ -211,13 +221,12 @@ async def query(body: QueryRequest, request: Request, settings: SettingsDep, ret
     question = check_bounds(body, settings)
     answerer = answerer_for(retrieval, body.answerer)
     started = time.perf_counter()
-    if body.stream:  # app/streaming.py: retrieval first (errors keep their status), then the answer as events
-        result = await bounded(settings, run_retrieval, retrieval, body.mode, question, body.top_k)
-        payload = _retrieve_response(question, result, body.include_context)
-        client = sse.llm_stream_client(request, settings)
-        return stream_query(payload, result, answerer, client, started, settings.request_timeout_s)
     # one deadline for retrieval and the answer; the answer's LLM call is cancelled when it passes (app/answering.py)
     deadline = Deadline.after(settings.request_timeout_s)
+    if body.stream:  # app/streaming.py: retrieval first (errors keep their status), then the answer as events
+        result = await bounded(settings, run_retrieval, retrieval, body.mode, question, body.top_k, deadline=deadline)
+        payload = _retrieve_response(question, result, body.include_context)
+        return stream_query(payload, result, answerer, started, deadline)
     with counting_calls() as llm_calls:  # the alias call too, not only the answer's
         result = await bounded(settings, run_retrieval, retrieval, body.mode, question, body.top_k, deadline=deadline)
         try:
@@ -227,11 +236,5 @@ async def query(body: QueryRequest, request: Request, settings: SettingsDep, ret
     payload = _retrieve_response(question, result, body.include_context)
     payload["timings_ms"]["answer"] = answer_ms
     payload["timings_ms"]["request"] = round((time.perf_counter() - started) * 1000, 3)
-    payload.update(
-        answer=answer.text,
-        answerer=answer.answerer,
-        abstained=answer.abstained,
-        citations=answer.citations,
-        usage=request_usage(llm_calls, answer),
-    )
+    payload.update(answer_fields(answer), citations=answer.citations, usage=request_usage(llm_calls, answer))
     return payload

@@ -39,10 +39,10 @@ from graphwire.core.llm import (
     ChatOptions,
     ChatReply,
     LLMClient,
-    RetriesExhausted,
-    UsageCounter,
     parse_json_lenient,
 )
+from graphwire.core.llm_retry import RetriesExhausted
+from graphwire.core.llm_usage import UsageCounter
 from graphwire.core.settings import Settings
 from graphwire.ingest.extractors import llm_prompt
 from graphwire.ingest.extractors.base import ExtractionFailure

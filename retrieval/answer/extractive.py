@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from graphwire.core.schema import configured_schema
 from graphwire.retrieval.answer.chains import TIER_WEIGHT, best_chain, compose, explained
 from graphwire.retrieval.answer.judgements import asks_about_order, looks_yes_no, order_verdict, supporting_facts
+from graphwire.retrieval.answer.local import LocalAnswerer
 from graphwire.retrieval.graph.relations import asked_relations
 from graphwire.retrieval.models import (
     ABSTENTION,
@@ -94,7 +95,7 @@ def _distances(facts: list[Fact], starts: set[str], types: set[str]) -> dict[str
     return distance
 
 
-class ExtractiveAnswerer:
+class ExtractiveAnswerer(LocalAnswerer):
     name = "extractive"
 
     def __init__(self, max_citations: int = 3, schema: GraphSchema | None = None) -> None:

@@ -6,18 +6,24 @@ blocks (`retrieval.prompts`). Its `[n]` markers become `Citation`s; markers that
 
 Abstention is exact: with no evidence the answerer abstains without calling the model; a reply that starts with
 "Insufficient information" (any case or punctuation) becomes exactly `ABSTENTION` with no citations; so does an
-empty reply or an LLM that cannot be reached after retries (the failure is logged, the request still answers).
+empty reply. An LLM that cannot be reached after retries (or fails mid-stream) gives the abstention too, with
+`llm_error` saying why (logged as well): the request still answers, and says the LLM failed.
+
+The three forms of the `Answerer` protocol share the prompt and the reading of the reply; they differ only in the
+`LLMClient` call: `chat` (blocking), `achat` (awaitable, cancellable) and `astream` (tokens as the model writes them).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-import openai
-
-from graphwire.core.llm import LLMClient, RetriesExhausted, UsageSnapshot
+from graphwire.core.deadline import Deadline
+from graphwire.core.llm import ChatReply, LLMClient
+from graphwire.core.llm_retry import LLM_FAILURES, failure_reason
+from graphwire.core.llm_usage import UsageSnapshot
 from graphwire.core.settings import Settings
 from graphwire.retrieval.models import ABSTENTION, Answer, Citation, Fact, FactTier, RankedChunk, RetrievalResult, Usage
 from graphwire.retrieval.prompts import ANSWER_PROMPT, answer_messages
@@ -47,13 +53,46 @@ class LLMAnswerer:
     def answer(self, question: str, result: RetrievalResult) -> Answer:
         prompt = self.prompt(question, result)
         if prompt is None:
-            return self.abstain(UsageSnapshot())
+            return self._abstain(UsageSnapshot())
         try:
             reply = self.client.chat(prompt.messages)
-        except (RetriesExhausted, openai.APIError) as exc:
-            log.warning("LLM answerer failed, abstaining: %s", exc)
-            return self.abstain(UsageSnapshot())
-        return self.finish(reply.text, reply.usage, prompt.excerpts)
+        except LLM_FAILURES as exc:
+            return self._failed(exc)
+        return self._finish(reply, prompt.excerpts)
+
+    async def aanswer(self, question: str, result: RetrievalResult, deadline: Deadline | None = None) -> Answer:
+        prompt = self.prompt(question, result)
+        if prompt is None:
+            return self._abstain(UsageSnapshot())
+        try:
+            reply = await self.client.achat(prompt.messages, deadline=deadline)
+        except LLM_FAILURES as exc:
+            return self._failed(exc)
+        return self._finish(reply, prompt.excerpts)
+
+    async def astream(
+        self, question: str, result: RetrievalResult, deadline: Deadline | None = None
+    ) -> AsyncIterator[str | Answer]:
+        """The model's tokens as it writes them, then the Answer `answer` would give for the whole reply (exact
+        abstention, citations, usage); the tokens of a reply that failed midway are followed by the abstention."""
+        prompt = self.prompt(question, result)
+        if prompt is None:  # nothing to answer from: no model call
+            abstained = self._abstain(UsageSnapshot())
+            yield abstained.text
+            yield abstained
+            return
+        reply: ChatReply | None = None
+        try:
+            async for item in self.client.astream(prompt.messages, deadline=deadline):
+                if isinstance(item, str):
+                    yield item
+                else:
+                    reply = item
+        except LLM_FAILURES as exc:
+            yield self._failed(exc)
+            return
+        assert reply is not None  # LLMClient.astream ends with the ChatReply
+        yield self._finish(reply, prompt.excerpts)
 
     def prompt(self, question: str, result: RetrievalResult) -> AnswerPrompt | None:
         """The messages for the model and the excerpts they number; None when there is nothing to answer from."""
@@ -65,12 +104,16 @@ class LLMAnswerer:
         messages = answer_messages(question, render_facts(facts, numbers), self._render_excerpts(excerpts))
         return AnswerPrompt(messages=messages, excerpts=excerpts)
 
-    def finish(self, reply: str, usage: UsageSnapshot, excerpts: list[RankedChunk]) -> Answer:
+    def _finish(self, reply: ChatReply, excerpts: list[RankedChunk]) -> Answer:
         """The model's reply as an Answer: exact abstention, or the text with its [n] markers as citations."""
-        text = " ".join(reply.split())
+        text = " ".join(reply.text.split())
         if not text or _ABSTAIN.match(text):
-            return self.abstain(usage)
-        return Answer(text=text, answerer=self.name, citations=cited(text, excerpts), usage=_usage(usage))
+            return self._abstain(reply.usage)
+        return Answer(text=text, answerer=self.name, citations=cited(text, excerpts), usage=_usage(reply.usage))
+
+    def _failed(self, error: Exception) -> Answer:
+        log.warning("LLM answerer failed, abstaining: %s", error)
+        return Answer(text=ABSTENTION, answerer=self.name, llm_error=failure_reason(error))
 
     def _excerpts(self, result: RetrievalResult) -> list[RankedChunk]:
         unique: dict[str, RankedChunk] = {}
@@ -81,7 +124,7 @@ class LLMAnswerer:
     def _render_excerpts(self, excerpts: list[RankedChunk]) -> str:
         return "\n\n".join(render_excerpt(i, chunk, self.excerpt_chars) for i, chunk in enumerate(excerpts, start=1))
 
-    def abstain(self, usage: UsageSnapshot) -> Answer:
+    def _abstain(self, usage: UsageSnapshot) -> Answer:
         return Answer(text=ABSTENTION, answerer=self.name, usage=_usage(usage))
 
 

@@ -1,7 +1,7 @@
 """POST /v1/query under one deadline (REQUEST_TIMEOUT_S) for retrieval and the LLM answer, on the chains corpus in
 real Neo4j with the OpenAI-compatible stub as the LLM: an LLM that fails inside the deadline makes the answerer
-abstain (200); an answer inside it is served, its usage counting the alias call too. The 504 past the deadline is
-tests/unit/test_answer_deadline.py (no retrieval time to race against)."""
+abstain (200, answer_status llm_failed); an answer inside it is served, its usage counting the alias call too. The
+504 past the deadline is tests/unit/test_answer_deadline.py (no retrieval time to race against)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ def test_an_llm_timeout_inside_the_deadline_abstains(
     with _client(neo4j_settings, openai_stub, tmp_path, llm_timeout_s=0.5, request_timeout_s=30.0) as client:
         response = client.post("/v1/query", json={"question": QUESTION, "answerer": "llm"})
     assert response.status_code == 200, response.text
-    assert (response.json()["answer"], response.json()["abstained"]) == (ABSTENTION, True)
+    body = response.json()
+    assert (body["answer"], body["abstained"], body["answer_status"]) == (ABSTENTION, True, "llm_failed")
+    assert body["llm_error"] == "APITimeoutError after 1 attempt"
 
 
 def test_an_llm_answer_inside_the_deadline_is_served(

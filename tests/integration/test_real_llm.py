@@ -19,8 +19,9 @@ import openai
 import pytest
 
 from graphwire.core.documents import Chunk
-from graphwire.core.llm import LLMClient, RetriesExhausted
+from graphwire.core.llm import LLMClient
 from graphwire.core.llm_model import MODEL_NAME, fetch_model, model_path
+from graphwire.core.llm_retry import RetriesExhausted
 from graphwire.core.llm_server import LocalLLMServer, ServerOptions
 from graphwire.core.neo4j_server import free_port
 from graphwire.core.settings import Settings

@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from graphwire.core.deadline import Deadline
-from graphwire.core.llm import RetriesExhausted, RetryPolicy, with_retries
+from graphwire.core.llm_retry import RetriesExhausted, RetryPolicy, with_retries
 from graphwire.core.settings import Settings
 
 LLM = {"llm_base_url": "http://127.0.0.1:9/v1", "llm_model": "m"}
