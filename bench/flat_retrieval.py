@@ -31,7 +31,8 @@ from bench._results import write_results  # noqa: E402
 from graphwire.core.chunk_store import ChunkStore  # noqa: E402
 from graphwire.core.documents import Article, Chunk  # noqa: E402
 from graphwire.core.settings import Settings  # noqa: E402
-from graphwire.eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, Question, load_corpus, load_questions  # noqa: E402
+from graphwire.eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, load_corpus, load_questions  # noqa: E402
+from graphwire.eval.questions import Question  # noqa: E402
 from graphwire.eval.scorers import score_retrieval  # noqa: E402
 from graphwire.ingest.chunker import chunk_article  # noqa: E402
 from graphwire.ingest.loaders import parse_published  # noqa: E402
