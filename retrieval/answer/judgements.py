@@ -39,7 +39,8 @@ def supporting_facts(
     """The KEY facts with the asked relationship (a link of some other kind proves nothing); when the question names
     two or more outlets ("did A and B both report ..."), only those each outlet has a chunk behind."""
     asked = set(asked_relations(question, schema))
-    key_facts = [f for f in result.facts if f.tier is FactTier.KEY and f.relationship != "REPORTED_BY"]
+    reported_by = schema.roles.reported_by_type
+    key_facts = [f for f in result.facts if f.tier is FactTier.KEY and f.relationship != reported_by]
     supporting = [f for f in key_facts if f.relationship in asked]  # a link of some other kind proves nothing
     if len(outlets) >= 2:  # "did A and B both report ...": each outlet needs a chunk behind the fact
         supporting = [f for f in supporting if _reported_by_each(f, outlets, result)]

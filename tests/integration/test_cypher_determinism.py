@@ -14,6 +14,7 @@ from graphwire.core.settings import Settings
 from graphwire.ingest.rows import GraphRows
 from graphwire.ingest.writer import GraphWriter
 from graphwire.retrieval.registry import RetrievalContext
+from tests.support.schemas import news_caps
 
 pytestmark = pytest.mark.integration
 SPEC = SyntheticSpec(documents=400, entities=300, publications=4, days=60, relations_per_chunk=3, seed=7)
@@ -28,7 +29,7 @@ QUESTIONS = [
 
 def _write(graph: Graph, rows: GraphRows) -> None:
     graph.write("admin/wipe")
-    writer = GraphWriter(graph, batch_size=2_000, threads=1)
+    writer = GraphWriter(graph, batch_size=2_000, threads=1, provenance=news_caps())
     writer.write(rows)
     writer.mark_done(done_rows(rows, SPEC.chunks_per_document))
 

@@ -95,9 +95,9 @@ NEAR_MISSES = [
 
 @pytest.fixture(scope="module")
 def extractor() -> OfflineExtractor:
-    gazetteer = Gazetteer.from_sources([])
+    gazetteer = Gazetteer.from_sources([], schema=load_schema())
     known = [KnownEntity(name=n, label=label) for label, names in KNOWN.items() for n in names]
-    return OfflineExtractor(load_schema().labels, gazetteer.model_copy(update={"known": known}))
+    return OfflineExtractor(load_schema(), gazetteer.model_copy(update={"known": known}))
 
 
 def _triples(extractor: OfflineExtractor, text: str) -> set[tuple[str, str, str]]:
@@ -167,7 +167,7 @@ def test_relations_carry_their_sentence_as_evidence(extractor: OfflineExtractor)
 
 
 def test_plain_ner_types_well_known_names_and_outlets() -> None:
-    extractor = OfflineExtractor(load_schema().labels, Gazetteer.from_sources(["TechCrunch"]))
+    extractor = OfflineExtractor(load_schema(), Gazetteer.from_sources(["TechCrunch"], schema=load_schema()))
     extraction = extractor.extract_text("Sam Bankman-Fried, the former CEO of FTX, told TechCrunch about Apple.")
     labels = {(e.name, e.label) for e in extraction.entities}
     assert {("Sam Bankman-Fried", "Person"), ("TechCrunch", "Publication")} <= labels
@@ -178,8 +178,10 @@ def test_plain_ner_types_well_known_names_and_outlets() -> None:
 
 def test_another_schema_labels_come_through_the_gazetteer() -> None:
     known = [KnownEntity(name="Aspirin", label="Drug"), KnownEntity(name="migraine", label="Disease")]
-    gazetteer = Gazetteer.from_sources([], include_common=False).model_copy(update={"known": known})
-    extractor = OfflineExtractor(["Drug", "Disease", "Person"], gazetteer)
+    gazetteer = Gazetteer.from_sources([], include_common=False, schema=load_schema()).model_copy(
+        update={"known": known}
+    )
+    extractor = OfflineExtractor(load_schema(), gazetteer, allowed_labels=["Drug", "Disease", "Person"])
     extraction = extractor.extract_text("Dr. Ada Park said that Aspirin eased her migraine.")
     assert {(e.name, e.label) for e in extraction.entities} == {
         ("Aspirin", "Drug"),
@@ -194,7 +196,7 @@ def test_worker_processes_give_the_same_extractions_and_failures_cross_back(extr
 
     texts = [text for _, text, _ in CASES[:12]]
     chunks = [Chunk(id=f"c{i}", document_id=f"d{i}", index=1, text=t, title="") for i, t in enumerate(texts)]
-    pooled = OfflineExtractor(load_schema().labels, extractor.gazetteer, n_process=2, in_process_chunks=0)
+    pooled = OfflineExtractor(load_schema(), extractor.gazetteer, n_process=2, in_process_chunks=0)
     try:
         in_workers = pooled.extract(chunks)
         assert pooled._pool is not None  # the workers did the work
