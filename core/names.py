@@ -80,13 +80,14 @@ def digits_of(text: str) -> tuple[str, ...]:
 
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
-_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
+# A possessive ending, straight or curly apostrophe ("Musk's", "Musk’s"); the one pattern every form drops it with.
+POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 
 
 def match_form(text: str) -> str:
     """Lower-case, accents and punctuation removed, possessive dropped, single spaces: "Sam Bankman-Fried's" ->
     "sam bankman fried"."""
-    text = _POSSESSIVE.sub("", text)
+    text = POSSESSIVE.sub("", text)
     decomposed = unicodedata.normalize("NFKD", text)
     ascii_only = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
     return _NON_ALNUM.sub(" ", ascii_only).strip()

@@ -11,6 +11,7 @@ from graphwire.retrieval.graph.relations import asked_relations
 from graphwire.retrieval.graph.text import content_terms
 from graphwire.retrieval.models import Fact, FactTier, RankedChunk, RetrievalResult
 from graphwire.retrieval.question import PublicationMention
+from graphwire.schema.lexicon import yes_no_pattern
 from graphwire.schema.model import GraphSchema
 
 _ORDER = re.compile(r"\b(before|after|earlier than|later than|prior to|sooner than)\b", re.IGNORECASE)
@@ -26,7 +27,7 @@ def asks_about_order(question: str) -> bool:
     return _ORDER.search(question) is not None and _NOT_ORDER.search(question) is None
 
 
-_YES_NO = re.compile(r"^\s*(does|did|do|is|was|are|were|has|have|had|can|could|would|will|should)\b", re.IGNORECASE)
+_YES_NO = re.compile(rf"^\s*{yes_no_pattern()}\b", re.IGNORECASE)
 
 
 def looks_yes_no(question: str) -> bool:
