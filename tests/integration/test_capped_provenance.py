@@ -109,7 +109,9 @@ def ingest(
         articles,
         graph,
         NameExtractor(stated, outlets),
-        options=IngestOptions(progress=False, batch_documents=batch_documents),
+        options=IngestOptions(
+            progress=False, batch_documents=batch_documents, provenance_cap=get_settings().provenance_cap
+        ),
         resolver=EntityResolver(schema=load_schema()),
         schema=load_schema(),
     )
