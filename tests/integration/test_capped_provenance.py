@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from support import crash
+from support.schemas import news_caps
 
 from graphwire.core.documents import Article, Chunk
 from graphwire.core.graph import Graph
@@ -28,7 +29,6 @@ from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extracti
 from graphwire.ingest.pipeline import IngestOptions, delete_documents, ingest_articles
 from graphwire.ingest.resolve import EntityResolver
 from graphwire.schema.model import load_schema
-from tests.support.schemas import news_caps
 
 pytestmark = pytest.mark.integration
 CAP = 3

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 from support import crash
+from support.schemas import news_caps
 
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.consistency import check_store
-from tests.support.schemas import news_caps
 
 pytestmark = pytest.mark.integration
 TESTS = Path(__file__).resolve().parents[1]

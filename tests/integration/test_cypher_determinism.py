@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.schemas import news_caps
 from support.synthetic import SyntheticSpec, build, done_rows, entity_name, shuffled
 
 from graphwire.core.graph import Graph
@@ -14,7 +15,6 @@ from graphwire.core.settings import Settings
 from graphwire.ingest.rows import GraphRows
 from graphwire.ingest.writer import GraphWriter
 from graphwire.retrieval.registry import RetrievalContext
-from tests.support.schemas import news_caps
 
 pytestmark = pytest.mark.integration
 SPEC = SyntheticSpec(documents=400, entities=300, publications=4, days=60, relations_per_chunk=3, seed=7)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.schemas import news_caps
 
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
@@ -24,7 +25,6 @@ from graphwire.retrieval.ppr.export import SnapshotCache, export_snapshot
 from graphwire.retrieval.ppr.retriever import PPRRetriever
 from graphwire.retrieval.registry import RetrievalContext
 from graphwire.schema.model import load_schema
-from tests.support.schemas import news_caps
 
 pytestmark = pytest.mark.integration
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.schemas import news_caps
 
 from graphwire import cypher
 from graphwire.core.documents import Article
@@ -26,7 +27,6 @@ from graphwire.ingest.resolve import EntityResolver
 from graphwire.ingest.rows import GraphRows
 from graphwire.ingest.writer import GraphWriter
 from graphwire.schema.model import RESERVED_TYPES, load_schema
-from tests.support.schemas import news_caps
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]

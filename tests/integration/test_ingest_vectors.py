@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.schemas import news_caps
 
 from graphwire.core.chunk_store import ChunkStore
 from graphwire.core.documents import Article
@@ -16,7 +17,6 @@ from graphwire.ingest.gazetteer import Gazetteer
 from graphwire.ingest.loaders import load_articles
 from graphwire.ingest.pipeline import IngestOptions, delete_documents, ingest_articles
 from graphwire.schema.model import load_schema
-from tests.support.schemas import news_caps
 
 pytestmark = pytest.mark.integration
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "articles.jsonl"

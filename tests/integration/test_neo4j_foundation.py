@@ -4,12 +4,12 @@ SHOW CONSTRAINTS / SHOW INDEXES (tests/support/cypher/check/); emptying a graph 
 from typing import Any
 
 import pytest
+from support.schemas import news_caps
 from support.synthetic import SyntheticSpec, build
 
 from graphwire.core.bootstrap import apply_schema, empty_graph
 from graphwire.core.graph import Graph
 from graphwire.ingest.writer import GraphWriter
-from tests.support.schemas import news_caps
 
 pytestmark = pytest.mark.integration
 

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 from support import crash
+from support.schemas import news_caps
 
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.consistency import check_store, graph_chunk_ids, repair_store
 from graphwire.schema.model import load_schema
-from tests.support.schemas import news_caps
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]

@@ -28,7 +28,7 @@ from graphwire.ingest.pipeline import IngestOptions, delete_documents, ingest_ar
 from graphwire.ingest.report import IngestReport
 from graphwire.ingest.resolve import EntityResolver
 from graphwire.schema.model import load_schema
-from tests.support.schemas import news_caps
+from support.schemas import news_caps
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "articles.jsonl"
 DOCUMENTS = 10

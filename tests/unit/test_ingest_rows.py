@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from support.schemas import news_caps
 
 from graphwire.core.documents import Article
 from graphwire.ingest.chunker import chunk_article
@@ -14,7 +15,6 @@ from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extracti
 from graphwire.ingest.resolve import EntityResolver
 from graphwire.ingest.rows import build_rows
 from graphwire.schema.model import load_schema
-from tests.support.schemas import news_caps
 
 
 def article(n: int, day: date = date(2026, 3, 10)) -> Article:
