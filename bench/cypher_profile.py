@@ -28,10 +28,14 @@ from graphwire.core.graph import Graph
 from graphwire.core.names import entity_key
 from graphwire.core.settings import Settings
 from graphwire.ingest.writer import GraphWriter
+from graphwire.schema.model import load_schema
+from tests.support.schemas import news_caps
 from tests.support.synthetic import SyntheticSpec, build, chunk_id, done_rows, entity_key_of, publication_name
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "cypher_profile"
+ROLES = load_schema().roles  # the synthetic graph is a news graph
+PUBLICATION, REPORTED_BY = ROLES.publisher_label, ROLES.reported_by_type
 WINDOW = {"start": "2023-03-01", "end": "2023-03-31", "lo": "2023-03-01", "hi": "2023-03-31", "md_lo": "00-00",
           "md_hi": "99-99", "sources": []}  # fmt: skip
 TEMPLATE = {"key_limit": 50, "bridge_scan": 200, "direct_per_entity": 40, "two_hop_scan": 400, "two_hop_fanout": 20,
@@ -43,7 +47,7 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
     """(label, statement, parameters): hub entities (the most mentioned), mid-tail ones, a busy outlet, a window."""
     hubs, mid = [entity_key_of(0), entity_key_of(1)], [entity_key_of(500), entity_key_of(1501)]
     outlet = publication_name(0)
-    pub = entity_key("Publication", outlet)
+    pub = entity_key(PUBLICATION, outlet, ROLES)
     facts = "retrieve/facts_and_candidates"
     return [
         ("two hub entities", facts, {**TEMPLATE, "keys": hubs, "entity_keys": hubs, "publication_keys": []}),
@@ -58,13 +62,13 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
         ("ingest report: entities per label", "ingest/count_entities_by_label", {}),
         ("ingest --delete by title", "ingest/find_documents", {"ref": "Article 4242"}),
         ("update: one more chunk for two hubs' REPORTED_BY (rolled back)", "ingest/merge_relations",
-         {"rows": [{"source": key, "type": "REPORTED_BY", "target": pub, "chunk_ids": ["0" * 32], "evidence": None,
+         {"rows": [{"source": key, "type": REPORTED_BY, "target": pub, "chunk_ids": ["0" * 32], "evidence": None,
                     "extractor": "enrich", "cap": 100} for key in hubs]}),
         ("update: provenance of 4 replaced chunks (rolled back)", "ingest/remove_chunk_provenance",
-         {"chunk_ids": [chunk_id(d, c) for d in (0, 1) for c in range(2)], "capped_types": ["REPORTED_BY"],
+         {"chunk_ids": [chunk_id(d, c) for d in (0, 1) for c in range(2)], "capped_types": [REPORTED_BY],
           "cap": 100}),
         ("update: a chunk kept in a hub's full REPORTED_BY list (refill, rolled back)",
-         "ingest/remove_chunk_provenance", {"chunk_ids": [hub_kept_chunk()], "capped_types": ["REPORTED_BY"],
+         "ingest/remove_chunk_provenance", {"chunk_ids": [hub_kept_chunk()], "capped_types": [REPORTED_BY],
                                             "cap": 100}),
     ]  # fmt: skip
 
@@ -74,7 +78,7 @@ def hub_kept_chunk() -> str:
     loses an entry, so the statement refills it from the entity's mentions."""
     hub = entity_key_of(0)
     lists = [r["chunk_ids"] for r in build(SyntheticSpec()).relations.new
-             if r["source"] == hub and r["type"] == "REPORTED_BY"]  # fmt: skip
+             if r["source"] == hub and r["type"] == REPORTED_BY]  # fmt: skip
     return str(max(lists, key=len)[0])
 
 
@@ -122,7 +126,9 @@ def write_graph(graph: Graph, spec: SyntheticSpec) -> dict[str, Any]:
     apply_schema(graph)
     started = time.perf_counter()
     rows = build(spec)
-    writer = GraphWriter(graph, batch_size=10_000, threads=1)  # one write transaction at a time: a shared machine
+    writer = GraphWriter(
+        graph, batch_size=10_000, threads=1, provenance=news_caps()
+    )  # one write transaction at a time: a shared machine
     writer.write(rows)
     writer.mark_done(done_rows(rows, spec.chunks_per_document))
     return {"build_and_write_s": round(time.perf_counter() - started, 1)}

@@ -43,6 +43,7 @@ from graphwire.core.settings import OfflineEmbeddingModel, Settings  # noqa: E40
 from graphwire.ingest.chunker import chunk_article  # noqa: E402
 from graphwire.ingest.loaders import load_articles  # noqa: E402
 from graphwire.retrieval.flat import build_flat_retrievers  # noqa: E402
+from graphwire.schema.model import load_schema  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "data"
 WRITE_BATCH = 256  # chunks per ChunkStore.upsert call, as ingest writes them
@@ -237,7 +238,7 @@ def run_dataset(
     print(f"  one thread: {result['single_thread']}", file=sys.stderr)
     for model, embedder in embedders.items():
         store = stores[model]
-        retrievers = build_flat_retrievers(store, settings)
+        retrievers = build_flat_retrievers(store, settings, load_schema(settings.schema_path))
         by_system: dict[str, Any] = {}
         for name in systems:
             if name == "bm25" and model is not models[0]:

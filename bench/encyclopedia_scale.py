@@ -72,7 +72,7 @@ def main() -> None:
     empty_graph(graph)
     articles = corpus(args.copies)
     extractor = OfflineExtractor(load_schema(), n_process=min(2, os.cpu_count() or 1))
-    report = ingest_articles(articles, graph, extractor, options=IngestOptions(progress=False))
+    report = ingest_articles(articles, graph, extractor, options=IngestOptions(progress=False), schema=load_schema())
     extractor.close()
     ingest = {"documents": report.documents_written, "chunks": report.chunks_written,
               "seconds": round(report.elapsed_s, 1), "chunks_per_s": round(report.chunks_per_s, 1),

@@ -31,12 +31,14 @@ from bench._results import write_results  # noqa: E402
 from graphwire.core.chunk_store import ChunkStore  # noqa: E402
 from graphwire.core.documents import Article, Chunk  # noqa: E402
 from graphwire.core.settings import Settings  # noqa: E402
-from graphwire.eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, Question, load_corpus, load_questions  # noqa: E402
+from graphwire.eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, load_corpus, load_questions  # noqa: E402
+from graphwire.eval.questions import Question  # noqa: E402
 from graphwire.eval.scorers import score_retrieval  # noqa: E402
 from graphwire.ingest.chunker import chunk_article  # noqa: E402
 from graphwire.ingest.loaders import parse_published  # noqa: E402
 from graphwire.retrieval.base import Retriever  # noqa: E402
 from graphwire.retrieval.flat import build_flat_retrievers  # noqa: E402
+from graphwire.schema.model import load_schema  # noqa: E402
 
 METRICS = ("perfect_at_10", "perfect_at_4", "map_at_10", "mrr_at_10", "hits_at_10", "hits_at_4")
 LABELS = {
@@ -191,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.half != "all":
         scored = [q for q in scored if (q.index < half) == (args.half == "first")]
     scored = scored[: args.limit] if args.limit else scored
-    retrievers = build_flat_retrievers(store)
+    retrievers = build_flat_retrievers(store, Settings(), load_schema())
     wanted = [name.strip() for name in args.systems.split(",") if name.strip()]
     results: dict[str, list[dict[str, Any]]] = {}
     for name in wanted:

@@ -26,6 +26,7 @@ from graphwire.eval.datasets import load_questions  # noqa: E402
 from graphwire.eval.scorers import score_retrieval  # noqa: E402
 from graphwire.retrieval.flat import FlatIndex, FlatPlusConfig, FlatPlusRetriever  # noqa: E402
 from graphwire.retrieval.timing import StageTimer  # noqa: E402
+from graphwire.schema.model import load_schema  # noqa: E402
 
 GRIDS: dict[str, dict[str, list[float]]] = {
     "small": {
@@ -49,7 +50,7 @@ def main() -> None:
     questions = [q for q in load_questions(DEFAULT_QUESTIONS).questions if not q.is_null]
     half = questions[len(questions) // 2].index
     tuning = [q for q in questions if q.index < half][: args.limit]
-    retriever = FlatPlusRetriever(FlatIndex(store), store.embedder)
+    retriever = FlatPlusRetriever(FlatIndex(store), store.embedder, schema=load_schema())
     snapshot = retriever.index.snapshot()
     features = [retriever.features(q.query, snapshot, StageTimer()) for q in tqdm(tuning, desc="features")]
     grid: dict[str, list[float]] = dict(GRIDS[args.grid])

@@ -64,7 +64,11 @@ def ingest(graph: Graph, corpus: Path, *, titles: bool = True, link: bool = True
     empty_graph(graph)
     extractor = OfflineExtractor(load_schema(), title_entities=titles)
     report = ingest_articles(
-        load_articles(corpus).articles, graph, extractor, options=IngestOptions(progress=False, link_names=link)
+        load_articles(corpus).articles,
+        graph,
+        extractor,
+        options=IngestOptions(progress=False, link_names=link),
+        schema=load_schema(),
     )
     return {"chunks": report.chunks_written, "entities": report.graph_counts.get("entities"),
             "mentions_linked": report.mentions_linked, "seconds": round(report.elapsed_s, 1)}  # fmt: skip
@@ -72,12 +76,13 @@ def ingest(graph: Graph, corpus: Path, *, titles: bool = True, link: bool = True
 
 def ppr(graph: Graph, settings: Settings, **changes: Any) -> PPRRetriever:
     """PPR with the shipped defaults, less what `changes` names (graph/scoring fields, `seeds`, `cues`)."""
-    graph_opts = GraphOptions(**{k: v for k, v in changes.items() if k in GraphOptions.model_fields})
+    schema = load_schema(settings.schema_path)
+    graph_opts = GraphOptions.of(schema, **{k: v for k, v in changes.items() if k in GraphOptions.model_fields})
     scoring = ScoringOptions(**{k: v for k, v in changes.items() if k in ScoringOptions.model_fields})
-    matcher = GraphStageMatcher(graph) if changes.get("seeds") == "stages" else None
+    matcher = GraphStageMatcher.standalone(graph, schema) if changes.get("seeds") == "stages" else None
     relation_scorer = None
     if scoring.relation_cue_weight > 0:
-        relation_scorer = LazyRelationScorer(embedder_from_settings(settings), None)
+        relation_scorer = LazyRelationScorer(embedder_from_settings(settings), schema)
     return PPRRetriever(graph, SnapshotCache(graph, 0.0), PPRConfig(graph=graph_opts, scoring=scoring),
                         matcher=matcher, relation_scorer=relation_scorer)  # fmt: skip
 

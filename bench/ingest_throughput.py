@@ -63,6 +63,7 @@ from graphwire.ingest.resolve import EntityResolver  # noqa: E402
 from graphwire.ingest.rows import build_rows  # noqa: E402
 from graphwire.ingest.writer import GraphWriter  # noqa: E402
 from graphwire.schema.model import load_schema  # noqa: E402
+from tests.support.schemas import news_caps  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_CORPUS = REPO.parent / "shared" / "data" / "multihop-rag" / "corpus.facts.json"
@@ -101,14 +102,16 @@ def relationship_total(graph: Graph) -> int:
 # ---- shared corpus: the real pipeline end to end -----------------------------------------------------------------
 def bench_shared_corpus(graph: Graph, path: Path, n_process: int, with_quality: bool) -> dict[str, Any]:
     loaded = load_articles(path)
-    gazetteer = Gazetteer.from_sources(a.source for a in loaded.articles)
-    extractor = OfflineExtractor(load_schema().labels, gazetteer, n_process=n_process)
+    gazetteer = Gazetteer.from_sources((a.source for a in loaded.articles), schema=load_schema())
+    extractor = OfflineExtractor(load_schema(), gazetteer, n_process=n_process)
     t0 = time.perf_counter()
     extractor.nlp  # noqa: B018  (load the model outside the timed run)
     load_s = time.perf_counter() - t0
     options = IngestOptions(progress=False)  # the pipeline's defaults, as `graphwire ingest` runs it
-    resolver = EntityResolver(publication_aliases=gazetteer.publication_aliases())
-    report = ingest_articles(loaded.articles, graph, extractor, options=options, resolver=resolver)
+    resolver = EntityResolver(publication_aliases=gazetteer.publication_aliases(), schema=load_schema())
+    report = ingest_articles(
+        loaded.articles, graph, extractor, options=options, resolver=resolver, schema=load_schema()
+    )
     rels = relationship_total(graph)
     chars = sum(len(c.text) for a in loaded.articles for c in chunk_article(a))
     return {
@@ -209,7 +212,9 @@ class Synthetic:
         known = [KnownEntity(name=c, label="Organization") for c in self.companies]
         known += [KnownEntity(name=p, label="Person") for p in self.people]
         known += [KnownEntity(name=c, label="Location") for c in CITIES]
-        return Gazetteer.from_sources(OUTLETS, include_common=False).model_copy(update={"known": known})
+        return Gazetteer.from_sources(OUTLETS, include_common=False, schema=load_schema()).model_copy(
+            update={"known": known}
+        )
 
     def article(self, i: int) -> tuple[Article, list[tuple[str, str, str, str, str, str]]]:
         """One ~600-character article and the (source, label, type, target, label, sentence) facts it states."""
@@ -254,7 +259,7 @@ class TimedWriter(GraphWriter):
     """The pipeline's writer, timing each statement."""
 
     def __init__(self, graph: Graph, batch_size: int) -> None:
-        super().__init__(graph, batch_size)
+        super().__init__(graph, batch_size, provenance=news_caps())
         self.seconds: Counter[str] = Counter()
         self.rows: Counter[str] = Counter()
 
@@ -272,7 +277,7 @@ def bench_writes(
     chunks = [chunk_article(a)[0] for a, _ in pairs]
     schema = load_schema()
     writer = TimedWriter(graph, batch_size=write_batch)
-    resolver, known = EntityResolver(), KnownRelations()
+    resolver, known = EntityResolver(schema=load_schema()), KnownRelations()
     rows_s, write_s = 0.0, 0.0
     for start in range(0, len(pairs), docs_per_batch):
         batch = pairs[start : start + docs_per_batch]
@@ -282,7 +287,7 @@ def bench_writes(
         extractions = [
             prune(planted_extraction(c, f), schema, dropped) for c, (_, f) in zip(batch_chunks, batch, strict=True)
         ]
-        rows = build_rows([a for a, _ in batch], batch_chunks, extractions, resolver, known)
+        rows = build_rows([a for a, _ in batch], batch_chunks, extractions, resolver, known, provenance=news_caps())
         rows_s += time.perf_counter() - t0
         t0 = time.perf_counter()
         writer.write(rows)
@@ -310,7 +315,7 @@ def bench_extraction(synth: Synthetic, sample: int, n_process: int) -> dict[str,
     `n_process` > 1) are started and have loaded spaCy before the clock starts."""
     pairs = [synth.article(i) for i in range(sample)]
     chunks = [chunk_article(a)[0] for a, _ in pairs]
-    extractor = OfflineExtractor(load_schema().labels, synth.gazetteer(), n_process=n_process, in_process_chunks=0)
+    extractor = OfflineExtractor(load_schema(), synth.gazetteer(), n_process=n_process, in_process_chunks=0)
     extractor.extract(chunks[:128])
     t0 = time.perf_counter()
     outcomes = [o for start in range(0, len(chunks), 64) for o in extractor.extract(chunks[start : start + 64])]
@@ -331,9 +336,9 @@ def bench_extraction(synth: Synthetic, sample: int, n_process: int) -> dict[str,
 
 def bench_synthetic_end_to_end(graph: Graph, synth: Synthetic, n_chunks: int, n_process: int) -> dict[str, Any]:
     articles = [synth.article(i)[0] for i in range(n_chunks)]
-    extractor = OfflineExtractor(load_schema().labels, synth.gazetteer(), n_process=n_process)
+    extractor = OfflineExtractor(load_schema(), synth.gazetteer(), n_process=n_process)
     extractor.nlp  # noqa: B018
-    report = ingest_articles(articles, graph, extractor, options=IngestOptions(progress=False))
+    report = ingest_articles(articles, graph, extractor, options=IngestOptions(progress=False), schema=load_schema())
     extractor.close()
     return {
         "processes": n_process,

@@ -20,7 +20,8 @@ from tqdm import tqdm
 
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.eval.datasets import load_questions, select
+from graphwire.eval.datasets import load_questions
+from graphwire.eval.selection import select
 from graphwire.retrieval.fill import FilledRetriever
 from graphwire.retrieval.flat.common import Guidance, GuidanceMode
 from graphwire.retrieval.flat.plus import FlatPlusRetriever

@@ -28,6 +28,7 @@ from graphwire.ingest.loaders import load_articles
 from graphwire.ingest.pipeline import IngestOptions, delete_documents, ingest_articles
 from graphwire.ingest.resolve import EntityResolver
 from graphwire.schema.model import load_schema
+from tests.support.schemas import news_caps
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "lazy_entities"
@@ -48,20 +49,22 @@ def _every_entity() -> Iterator[None]:
 
 def one_round(graph: Graph, mode: str, extractor: OfflineExtractor, gazetteer: Gazetteer) -> dict[str, Any]:
     articles = load_articles(DEMO_DIR / "articles.jsonl").articles[:ARTICLES]
-    resolver = EntityResolver(publication_aliases=gazetteer.publication_aliases())
+    resolver = EntityResolver(publication_aliases=gazetteer.publication_aliases(), schema=load_schema())
     options = IngestOptions(progress=False)
     started = time.perf_counter()
     if mode == "all entities":
         every = graph.read("ingest/existing_entities")
         resolver.load(every)
         with _every_entity():
-            report = ingest_articles(articles, graph, extractor, options=options, resolver=resolver)
+            report = ingest_articles(
+                articles, graph, extractor, options=options, resolver=resolver, schema=load_schema()
+            )
         read = len(every) + report.entities_read
     else:
-        report = ingest_articles(articles, graph, extractor, options=options, resolver=resolver)
+        report = ingest_articles(articles, graph, extractor, options=options, resolver=resolver, schema=load_schema())
         read = report.entities_read
     elapsed = time.perf_counter() - started
-    delete_documents(graph, [a.doc_id for a in articles])
+    delete_documents(graph, [a.doc_id for a in articles], provenance=news_caps())
     return {"mode": mode, "elapsed_s": round(elapsed, 2), "entities_read": read, "chunks": report.chunks_written,
             "link_s": round(report.link_s, 2)}  # fmt: skip
 
@@ -86,11 +89,11 @@ def main() -> None:
     args = parser.parse_args()
     report: dict[str, Any] = {"command": command_line(), "machine": machine()}
     graph = synthetic_graph(parser, args, report)
-    report["migrated"] = migrate(graph)
+    report["migrated"] = migrate(graph, load_schema().roles)
     report["graph"] = graph.read("ingest/count_nodes")[0]
     sources = (a.source for a in load_articles(DEMO_DIR / "articles.jsonl").articles)
-    gazetteer = Gazetteer.from_sources(sources).with_file(DEMO_DIR / "gazetteer.yaml")
-    extractor = OfflineExtractor(load_schema().labels, gazetteer)
+    gazetteer = Gazetteer.from_sources(sources, schema=load_schema()).with_file(DEMO_DIR / "gazetteer.yaml")
+    extractor = OfflineExtractor(load_schema(), gazetteer)
     one_round(graph, "lazy", extractor, gazetteer)  # warm-up: spaCy, plans, page cache
     report["rounds"] = []
     for _ in range(ROUNDS):

@@ -20,8 +20,9 @@ from tqdm import tqdm
 from bench._results import machine
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.eval.datasets import DEFAULT_QUESTIONS, load_questions, select
+from graphwire.eval.datasets import DEFAULT_QUESTIONS, load_questions
 from graphwire.eval.scorers import score_retrieval
+from graphwire.eval.selection import select
 from graphwire.retrieval.flat.common import Guidance
 from graphwire.retrieval.flat.plus import FlatPlusConfig, FlatPlusRetriever
 from graphwire.retrieval.joint import JointConfig, JointRetriever

@@ -17,6 +17,7 @@ from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.retrieval.ppr.mode import GraphStageMatcher
 from graphwire.retrieval.router import RoutingPolicy, default_rules, extract_features
+from graphwire.schema.model import load_schema
 
 ALL_MODES = ["graph", "ppr", "vector", "hybrid"]
 
@@ -27,8 +28,9 @@ def load(run: Path, system: str) -> dict[int, dict[str, Any]]:
 
 
 def main(run: Path) -> None:
-    graph = Graph.from_settings(Settings())
-    stages = GraphStageMatcher(graph)
+    settings = Settings()
+    graph = Graph.from_settings(settings)
+    stages = GraphStageMatcher.standalone(graph, load_schema(settings.schema_path))
     policy = RoutingPolicy(default_rules("vector"), lambda: ALL_MODES)
     graph_runs, ppr_runs = load(run, "graph"), load(run, "ppr")
     rows: dict[tuple[str, str], collections.Counter[str]] = collections.defaultdict(collections.Counter)

@@ -11,10 +11,12 @@ import typer
 from rich.console import Console
 
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
+from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings, get_settings
 from graphwire.core.store_lock import StoreBusyError
 from graphwire.core.write_session import WriteSession
 from graphwire.ingest.consistency import StoreCheck, VectorStore, check_store, repair_store
+from graphwire.ingest.provenance import ProvenanceCaps
 
 console = Console()
 
@@ -28,22 +30,24 @@ def check(
     without provenance, chunks without a document, unfinished deletes and documents. Exit 0 when consistent (after
     --repair: when nothing is left), 1 when problems remain."""
     settings = get_settings()
+    schema = configured_schema(settings)
+    caps = ProvenanceCaps.of(schema, settings)
     graph = open_graph_or_exit(settings)
     session = WriteSession(settings, lambda: graph, "graphwire db check --repair")
     try:
         store = _vector_store(settings) if vectors else None
-        found = check_store(graph, store)
+        found = check_store(graph, store, caps)
         _print_check(found)
         if repair and not found.ok:
             try:
                 session.open(wait_s=wait)
             except StoreBusyError as exc:
                 raise fail(str(exc)) from None
-            repaired = repair_store(graph, store, check_store(graph, store))
+            repaired = repair_store(graph, store, check_store(graph, store, caps), caps, schema.roles)
             console.print(
                 "repaired: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in repaired.model_dump().items())
             )
-            found = check_store(graph, store)
+            found = check_store(graph, store, caps)
             _print_check(found)
     except NEO4J_ERRORS as exc:
         raise fail(neo4j_error_line(settings, exc)) from None

@@ -14,8 +14,9 @@ from rich.console import Console
 from graphwire.cli.common import NEO4J_ERRORS, check_top_k, fail, neo4j_error_line
 from graphwire.core.paths import DEMO_DIR
 from graphwire.core.settings import get_settings
-from graphwire.eval.datasets import DEFAULT_QUESTIONS, FORMATS, DatasetError
+from graphwire.eval.datasets import DEFAULT_QUESTIONS
 from graphwire.eval.harness import EvalOptions, evaluate
+from graphwire.eval.questions import FORMATS, DatasetError
 from graphwire.eval.report import build_report
 from graphwire.eval.runner import RunMismatchError
 from graphwire.eval.summary import TITLES

@@ -16,12 +16,14 @@ from rich.table import Table
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.core.bootstrap import apply_schema
 from graphwire.core.graph import Graph
+from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings, get_settings
 from graphwire.core.store_lock import StoreBusyError
 from graphwire.core.write_session import WriteSession
 from graphwire.ingest import service
 from graphwire.ingest.loaders import load_articles, printable
 from graphwire.ingest.pipeline import ChunkSink, delete_documents
+from graphwire.ingest.provenance import ProvenanceCaps
 from graphwire.ingest.report import IngestReport
 from graphwire.ingest.service import ExtractorChoice
 
@@ -95,7 +97,7 @@ def ingest(
         apply_schema(graph)
         store = _chunk_store(settings) if vectors else None
         if delete:
-            _run_delete(graph, delete, store)
+            _run_delete(graph, delete, store, ProvenanceCaps.of(configured_schema(settings), settings))
             return
         if path is None:
             raise typer.BadParameter("give a PATH to ingest, or --delete DOC")
@@ -190,9 +192,9 @@ def _chunk_store(settings: Settings) -> ChunkSink:
     return ChunkStore.from_settings(settings)
 
 
-def _run_delete(graph: Graph, refs: list[str], store: ChunkSink | None) -> None:
+def _run_delete(graph: Graph, refs: list[str], store: ChunkSink | None, provenance: ProvenanceCaps) -> None:
     unknown = []
-    for result in delete_documents(graph, refs, store):
+    for result in delete_documents(graph, refs, store, provenance=provenance):
         if not result["found"]:
             unknown.append(result["ref"])
             continue

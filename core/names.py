@@ -2,9 +2,10 @@
 
 Three forms, for three jobs, all here so that ingest and retrieval cannot drift apart:
 
-- `normalise_name(name, label)`: the identity form behind entity keys (`entity_key`). Accents, punctuation and
-  possessives go, and so do a corporate suffix ("Apple Inc." is "apple") and, for labels where it is noise, a
-  leading "the". Ingest resolves every mention with it.
+- `normalise_name(name)` / `label_norm(name, label, roles)`: the identity form behind entity keys (`entity_key`).
+  Accents, punctuation and possessives go, and so do a corporate suffix ("Apple Inc." is "apple") and a leading
+  "the", each for the labels the schema's roles name (`roles.suffix_labels`, `roles.the_prefix_labels`); without a
+  label, the suffix goes and "the" stays. Ingest resolves every mention with it.
 - `match_form(text)`: the form the graph retriever compares question spans and node names/aliases in (its name
   index): lower case, accents and punctuation removed, possessives dropped, suffixes and "the" kept (the index adds
   the variant without "the" itself).
@@ -18,6 +19,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from graphwire.schema.roles import SchemaRoles
+
 # Legal-form suffixes that never distinguish two companies in news text ("Apple Inc." is "Apple").
 CORPORATE_SUFFIXES = frozenset(
     {
@@ -25,8 +28,6 @@ CORPORATE_SUFFIXES = frozenset(
         "sa", "nv", "bv", "lp", "llp", "pty", "holdings",
     }
 )  # fmt: skip
-# Labels whose leading "the" is part of how people write the name but not of its identity ("The Verge" / "Verge").
-_THE_PREFIX_LABELS = frozenset({"Organization", "Publication", "Product", "Event", "Location", "Award"})
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 _NON_WORD = re.compile(r"[^\w\s]")
 _SPACES = re.compile(r"\s+")
@@ -44,24 +45,33 @@ def clean_surface(name: str) -> str:
     return stripped
 
 
-@lru_cache(maxsize=200_000)  # pure, and resolution calls it for every mention
-def normalise_name(name: str, label: str | None = None) -> str:
-    """Lower case, no accents or punctuation, no corporate suffix, no leading "the" for labels where it is noise."""
+def normalise_name(name: str, drop_the: bool = False, drop_suffix: bool = True) -> str:
+    """Lower case, no accents or punctuation; no corporate suffix (`drop_suffix`), no leading "the" (`drop_the`)."""
+    return _normalise(name, drop_the, drop_suffix)
+
+
+@lru_cache(maxsize=200_000)  # pure, and resolution calls it for every mention (typed through `normalise_name`)
+def _normalise(name: str, drop_the: bool, drop_suffix: bool) -> str:
     text = unicodedata.normalize("NFKD", clean_surface(name))
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower().replace("&", " and ")
     text = _SPACES.sub(" ", _NON_WORD.sub(" ", text.replace("'", ""))).strip()
     words = text.split(" ")
-    if label in _THE_PREFIX_LABELS and len(words) > 1 and words[0] == "the":
+    if drop_the and len(words) > 1 and words[0] == "the":
         words = words[1:]
-    if label in (None, "Organization", "Publication") and len(words) > 1:
+    if drop_suffix and len(words) > 1:
         while len(words) > 1 and words[-1] in CORPORATE_SUFFIXES:
             words = words[:-1]
     return " ".join(words)
 
 
-def entity_key(label: str, name: str) -> str:
+def label_norm(name: str, label: str, roles: SchemaRoles) -> str:
+    """The identity form of a name of `label`: "the" and a suffix dropped where the schema's roles say."""
+    return normalise_name(name, roles.drops_the(label), roles.drops_suffix(label))
+
+
+def entity_key(label: str, name: str, roles: SchemaRoles) -> str:
     """The unique key of an entity node: `<Label>:<normalised name>`."""
-    return f"{label}:{normalise_name(name, label)}"
+    return f"{label}:{label_norm(name, label, roles)}"
 
 
 def digits_of(text: str) -> tuple[str, ...]:
@@ -70,13 +80,14 @@ def digits_of(text: str) -> tuple[str, ...]:
 
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
-_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
+# A possessive ending, straight or curly apostrophe ("Musk's", "Musk’s"); the one pattern every form drops it with.
+POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 
 
 def match_form(text: str) -> str:
     """Lower-case, accents and punctuation removed, possessive dropped, single spaces: "Sam Bankman-Fried's" ->
     "sam bankman fried"."""
-    text = _POSSESSIVE.sub("", text)
+    text = POSSESSIVE.sub("", text)
     decomposed = unicodedata.normalize("NFKD", text)
     ascii_only = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
     return _NON_ALNUM.sub(" ", ascii_only).strip()

@@ -1,15 +1,15 @@
-"""The schema this process uses: `SCHEMA_PATH` from the settings (unset: the bundled schema/news.yaml), loaded once.
+"""The schema of a process's settings: `SCHEMA_PATH` (unset: the bundled schema/news.yaml), loaded once per path.
 
-Extractors, the gazetteers and the retrievers take a schema argument; this is what they use when given none, so
-pointing `SCHEMA_PATH` at another schema file switches the domain vocabulary of all of them without code changes.
+Surfaces (the CLI, the API, the Python API) call it with their settings and hand the schema to what they build;
+extractors, gazetteers, resolvers and retrievers take the schema they use as an argument and never read it here.
 """
 
 from __future__ import annotations
 
-from graphwire.core.settings import Settings, get_settings
+from graphwire.core.settings import Settings
 from graphwire.schema.model import GraphSchema, load_schema
 
 
-def configured_schema(settings: Settings | None = None) -> GraphSchema:
-    """The schema of `settings` (default: the process settings); `load_schema` caches it per path."""
-    return load_schema((settings or get_settings()).schema_path)
+def configured_schema(settings: Settings) -> GraphSchema:
+    """The schema of `settings`; `load_schema` caches it per path."""
+    return load_schema(settings.schema_path)

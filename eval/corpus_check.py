@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel
 
-from graphwire.eval.datasets import CorpusArticle
+from graphwire.eval.questions import CorpusArticle
 
 
 class StoreCheck(BaseModel):

@@ -1,4 +1,5 @@
-"""Question files: loading with clear errors, metadata coverage, subsets, type filters and sampling.
+"""Question and corpus files: loading with clear errors (the records are `eval.questions`, subsets and sampling
+`eval.selection`).
 
 Two formats, detected per file (or named with `graphwire eval --format`):
 - `multihop-rag`: MultiHop-RAG's `query`, `answer`, `question_type`, `evidence_list[{title, fact, ...}]`, scored by
@@ -13,161 +14,33 @@ Two formats, detected per file (or named with `graphwire eval --format`):
 
 from __future__ import annotations
 
-import hashlib
 import json
-import random
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from graphwire.core.paths import shared_data_dir
+from graphwire.eval.questions import (
+    FORMATS,
+    MULTIHOP_FORMAT,
+    NULL_TYPE,
+    NULL_TYPES,
+    TITLES_FORMAT,
+    CorpusArticle,
+    DatasetError,
+    Evidence,
+    Question,
+    QuestionSet,
+    SupportingFact,
+    TitleQuestion,
+)
 
 DEFAULT_DATA_DIR = shared_data_dir()
 DEFAULT_QUESTIONS = DEFAULT_DATA_DIR / "multihop-rag" / "MultiHopRAG.json"
 DEFAULT_CORPUS = DEFAULT_DATA_DIR / "multihop-rag" / "corpus.json"
 SAMPLE_200 = DEFAULT_DATA_DIR / "cs564-sample-queries.json"
-
-QUESTION_TYPES = ("inference_query", "comparison_query", "temporal_query", "null_query")
-NULL_TYPE = "null_query"
-NULL_TYPES = (NULL_TYPE, "null")  # a title-scored file may write either
-METADATA_KEYS = ("source", "published_at", "url")
-
-MULTIHOP_FORMAT = "multihop-rag"
-TITLES_FORMAT = "titles"
-FORMATS = ("auto", MULTIHOP_FORMAT, TITLES_FORMAT)
-
-
-class DatasetError(ValueError):
-    """A questions or corpus file that cannot be used; the message names the file and the record."""
-
-
-class Evidence(BaseModel):
-    """One gold evidence item. Only `title` and `fact` are guaranteed; the rest is absent for some shared items."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    title: str
-    fact: str
-    source: str | None = None
-    published_at: str | None = None
-    url: str | None = None
-    author: str | None = None
-    category: str | None = None
-    present_keys: frozenset[str] = Field(default_factory=frozenset, exclude=True)
-
-    @property
-    def has_full_metadata(self) -> bool:
-        return all(key in self.present_keys for key in METADATA_KEYS)
-
-
-class Question(BaseModel):
-    """One MultiHop-RAG question; `index` is its position in the file it was loaded from, `id` a stable key."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    index: int
-    query: str
-    answer: str
-    question_type: str
-    evidence_list: list[Evidence] = Field(default_factory=list)
-
-    @property
-    def id(self) -> str:
-        digest = hashlib.sha1(self.query.encode("utf-8")).hexdigest()[:10]
-        return f"q{self.index:05d}-{digest}"
-
-    @property
-    def is_null(self) -> bool:
-        return self.question_type == NULL_TYPE
-
-    @property
-    def gold_facts(self) -> list[str]:
-        return [item.fact for item in self.evidence_list]
-
-    @property
-    def gold_titles(self) -> list[str]:
-        """Distinct evidence titles in order of first appearance."""
-        return list(dict.fromkeys(item.title for item in self.evidence_list))
-
-    @property
-    def has_full_metadata(self) -> bool:
-        return all(item.has_full_metadata for item in self.evidence_list)
-
-
-class SupportingFact(BaseModel):
-    """A gold sentence of a title-scored question: the document title and the sentence's index in it."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    title: str
-    sentence: int
-
-
-class TitleQuestion(Question):
-    """One title-scored question (the encyclopedia format); retrieval is scored by the gold documents' titles.
-
-    A `Question` for the runner and the oracle: same `id`, `index`, `query`, `question_type` (the file's `type`:
-    bridge, comparison, ...), `gold_titles` (from the file's `gold_titles` or `evidence`), no evidence facts; null
-    when it names no document (an unanswerable question). `answer` is "" when the file has none (answers are then
-    not scored).
-    """
-
-    titles: list[str]  # empty only for an unanswerable (null) question
-    level: str | None = None
-    source_id: str | None = None  # the file's own `id`
-    supporting_facts: list[SupportingFact] = Field(default_factory=list)
-
-    @property
-    def gold_titles(self) -> list[str]:
-        return list(self.titles)
-
-    @property
-    def is_null(self) -> bool:
-        return not self.titles
-
-
-EvalQuestion = Question  # a MultiHop-RAG `Question` or a title-scored `TitleQuestion`
-
-
-class CorpusArticle(BaseModel):
-    """One corpus record in the MultiHop-RAG corpus.json field names; dates stay as the file writes them."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    title: str = Field(min_length=1)
-    body: str = Field(min_length=1)
-    source: str | None = None
-    published_at: str | None = None
-    url: str | None = None
-
-
-class QuestionSet(BaseModel):
-    path: Path
-    questions: list[EvalQuestion]
-    format: str = MULTIHOP_FORMAT
-
-    def __len__(self) -> int:
-        return len(self.questions)
-
-    @property
-    def full_metadata_count(self) -> int:
-        return sum(1 for q in self.questions if q.has_full_metadata)
-
-    @property
-    def type_counts(self) -> dict[str, int]:
-        return dict(Counter(q.question_type for q in self.questions))
-
-    def describe(self) -> str:
-        types = ", ".join(f"{name} {count}" for name, count in sorted(self.type_counts.items()))
-        if self.format == TITLES_FORMAT:
-            return f"{len(self)} title-scored questions from {self.path} ({types})"
-        return (
-            f"{len(self)} questions from {self.path} ({types}); "
-            f"{self.full_metadata_count} with full evidence metadata (source, published_at, url)"
-        )
 
 
 def _read_json_list(path: Path, what: str) -> list[Any]:
@@ -366,46 +239,3 @@ def load_corpus(path: Path | str) -> list[CorpusArticle]:
             first = exc.errors()[0]
             raise DatasetError(f"{path}: record {index} is malformed: {first['loc']} {first['msg']}") from exc
     return articles
-
-
-def filter_types(questions: Sequence[EvalQuestion], types: Iterable[str] | None) -> list[EvalQuestion]:
-    """Keep the given question types; accepts short names ("inference") as well as the file's ("inference_query").
-    Title-scored questions keep their file's own types (bridge, comparison, ...)."""
-    if not types:
-        return list(questions)
-    if questions and all(isinstance(q, TitleQuestion) for q in questions):
-        present = list(dict.fromkeys(q.question_type for q in questions))
-        wanted_titles = set(types)
-        if wanted_titles - set(present):
-            raise DatasetError(
-                f"Unknown question type(s) {sorted(wanted_titles - set(present))}; this file has {present}"
-            )
-        return [q for q in questions if q.question_type in wanted_titles]
-    wanted = {t if t.endswith("_query") else f"{t}_query" for t in types}
-    unknown = wanted - set(QUESTION_TYPES)
-    if unknown:
-        raise DatasetError(f"Unknown question type(s) {sorted(unknown)}; expected some of {list(QUESTION_TYPES)}")
-    return [q for q in questions if q.question_type in wanted]
-
-
-def sample(questions: Sequence[EvalQuestion], size: int | None, seed: int = 0) -> list[EvalQuestion]:
-    """A fixed-seed random sample, returned in file order so runs and reports read the same way each time."""
-    if size is None or size >= len(questions):
-        return list(questions)
-    if size < 1:
-        raise DatasetError(f"Sample size must be at least 1, got {size}")
-    picked = random.Random(seed).sample(range(len(questions)), size)
-    return [questions[i] for i in sorted(picked)]
-
-
-def select(
-    question_set: QuestionSet,
-    *,
-    types: Iterable[str] | None = None,
-    sample_size: int | None = None,
-    seed: int = 0,
-    limit: int | None = None,
-) -> list[EvalQuestion]:
-    """Type filter, then fixed-seed sample, then the first `limit` questions."""
-    chosen = sample(filter_types(question_set.questions, types), sample_size, seed)
-    return chosen[:limit] if limit is not None else chosen

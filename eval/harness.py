@@ -9,10 +9,11 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from graphwire.core.settings import Settings
-from graphwire.eval.datasets import DEFAULT_QUESTIONS, default_corpus, load_corpus, load_questions, select
+from graphwire.eval.datasets import DEFAULT_QUESTIONS, default_corpus, load_corpus, load_questions
 from graphwire.eval.records import RunManifest
 from graphwire.eval.report import build_report
 from graphwire.eval.runner import RunPlan, run
+from graphwire.eval.selection import select
 from graphwire.eval.summary import SystemSummary
 from graphwire.eval.systems import ORACLE, SystemBuilder, available_systems
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable, Sequence
 
 from graphwire.core.documents import Chunk
-from graphwire.eval.datasets import EvalQuestion, TitleQuestion
+from graphwire.eval.questions import EvalQuestion, TitleQuestion
 from graphwire.eval.scorers import normalize_title, squash
 from graphwire.retrieval.models import RankedChunk, RetrievalResult
 

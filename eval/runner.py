@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from graphwire.eval.datasets import EvalQuestion, TitleQuestion
+from graphwire.eval.questions import EvalQuestion, TitleQuestion
 from graphwire.eval.records import (
     QuestionRecord,
     RecordedChunk,

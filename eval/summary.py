@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, Field
 
-from graphwire.eval.datasets import QUESTION_TYPES
+from graphwire.eval.questions import QUESTION_TYPES
 from graphwire.eval.records import QuestionRecord
 from graphwire.eval.scorers import Outcome
 

@@ -14,8 +14,8 @@ from graphwire.core.chunk_store import ChunkStore
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.corpus_check import CorpusCheck, compare_titles, unreachable
-from graphwire.eval.datasets import CorpusArticle, Question
 from graphwire.eval.oracle import OracleRetriever
+from graphwire.eval.questions import CorpusArticle, Question
 from graphwire.retrieval.base import Answerer, Retriever
 from graphwire.retrieval.registry import RetrievalContext, UnknownModeError, build_retriever, mode_names
 

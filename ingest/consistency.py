@@ -24,6 +24,7 @@ from graphwire.ingest.entity_lookup import missing_lookup, repair_lookup
 from graphwire.ingest.pending import finish_pending_deletes, sweep_orphans
 from graphwire.ingest.provenance import ProvenanceCaps
 from graphwire.ingest.writer import GraphWriter
+from graphwire.schema.roles import SchemaRoles
 
 PAGE = 5000
 SHOWN = 1000  # at most this many keys/ids listed per finding
@@ -110,10 +111,9 @@ def _paged_chunk_ids(graph: Graph) -> Iterator[str]:
         after = str(rows[-1]["id"])
 
 
-def check_store(graph: Graph, vectors: VectorStore | None, caps: ProvenanceCaps | None = None) -> StoreCheck:
-    """`caps`: the capped provenance types (default: the configured schema and PROVENANCE_CAP)."""
+def check_store(graph: Graph, vectors: VectorStore | None, caps: ProvenanceCaps) -> StoreCheck:
+    """`caps`: the capped provenance types and their cap."""
     in_graph = graph_chunk_ids(graph)
-    caps = caps or ProvenanceCaps.configured()
     check = StoreCheck(
         graph_chunks=len(in_graph),
         orphan_entities=[r["key"] for r in graph.read("store/orphan_entities", limit=SHOWN)],
@@ -175,9 +175,12 @@ def restore_vectors(graph: Graph, vectors: ChunkSink, ids: Sequence[str]) -> int
     return len(chunks)
 
 
-def repair_store(graph: Graph, vectors: VectorStore | None, check: StoreCheck) -> RepairReport:
-    """Fix what `check` found that can be fixed from the stores themselves (the caller holds the writer lock)."""
-    writer = GraphWriter(graph)
+def repair_store(
+    graph: Graph, vectors: VectorStore | None, check: StoreCheck, caps: ProvenanceCaps, roles: SchemaRoles
+) -> RepairReport:
+    """Fix what `check` found that can be fixed from the stores themselves (the caller holds the writer lock).
+    `caps`: the capped provenance types; `roles`: the schema's, for the entities' lookup keys."""
+    writer = GraphWriter(graph, provenance=caps)
     report = RepairReport(deletes_finished=len(finish_pending_deletes(writer, vectors)))
     if check.detached_chunks:
         detached = [r["id"] for r in graph.read("store/detached_chunks", limit=10**9)]
@@ -192,9 +195,9 @@ def repair_store(graph: Graph, vectors: VectorStore | None, check: StoreCheck) -
         report.provenance_lists_trimmed = int(rows[0]["trimmed"]) if rows else 0
     graph.write("store/mark_orphan_entities")
     report.entities_removed = sweep_orphans(writer)
-    report.lookup_keys_filled = repair_lookup(graph)
+    report.lookup_keys_filled = repair_lookup(graph, roles)
     if vectors is not None:
-        fresh = check_store(graph, vectors)
+        fresh = check_store(graph, vectors, caps)
         if fresh.stray_vectors:
             vectors.delete_ids(fresh.stray_vectors)
             report.vectors_deleted = len(fresh.stray_vectors)

@@ -1,7 +1,8 @@
 """The enrich stage: graph structure derived beyond what the extractor found.
 
-Each document's publication (its resolved source), the REPORTED_BY relationship from every entity a chunk mentions
-to the publication of the chunk's document, and the Date layer (one row per day a batch's documents were published).
+Each document's publication (its resolved source, an entity of the schema's `publisher_label`), the schema's
+`reported_by_type` relationship from every entity a chunk mentions to the publication of the chunk's document, and the
+Date layer (one row per day a batch's documents were published).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from typing import Any
 
 from graphwire.core.documents import Article, Chunk
 from graphwire.ingest.resolve import EntityResolver, ResolvedEntity
+from graphwire.schema.roles import SchemaRoles
 
 ENRICH_EXTRACTOR = "enrich"  # the `extractor` recorded on the relationships this stage derives
-REPORTED_BY = "REPORTED_BY"
 
 Triple = tuple[str, str, str]  # (source key, relationship type, target key)
 
@@ -27,30 +28,32 @@ class Enrichment:
     publications: dict[str, ResolvedEntity]  # document id -> its publication entity
     chunk_publication: dict[str, str]  # chunk id -> the publication key of its document
     days: list[dict[str, Any]]
+    roles: SchemaRoles
 
     def publication_key(self, doc_id: str) -> str | None:
         publication = self.publications.get(doc_id)
         return publication.key if publication is not None else None
 
     def reported_by(self, chunk_id: str, mentioned: Iterable[ResolvedEntity]) -> list[Triple]:
-        """entity -REPORTED_BY-> publication for each entity the chunk mentions (publications themselves aside)."""
+        """entity -reported by-> publication for each entity the chunk mentions (publications themselves aside)."""
         publication = self.chunk_publication.get(chunk_id)
         if publication is None:
             return []
-        return [(entity.key, REPORTED_BY, publication) for entity in mentioned if entity.label != "Publication"]
+        reported_by, publisher = self.roles.reported_by_type, self.roles.publisher_label
+        return [(entity.key, reported_by, publication) for entity in mentioned if entity.label != publisher]
 
 
 def enrich(articles: Sequence[Article], chunks: Sequence[Chunk], resolver: EntityResolver) -> Enrichment:
     publications = document_publications(articles, resolver)
     chunk_publication = {c.id: publications[c.document_id].key for c in chunks if c.document_id in publications}
-    return Enrichment(publications, chunk_publication, day_rows(articles))
+    return Enrichment(publications, chunk_publication, day_rows(articles), resolver.roles)
 
 
 def document_publications(articles: Sequence[Article], resolver: EntityResolver) -> dict[str, ResolvedEntity]:
     """The publication entity of each document that names a source, by document id."""
     publications: dict[str, ResolvedEntity] = {}
     for article in articles:
-        publication = resolver.resolve(article.source, "Publication") if article.source else None
+        publication = resolver.resolve(article.source, resolver.roles.publisher_label) if article.source else None
         if publication is not None:
             publications[article.doc_id] = publication
     return publications

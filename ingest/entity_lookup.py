@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphwire.core.graph import Graph
-from graphwire.core.names import normalise_name
+from graphwire.core.names import label_norm, normalise_name
+from graphwire.schema.roles import SchemaRoles
 
 Row = dict[str, Any]
 
@@ -62,17 +63,19 @@ def _shape(label: str, size: int, initials: str) -> str:
     return f"{label}|{size}|{initials}"
 
 
-def indexes_alias(label: str, name: str, alias: str) -> bool:
-    """Whether an alias is a lookup key of its entity: not a lone surname of a full Person name ("Park" alone must not
+def indexes_alias(label: str, name: str, alias: str, roles: SchemaRoles) -> bool:
+    """Whether an alias is a lookup key of its entity: not a lone surname of a full person name ("Park" alone must not
     mean Ada Park everywhere)."""
-    return not (label == "Person" and " " in name and " " not in alias.strip())
+    return not (label == roles.person_label and " " in name and " " not in alias.strip())
 
 
-def lookup_properties(label: str, name: str, norm: str, aliases: Iterable[str]) -> Row:
+def lookup_properties(label: str, name: str, norm: str, aliases: Iterable[str], roles: SchemaRoles) -> Row:
     """The lookup properties of one entity."""
     aliases = list(aliases)
     resolve = [resolve_key(label, norm)]
-    resolve += [resolve_key(label, normalise_name(a, label)) for a in aliases if indexes_alias(label, name, a)]
+    resolve += [
+        resolve_key(label, label_norm(a, label, roles)) for a in aliases if indexes_alias(label, name, a, roles)
+    ]
     link = [normalise_name(surface) for surface in (name, *aliases)]
     return {
         "resolve_keys": sorted({k for k in resolve if not k.endswith("|")}),
@@ -130,7 +133,7 @@ class StoredEntities:
         return sorted(unique, key=lambda r: str(r["key"]))
 
 
-def migrate(graph: Graph) -> int:
+def migrate(graph: Graph, roles: SchemaRoles) -> int:
     """Give the entities of a store an older graphwire wrote their lookup properties (once per store); returns how many
     were updated."""
     rows = graph.read("ingest/lookup_format")
@@ -138,7 +141,7 @@ def migrate(graph: Graph) -> int:
         return 0
     updated, after = 0, ""
     while page := graph.read("ingest/entities_page", after=after, limit=MIGRATE_PAGE):
-        updated += _fill(graph, page)
+        updated += _fill(graph, page, roles)
         after = str(page[-1]["key"])
     graph.write("ingest/mark_lookup_format", format=LOOKUP_FORMAT)
     return updated
@@ -149,16 +152,16 @@ def missing_lookup(graph: Graph, limit: int) -> list[str]:
     return [str(r["key"]) for r in graph.read("store/entities_without_lookup", limit=limit)]
 
 
-def repair_lookup(graph: Graph) -> int:
+def repair_lookup(graph: Graph, roles: SchemaRoles) -> int:
     """Give every entity without lookup properties its own (`db check --repair`); returns how many."""
     repaired = 0
     while page := graph.read("store/entities_without_lookup", limit=MIGRATE_PAGE):
-        repaired += _fill(graph, page)
+        repaired += _fill(graph, page, roles)
     return repaired
 
 
-def _fill(graph: Graph, entities: list[Row]) -> int:
-    rows = [{"key": r["key"], **lookup_properties(r["label"], r["name"], r["norm"], r["aliases"] or [])}
+def _fill(graph: Graph, entities: list[Row], roles: SchemaRoles) -> int:
+    rows = [{"key": r["key"], **lookup_properties(r["label"], r["name"], r["norm"], r["aliases"] or [], roles)}
             for r in entities]  # fmt: skip
     graph.write("ingest/set_entity_lookup", rows=rows)
     return len(rows)

@@ -17,9 +17,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field
 
-from graphwire.core.names import normalise_name
-from graphwire.core.schema import configured_schema
+from graphwire.core.names import label_norm
 from graphwire.schema.model import GraphSchema
+from graphwire.schema.roles import SchemaRoles
 
 _SOURCE_SPLIT = re.compile(r"\s+[-|:]\s+")
 
@@ -38,6 +38,7 @@ class KnownEntity(BaseModel):
 
 
 class Gazetteer(BaseModel):
+    roles: SchemaRoles  # the schema's: which label the publications take, how their names normalise
     publications: list[Publication] = Field(default_factory=list)
     known: list[KnownEntity] = Field(default_factory=list)
     phrases: dict[str, list[str]] = Field(default_factory=dict)  # label -> phrases matched ignoring case
@@ -46,15 +47,17 @@ class Gazetteer(BaseModel):
 
     @classmethod
     def from_sources(
-        cls, sources: Iterable[str | None], include_common: bool = True, schema: GraphSchema | None = None
+        cls, sources: Iterable[str | None], include_common: bool = True, *, schema: GraphSchema
     ) -> Gazetteer:
         """The corpus's sources as publications, plus (`include_common`) the outlets and well-known names of the
-        schema's gazetteer file; its phrases, names and head words always (default schema: the configured one)."""
-        data = (schema or configured_schema()).gazetteer_data
+        schema's gazetteer file; its phrases, names and head words always."""
+        data, roles = schema.gazetteer_data, schema.roles
         names = [s for s in dict.fromkeys(sources) if s]
         if include_common:
-            taken = {normalise_name(n, "Publication") for n in names}
-            names += [p.name for p in data.publications if normalise_name(p.name, "Publication") not in taken]
+            taken = {label_norm(n, roles.publisher_label, roles) for n in names}
+            names += [
+                p.name for p in data.publications if label_norm(p.name, roles.publisher_label, roles) not in taken
+            ]
         known = []
         if include_common:
             known = [
@@ -64,6 +67,7 @@ class Gazetteer(BaseModel):
             ]
         aliases = {p.name: p.aliases for p in data.publications if p.aliases}
         return cls(
+            roles=roles,
             publications=_with_short_forms(names, aliases),
             known=known,
             phrases={label: list(items) for label, items in data.phrases.items()},
@@ -81,11 +85,12 @@ class Gazetteer(BaseModel):
             for item in items or []:
                 entry = {"name": item} if isinstance(item, str) else dict(item)
                 known.append(KnownEntity(label=str(label), **entry))
+        publisher = self.roles.publisher_label
         publications = self.publications + [
-            Publication(name=k.name, aliases=k.aliases) for k in known if k.label == "Publication"
+            Publication(name=k.name, aliases=k.aliases) for k in known if k.label == publisher
         ]
         return self.model_copy(
-            update={"known": [k for k in known if k.label != "Publication"], "publications": publications}
+            update={"known": [k for k in known if k.label != publisher], "publications": publications}
         )
 
     def publication_aliases(self) -> dict[str, str]:
@@ -93,7 +98,7 @@ class Gazetteer(BaseModel):
         table: dict[str, str] = {}
         for pub in self.publications:
             for alias in [pub.name, *pub.aliases]:
-                table.setdefault(normalise_name(alias, "Publication"), pub.name)
+                table.setdefault(label_norm(alias, self.roles.publisher_label, self.roles), pub.name)
         return table
 
     def ruler_patterns(self) -> list[dict[str, Any]]:
@@ -101,7 +106,7 @@ class Gazetteer(BaseModel):
         patterns: list[dict[str, Any]] = []
         for pub in self.publications:
             for alias in dict.fromkeys([pub.name, *pub.aliases]):
-                patterns.append({"label": "Publication", "pattern": alias, "id": pub.name})
+                patterns.append({"label": self.roles.publisher_label, "pattern": alias, "id": pub.name})
         for entity in self.known:
             for alias in dict.fromkeys([entity.name, *entity.aliases]):
                 patterns.append({"label": entity.label, "pattern": alias, "id": entity.name})

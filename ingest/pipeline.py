@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from graphwire.core.documents import Article, Chunk
 from graphwire.core.graph import Graph
-from graphwire.core.schema import configured_schema
+from graphwire.core.settings import Settings
 from graphwire.core.store_version import bump
 from graphwire.ingest.chunker import chunk_article
 from graphwire.ingest.consistency import ChunkSink, missing_vectors_of, restore_vectors
@@ -42,15 +42,20 @@ from graphwire.ingest.state import StateStore
 from graphwire.ingest.writer import GraphWriter
 from graphwire.schema.model import GraphSchema
 
+_DEFAULTS = Settings.model_fields
+
 
 @dataclass
 class IngestOptions:
-    chunk_size: int = 1000
-    chunk_overlap: int = 150
+    """A run's options; the defaults are the settings' (`ingest_options(settings)` takes a process's)."""
+
+    chunk_size: int = _DEFAULTS["chunk_size"].default
+    chunk_overlap: int = _DEFAULTS["chunk_overlap"].default
     batch_documents: int = 64  # documents extracted and written together
-    write_batch_size: int = 10_000  # rows per UNWIND transaction
-    write_threads: int = 2  # concurrent transactions for CREATE statements
-    fuzzy_threshold: float = 92.0
+    write_batch_size: int = _DEFAULTS["ingest_batch_size"].default  # rows per UNWIND transaction
+    write_threads: int = _DEFAULTS["ingest_write_threads"].default  # concurrent transactions for CREATE statements
+    fuzzy_threshold: float = _DEFAULTS["fuzzy_merge_threshold"].default
+    provenance_cap: int = _DEFAULTS["provenance_cap"].default  # chunk ids an inferred relationship keeps
     limit: int | None = None
     force: bool = False  # redo documents whose content_hash is unchanged
     progress: bool = True
@@ -70,7 +75,7 @@ def ingest_articles(
     graph: Graph,
     extractor: Extractor,
     *,
-    schema: GraphSchema | None = None,
+    schema: GraphSchema,
     options: IngestOptions | None = None,
     resolver: EntityResolver | None = None,
     chunk_store: ChunkSink | None = None,
@@ -79,13 +84,12 @@ def ingest_articles(
     opts = options or IngestOptions()
     started = time.perf_counter()
     report = IngestReport()
-    schema = schema or configured_schema()
-    caps = ProvenanceCaps.of(schema)
+    caps = ProvenanceCaps.capping(schema, opts.provenance_cap)
     writer = GraphWriter(graph, batch_size=opts.write_batch_size, threads=opts.write_threads, provenance=caps)
     report.deletes_finished = len(finish_pending_deletes(writer, chunk_store))  # what a killed run left half done
-    resolver = resolver or EntityResolver(opts.fuzzy_threshold)
+    resolver = resolver or EntityResolver(opts.fuzzy_threshold, schema=schema)
     stored = StoredEntities(graph)
-    migrate(graph)
+    migrate(graph, schema.roles)
     if resolver.source is None and stored.count():  # an empty graph has nothing to read
         resolver.source = stored
     known = KnownRelations(
@@ -233,7 +237,7 @@ class _Run:
         self.resolver.prefetch(_names(extractions))
         stored = {w.article.doc_id for w in batch if w.existed}
         rows = build_rows([w.article for w in batch], chunks, extractions, self.resolver, self.known, stored,
-                          self.writer.provenance)  # fmt: skip
+                          provenance=self.writer.provenance)  # fmt: skip
         return _Prepared(batch, chunks, rows, failed_docs)
 
     def store(self, prepared: _Prepared) -> _Written:
@@ -276,11 +280,13 @@ class _Run:
             opts.after_batch(report)
 
 
-def delete_documents(graph: Graph, refs: Sequence[str], chunk_store: ChunkSink | None = None) -> list[dict[str, Any]]:
+def delete_documents(
+    graph: Graph, refs: Sequence[str], chunk_store: ChunkSink | None = None, *, provenance: ProvenanceCaps
+) -> list[dict[str, Any]]:
     """`graphwire ingest --delete`: remove documents (by id or exact title) and what only they supported.
 
     Deletes a killed run left unfinished are finished first; a ref naming one of them counts as found."""
-    writer = GraphWriter(graph)
+    writer = GraphWriter(graph, provenance=provenance)
     finished = finish_pending_deletes(writer, chunk_store)
     results = [{"ref": None, "found": True, "resumed": True, **d.model_dump()} for d in finished]
     for ref in refs:
@@ -295,9 +301,11 @@ def delete_documents(graph: Graph, refs: Sequence[str], chunk_store: ChunkSink |
     return results
 
 
-def delete_document(graph: Graph, document_id: str, chunk_store: ChunkSink | None = None) -> dict[str, Any] | None:
+def delete_document(
+    graph: Graph, document_id: str, chunk_store: ChunkSink | None = None, *, provenance: ProvenanceCaps
+) -> dict[str, Any] | None:
     """Remove one document by id (the API's delete); None when the graph has no such document."""
-    writer = GraphWriter(graph)
+    writer = GraphWriter(graph, provenance=provenance)
     finish_pending_deletes(writer, chunk_store)
     hashes = writer.document_hashes([document_id])
     if document_id not in hashes:

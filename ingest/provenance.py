@@ -15,9 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graphwire.core.schema import configured_schema
-from graphwire.core.settings import Settings, get_settings
-from graphwire.ingest.enrich import REPORTED_BY
+from graphwire.core.settings import Settings
 from graphwire.schema.model import GraphSchema
 
 
@@ -27,15 +25,15 @@ class ProvenanceCaps:
     cap: int
 
     @classmethod
-    def of(cls, schema: GraphSchema, settings: Settings | None = None) -> ProvenanceCaps:
-        """The types the schema marks inferred, and REPORTED_BY, which ingest/enrich.py infers under any schema."""
-        return cls(schema.inferred_types | {REPORTED_BY}, (settings or get_settings()).provenance_cap)
+    def of(cls, schema: GraphSchema, settings: Settings) -> ProvenanceCaps:
+        """The schema's capped types, capped at the settings' PROVENANCE_CAP."""
+        return cls.capping(schema, settings.provenance_cap)
 
     @classmethod
-    def configured(cls) -> ProvenanceCaps:
-        """From the process's schema (`SCHEMA_PATH`) and `PROVENANCE_CAP`."""
-        settings = get_settings()
-        return cls.of(configured_schema(settings), settings)
+    def capping(cls, schema: GraphSchema, cap: int) -> ProvenanceCaps:
+        """The types the schema marks inferred, and its `reported_by_type`, which ingest/enrich.py infers under any
+        schema."""
+        return cls(schema.inferred_types | {schema.roles.reported_by_type}, cap)
 
     def cap_for(self, rel_type: str) -> int | None:
         return self.cap if rel_type in self.types else None

@@ -20,11 +20,10 @@ from typing import Any, Protocol
 
 from rapidfuzz import fuzz, process
 
-from graphwire.core.names import clean_surface, digits_of, entity_key, normalise_name
+from graphwire.core.names import clean_surface, digits_of, entity_key, label_norm, normalise_name
 from graphwire.ingest.entity_lookup import fuzzy_key, fuzzy_keys_for, indexes_alias, resolve_key
 from graphwire.ingest.models import Extraction
-
-SURNAME_LABELS = frozenset({"Person", "Organization", "Location"})
+from graphwire.schema.model import GraphSchema
 
 
 @dataclass
@@ -57,12 +56,17 @@ class EntitySource(Protocol):
 
 
 class EntityResolver:
+    """`schema`: its roles say which label is the outlet, which labels drop "the" or a suffix, and surnames."""
+
     def __init__(
         self,
         fuzzy_threshold: float = 92.0,
         publication_aliases: dict[str, str] | None = None,
         source: EntitySource | None = None,
+        *,
+        schema: GraphSchema,
     ) -> None:
+        self.roles = schema.roles
         self.fuzzy_threshold = fuzzy_threshold
         self.publication_aliases = publication_aliases or {}
         self.source = source  # the graph's entities, read by `prefetch`; None: only what `load` was given
@@ -97,7 +101,7 @@ class EntityResolver:
         resolve_keys: set[str] = set()
         fuzzy_keys: set[str] = set()
         for name, label in names:
-            for norm in {self._norm(name, label), normalise_name(clean_surface(name), label)}:
+            for norm in {self._norm(name, label), self._label_norm(clean_surface(name), label)}:
                 if not norm or (label, norm) in self._by_norm or (label, norm) in self._asked:
                     continue
                 self._asked.add((label, norm))
@@ -122,7 +126,7 @@ class EntityResolver:
     def resolve(self, name: str, label: str) -> ResolvedEntity | None:
         """The entity this surface form belongs to (created if new); None for a name that normalises to nothing."""
         surface = self._surface(name, label)
-        norm = normalise_name(surface, label)
+        norm = self._label_norm(surface, label)
         if not norm:
             return None
         key = self._by_norm.get((label, norm))
@@ -135,7 +139,7 @@ class EntityResolver:
             self._by_norm[(label, norm)] = key
             return self._with_alias(key, name)
         self.stats.new += 1
-        entity = ResolvedEntity(entity_key(label, surface), label, surface, norm, [surface])
+        entity = ResolvedEntity(entity_key(label, surface, self.roles), label, surface, norm, [surface])
         self._register(entity)
         return self._with_alias(entity.key, name)
 
@@ -143,8 +147,10 @@ class EntityResolver:
         """Rewrite a lone surname to the one full Person name in the same document that ends with it.
 
         News text names a person in full once, then by surname; spaCy often types the bare surname as an
-        organisation or place, so the rewrite also fixes the label."""
-        full_names = {e.name for x in extractions for e in x.entities if e.label == "Person" and " " in e.name}
+        organisation or place, so the rewrite also fixes the label (the schema's `person_label` and
+        `surname_labels`)."""
+        person = self.roles.person_label
+        full_names = {e.name for x in extractions for e in x.entities if e.label == person and " " in e.name}
         by_last: dict[str, set[str]] = defaultdict(set)
         for full in full_names:
             by_last[normalise_name(full.split()[-1])].add(full)
@@ -152,7 +158,7 @@ class EntityResolver:
         for x in extractions:
             for e in x.entities:
                 if (
-                    e.label in SURNAME_LABELS
+                    e.label in self.roles.surname_labels
                     and " " not in e.name
                     and len(by_last.get(normalise_name(e.name), ())) == 1
                 ):
@@ -160,17 +166,20 @@ class EntityResolver:
         if not rename:
             return extractions
         self.stats.surname += len(rename)
-        return [_renamed(x, rename) for x in extractions]
+        return [_renamed(x, rename, person) for x in extractions]
 
     def _surface(self, name: str, label: str) -> str:
         """The surface form a name resolves under: cleaned, and a publication alias mapped to its outlet."""
         surface = clean_surface(name)
-        if label == "Publication":
-            surface = self.publication_aliases.get(normalise_name(surface, label), surface)
+        if label == self.roles.publisher_label:
+            surface = self.publication_aliases.get(self._label_norm(surface, label), surface)
         return surface
 
     def _norm(self, name: str, label: str) -> str:
-        return normalise_name(self._surface(name, label), label)
+        return self._label_norm(self._surface(name, label), label)
+
+    def _label_norm(self, name: str, label: str) -> str:
+        return label_norm(name, label, self.roles)
 
     def _fuzzy(self, label: str, norm: str) -> str | None:
         candidates = [n for key in fuzzy_keys_for(label, norm) for n in self._norms_by_shape.get(key, ())]
@@ -201,9 +210,9 @@ class EntityResolver:
 
     def _index_alias(self, entity: ResolvedEntity, alias: str) -> None:
         """Make an alias a lookup key, except a lone surname: "Park" alone must not mean Ada Park everywhere."""
-        if not indexes_alias(entity.label, entity.name, alias):
+        if not indexes_alias(entity.label, entity.name, alias, self.roles):
             return
-        self._by_norm.setdefault((entity.label, normalise_name(alias, entity.label)), entity.key)
+        self._by_norm.setdefault((entity.label, self._label_norm(alias, entity.label)), entity.key)
 
     def _register(self, entity: ResolvedEntity) -> None:
         self.entities[entity.key] = entity
@@ -215,21 +224,21 @@ class EntityResolver:
             self._index_alias(entity, alias)
 
 
-def _renamed(extraction: Extraction, rename: dict[tuple[str, str], str]) -> Extraction:
+def _renamed(extraction: Extraction, rename: dict[tuple[str, str], str], person: str) -> Extraction:
     """Apply surname rewrites; a relation whose relabelled endpoint no longer fits is left to pruning."""
     entities = []
     for e in extraction.entities:
         if (e.name, e.label) in rename:
             e = e.model_copy(
-                update={"name": rename[(e.name, e.label)], "label": "Person", "aliases": [*e.aliases, e.name]}
+                update={"name": rename[(e.name, e.label)], "label": person, "aliases": [*e.aliases, e.name]}
             )
         entities.append(e)
     relations = []
     for r in extraction.relations:
         update: dict[str, str] = {}
         if (r.source, r.source_label) in rename:
-            update.update(source=rename[(r.source, r.source_label)], source_label="Person")
+            update.update(source=rename[(r.source, r.source_label)], source_label=person)
         if (r.target, r.target_label) in rename:
-            update.update(target=rename[(r.target, r.target_label)], target_label="Person")
+            update.update(target=rename[(r.target, r.target_label)], target_label=person)
         relations.append(r.model_copy(update=update) if update else r)
     return extraction.model_copy(update={"entities": entities, "relations": relations})

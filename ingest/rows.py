@@ -14,6 +14,7 @@ from graphwire.ingest.known_relations import KnownRelations
 from graphwire.ingest.models import Extraction
 from graphwire.ingest.provenance import ProvenanceCaps, keep_capped
 from graphwire.ingest.resolve import EntityResolver, ResolvedEntity
+from graphwire.schema.roles import SchemaRoles
 
 Row = dict[str, Any]
 
@@ -81,12 +82,13 @@ def build_rows(
     resolver: EntityResolver,
     known: KnownRelations,
     stored_documents: Set[str] = frozenset(),
-    provenance: ProvenanceCaps | None = None,
+    *,
+    provenance: ProvenanceCaps,
 ) -> GraphRows:
     """Rows for one batch. `extractions` holds one per successfully extracted chunk (already pruned and with
     per-document surname resolution applied); `stored_documents` are the ids of documents the graph already had
     when the run started (their rows MERGE, the others CREATE); `known` says which relationships the graph has;
-    `provenance` which types keep capped chunk_ids (default: the configured schema and PROVENANCE_CAP)."""
+    `provenance` which types keep capped chunk_ids."""
     rows = GraphRows()
     enrichment = enrich(articles, chunks, resolver)
     touched: dict[str, ResolvedEntity] = {p.key: p for p in enrichment.publications.values()}
@@ -105,8 +107,8 @@ def build_rows(
             rows.mentions.add(mention.row(extraction.chunk_id, key), chunk_is_new[extraction.chunk_id])
         for triple in enrichment.reported_by(extraction.chunk_id, (touched[key] for key in counts)):
             relations[triple].add(extraction.chunk_id, None, ENRICH_EXTRACTOR)
-    rows.entities = [_entity_row(e) for e in resolver.take_unstored(touched)]
-    _add_relation_rows(rows, relations, known, provenance or ProvenanceCaps.configured())
+    rows.entities = [_entity_row(e, resolver.roles) for e in resolver.take_unstored(touched)]
+    _add_relation_rows(rows, relations, known, provenance)
     return rows
 
 
@@ -178,7 +180,7 @@ def _chunk_row(chunk: Chunk) -> Row:
     }
 
 
-def _entity_row(entity: ResolvedEntity) -> Row:
+def _entity_row(entity: ResolvedEntity, roles: SchemaRoles) -> Row:
     aliases = list(dict.fromkeys(entity.aliases))
     return {
         "key": entity.key,
@@ -186,5 +188,5 @@ def _entity_row(entity: ResolvedEntity) -> Row:
         "name": entity.name,
         "norm": entity.norm,
         "aliases": aliases,
-        **lookup_properties(entity.label, entity.name, entity.norm, aliases),
+        **lookup_properties(entity.label, entity.name, entity.norm, aliases, roles),
     }

@@ -41,7 +41,7 @@ def build_extractor(
     if not use_llm:
         from graphwire.ingest.extractors.offline import OfflineExtractor
 
-        return OfflineExtractor(schema.labels, gazetteer, n_process=n_process, schema=schema)
+        return OfflineExtractor(schema, gazetteer, n_process=n_process)
     if not settings.llm_configured:
         raise ExtractorUnavailableError("--extractor llm needs LLM_BASE_URL and LLM_MODEL")
     from graphwire.ingest.extraction_cache import CachedExtractor
@@ -60,6 +60,7 @@ def ingest_options(settings: Settings, **overrides: Any) -> IngestOptions:
         write_batch_size=settings.ingest_batch_size,
         write_threads=settings.ingest_write_threads,
         fuzzy_threshold=settings.fuzzy_merge_threshold,
+        provenance_cap=settings.provenance_cap,
     )
     for name, value in overrides.items():
         setattr(options, name, value)
@@ -102,7 +103,9 @@ class IngestRun:
         self, graph: Graph, *, chunk_store: ChunkSink | None = None, state: StateStore | None = None
     ) -> IngestReport:
         """Ingest the articles, then close the extractor (its worker processes)."""
-        resolver = EntityResolver(self.settings.fuzzy_merge_threshold, self.gazetteer.publication_aliases())
+        resolver = EntityResolver(
+            self.settings.fuzzy_merge_threshold, self.gazetteer.publication_aliases(), schema=self.schema
+        )
         try:
             return ingest_articles(
                 self.articles, graph, self.extractor, schema=self.schema, options=self.options, resolver=resolver,

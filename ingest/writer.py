@@ -18,20 +18,12 @@ from graphwire.ingest.rows import GraphRows, Row
 
 
 class GraphWriter:
-    def __init__(
-        self, graph: Graph, batch_size: int = 10_000, threads: int = 2, provenance: ProvenanceCaps | None = None
-    ) -> None:
+    def __init__(self, graph: Graph, batch_size: int = 10_000, threads: int = 2, *, provenance: ProvenanceCaps) -> None:
+        """`provenance`: the relationship types whose chunk ids are capped, and the cap."""
         self.graph = graph
         self.batch_size = batch_size
         self.threads = threads
-        self._provenance = provenance
-
-    @property
-    def provenance(self) -> ProvenanceCaps:
-        """The capped provenance types (default: the configured schema and PROVENANCE_CAP, read when first needed)."""
-        if self._provenance is None:
-            self._provenance = ProvenanceCaps.configured()
-        return self._provenance
+        self.provenance = provenance
 
     def write(self, rows: GraphRows) -> None:
         self._batches("ingest/merge_days", rows.days)

@@ -14,10 +14,10 @@ from pydantic import BaseModel, Field
 from graphwire.core.graph import Graph
 from graphwire.retrieval.graph.lookup import EntityHit, lookup_entities
 from graphwire.retrieval.models import MatchTier
+from graphwire.schema.model import GraphSchema
 
 MAX_HOPS_NEIGHBORHOOD = 3
 MAX_HOPS_PATH = 6
-DEFAULT_EXCLUDED_TYPES = ("REPORTED_BY",)  # every entity of an article links to its outlet: a hub, not a fact
 CHARS_PER_TOKEN = 4  # the usual approximation for English text
 CANDIDATES_SHOWN = 5
 
@@ -93,7 +93,9 @@ class Hop(BaseModel):
 class Neighborhood(BaseModel):
     entity: EntityRef = Field(description="The entity the name resolved to.")
     hops: list[Hop] = Field(description="Facts by distance, nearest first.")
-    excluded_types: list[str] = Field(description="Relationship types not followed (hubs such as REPORTED_BY).")
+    excluded_types: list[str] = Field(
+        description="Relationship types not followed (hubs such as the schema's reported-by type)."
+    )
 
 
 def _tokens(fact: GraphFact) -> int:
@@ -101,14 +103,22 @@ def _tokens(fact: GraphFact) -> int:
     return max(1, round(chars / CHARS_PER_TOKEN))
 
 
+def hub_types(schema: GraphSchema) -> tuple[str, ...]:
+    """The types paths and neighbourhoods do not follow: the schema's reported-by type (every entity of a document
+    links to the document's outlet: a hub, not a fact)."""
+    return (schema.roles.reported_by_type,)
+
+
 def neighborhood(
     graph: Graph,
     entity: EntityRef,
     hops: int,
     per_hop_limit: int = 50,
-    excluded_types: tuple[str, ...] = DEFAULT_EXCLUDED_TYPES,
+    *,
+    excluded_types: tuple[str, ...],
 ) -> Neighborhood:
-    """Facts within `hops` hops, hop by hop, each hop listing only facts not seen closer to the entity."""
+    """Facts within `hops` hops, hop by hop, each hop listing only facts not seen closer to the entity.
+    `excluded_types`: types not followed (`hub_types(schema)`)."""
     if not 1 <= hops <= MAX_HOPS_NEIGHBORHOOD:
         raise ValueError(f"hops must be between 1 and {MAX_HOPS_NEIGHBORHOOD}")
     seen_facts: set[str] = set()
@@ -188,9 +198,11 @@ def shortest_path(
     source: EntityRef,
     target: EntityRef,
     max_hops: int = MAX_HOPS_PATH,
-    excluded_types: tuple[str, ...] = DEFAULT_EXCLUDED_TYPES,
+    *,
+    excluded_types: tuple[str, ...],
 ) -> EntityPath:
-    """One shortest path over entity-entity facts; raises NoPathError when none exists within `max_hops`."""
+    """One shortest path over entity-entity facts; raises NoPathError when none exists within `max_hops`.
+    `excluded_types`: types not followed (`hub_types(schema)`)."""
     if not 1 <= max_hops <= MAX_HOPS_PATH:
         raise ValueError(f"max_hops must be between 1 and {MAX_HOPS_PATH}")
     if source.key == target.key:

@@ -23,6 +23,7 @@ from graphwire.core.graph import Graph
 from graphwire.core.settings import GraphFillMode, Settings
 from graphwire.retrieval.base import Answerer, Retriever
 from graphwire.retrieval.fill import FilledRetriever
+from graphwire.schema.model import GraphSchema, load_schema
 
 if TYPE_CHECKING:
     from graphwire.retrieval.flat import FlatRetriever
@@ -54,6 +55,11 @@ class RetrievalContext:
     _answerers: dict[str, Answerer] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
 
+    @property
+    def schema(self) -> GraphSchema:
+        """The schema of this context's settings (SCHEMA_PATH), which every mode and answerer it builds is given."""
+        return load_schema(self.settings.schema_path)
+
     def require_graph(self) -> Graph:
         if self.graph is None:
             raise UnknownModeError("this mode needs Neo4j, but no graph was provided")
@@ -79,7 +85,7 @@ class RetrievalContext:
                 settings = self.settings
                 client = self.chroma() if self.chroma is not None else open_client(settings)
                 store = ChunkStore(client, settings.chroma_collection, embedder_from_settings(settings))
-                self._flat = dict(build_flat_retrievers(store, settings))
+                self._flat = dict(build_flat_retrievers(store, settings, self.schema))
             return cast("dict[str, FlatRetriever]", self._flat)
 
     def refresh(self) -> None:

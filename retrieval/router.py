@@ -58,7 +58,8 @@ def extract_features(
     matches: Sequence[EntityMatch],
     titled_keys: Set[str] = frozenset(),
 ) -> RouteFeatures:
-    entity_matches = [m for m in matches if m.label != "Publication"]
+    outlets = {p.key for p in analysis.publications}  # stage 2 adds the named outlets' nodes as matches
+    entity_matches = [m for m in matches if m.key not in outlets]
     matched_mentions = {m.mention.lower() for m in entity_matches}
     signals = analysis.signals
     return RouteFeatures(

@@ -8,7 +8,7 @@
 | tiered matcher (stage 2) | `matcher: TieredMatcher` | stateless |
 | chunk records | `chunks: ChunkCache` (LRU) | never stale: a chunk id names one text forever |
 | PPR snapshot and walk graphs | `snapshots: SnapshotCache` | the fingerprint changes |
-| the loaded schema | `schema` | loaded on first use |
+| the schema | `schema` | given (the settings' SCHEMA_PATH for `from_settings`) |
 
 The graph, hybrid, ppr and auto modes all take these from one `GraphServices`, so one API process holds one name
 index, one chunk cache and one PPR snapshot however many modes it serves.
@@ -31,19 +31,14 @@ from graphwire.schema.model import GraphSchema, load_schema
 
 class GraphServices:
     def __init__(
-        self,
-        graph: Graph,
-        settings: Settings | None = None,
-        llm_aliases: LlmAliasFn | None = None,
-        check_every_s: float | None = None,
+        self, graph: Graph, schema: GraphSchema, llm_aliases: LlmAliasFn | None = None, check_every_s: float = 5.0
     ) -> None:
-        """`check_every_s`: how often the change signal is re-read (default PPR_SNAPSHOT_CHECK_S, else 5 s)."""
+        """`schema`: whose roles and vocabulary the name index and the retrievers read; `check_every_s`: how often
+        the change signal is re-read."""
         self.graph = graph
-        self.schema_path = settings.schema_path if settings is not None else None
-        if check_every_s is None:
-            check_every_s = settings.ppr_snapshot_check_s if settings is not None else 5.0
+        self.schema = schema
         self.version = GraphVersion(graph, check_every_s=check_every_s)
-        self.names = NameIndexCache(graph, version=self.version)
+        self.names = NameIndexCache(graph, schema, version=self.version)
         self.aliases = AliasStage(llm_aliases)
         self.matcher = TieredMatcher(graph)
         self.chunks = ChunkCache(graph)
@@ -57,12 +52,7 @@ class GraphServices:
             from graphwire.retrieval.aliases.llm import LLMAliasExtractor
 
             llm_aliases = LLMAliasExtractor(settings)
-        return cls(graph, settings, llm_aliases)
-
-    @property
-    def schema(self) -> GraphSchema:
-        """The configured schema (`load_schema` caches one per path, so extractors and retrievers share it)."""
-        return load_schema(self.schema_path)
+        return cls(graph, load_schema(settings.schema_path), llm_aliases, settings.ppr_snapshot_check_s)
 
     def analyse(self, question: str) -> tuple[QuestionAnalysis, list[EntityMatch]]:
         """Stages 1-2: the question's analysis and its matched entities (scores 0-100)."""

@@ -8,8 +8,9 @@ that goes with it, so that pointing `SCHEMA_PATH` at another file switches domai
 - per relationship type (`relationship_types.<TYPE>`): allowed (source, target) label pairs, question cue words,
   answer phrases, the offline extractor's surface patterns, and `provenance: inferred` for a type the ingest derives
   from the graph's structure (REPORTED_BY) rather than from a sentence, whose `chunk_ids` list is capped;
-- per schema: `extraction` (regex macros for the patterns, stop names, labels NER confuses) and `gazetteer`, a data
-  file of known names (outlets, well-known organisations, charges, awards, outlet short forms for questions).
+- per schema: `extraction` (regex macros for the patterns, stop names, labels NER confuses), `gazetteer`, a data
+  file of known names (outlets, well-known organisations, charges, awards, outlet short forms for questions), and
+  `roles` (schema/roles.py: the outlet label, the "reported by" type, which labels drop "the" or a suffix, surnames).
 
 A label or type may still be given as a bare description string (the short form); it then carries no vocabulary.
 """
@@ -24,6 +25,8 @@ from typing import Any, Literal, NamedTuple
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from graphwire.schema.roles import SchemaRoles
 
 _IDENT = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 _REL_IDENT = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -153,6 +156,7 @@ class GraphSchema(BaseModel):
     gazetteer: str | None = None  # the gazetteer file, relative to the schema file
     title_label: str | None = None  # label of a title entity the tagger did not label (ingest/entity_layer.py)
     gazetteer_data: GazetteerData = Field(default_factory=GazetteerData)
+    roles: SchemaRoles = Field(default_factory=SchemaRoles)  # which label is the outlet, ... (schema/roles.py)
 
     @model_validator(mode="before")
     @classmethod
@@ -287,8 +291,9 @@ class GraphSchema(BaseModel):
     @property
     def fingerprint(self) -> str:
         """Changes whenever anything an extractor sees changes; part of the extraction cache key. A type's
-        `provenance` is left out: it changes how provenance is stored, not what is extracted."""
-        blob = self.model_dump_json(exclude={"relation_rules": {"__all__": {"provenance"}}})
+        `provenance` and the `roles` are left out: they change how extractions are resolved and stored, not what is
+        extracted."""
+        blob = self.model_dump_json(exclude={"relation_rules": {"__all__": {"provenance"}}, "roles": True})
         return f"{self.name}-{self.version}-{hashlib.sha256(blob.encode()).hexdigest()[:12]}"
 
     def describe(self) -> str:

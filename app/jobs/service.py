@@ -18,10 +18,12 @@ from graphwire.app.jobs.runner import JobRunner, WriterBusyError
 from graphwire.app.jobs.store import JobStore
 from graphwire.app.uploads import Upload
 from graphwire.core.graph import Graph
+from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings
 from graphwire.core.store_lock import StoreBusyError
 from graphwire.core.write_session import WriteSession
 from graphwire.ingest.pipeline import ChunkSink, delete_document
+from graphwire.ingest.provenance import ProvenanceCaps
 
 
 @dataclass
@@ -72,7 +74,7 @@ class DocumentWrites:
         wait_s = min(DELETE_LOCK_WAIT_S, self.settings.request_timeout_s)
         try:
             with self.runner.exclusive(f"graphwire API delete {document_id}", wait_s):
-                deleted = delete_document(self.graph(), document_id, self.chunk_store())
+                deleted = delete_document(self.graph(), document_id, self.chunk_store(), provenance=self._provenance())
         except WriterBusyError as exc:
             holder = self.runner.running_job()
             who = f"document job {holder}" if holder else "another write of this API process"
@@ -82,6 +84,9 @@ class DocumentWrites:
         if deleted is not None:
             self.runner.notify_change()
         return deleted
+
+    def _provenance(self) -> ProvenanceCaps:
+        return ProvenanceCaps.of(configured_schema(self.settings), self.settings)
 
 
 DELETE_LOCK_WAIT_S = 5.0  # longest a DELETE waits for the writer lock before its 409

@@ -13,9 +13,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import GraphDep
+from graphwire.app.deps import GraphDep, SettingsDep
 from graphwire.app.errors import ApiError
 from graphwire.core.graph import Graph
+from graphwire.core.schema import configured_schema
+from graphwire.core.settings import Settings
 from graphwire.retrieval.paths import (
     MAX_HOPS_NEIGHBORHOOD,
     MAX_HOPS_PATH,
@@ -25,6 +27,7 @@ from graphwire.retrieval.paths import (
     EntityRef,
     Neighborhood,
     NoPathError,
+    hub_types,
     neighborhood,
     resolve_entity,
     shortest_path,
@@ -49,16 +52,17 @@ def _resolve(graph: Graph, name: str, role: str) -> EntityRef:
         ) from exc
 
 
-def _neighborhood(graph: Graph, entity: str, hops: int, limit: int) -> Neighborhood:
-    return neighborhood(graph, _resolve(graph, entity, "entity"), hops, per_hop_limit=limit)
+def _neighborhood(graph: Graph, settings: Settings, entity: str, hops: int, limit: int) -> Neighborhood:
+    excluded = hub_types(configured_schema(settings))
+    return neighborhood(graph, _resolve(graph, entity, "entity"), hops, per_hop_limit=limit, excluded_types=excluded)
 
 
-def _path(graph: Graph, source: str, target: str, max_hops: int) -> EntityPath:
+def _path(graph: Graph, settings: Settings, source: str, target: str, max_hops: int) -> EntityPath:
     src, dst = _resolve(graph, source, "source"), _resolve(graph, target, "target")
     if src.key == dst.key:
         raise ApiError(422, "validation_error", f"source and target are the same entity ({src.key})")
     try:
-        return shortest_path(graph, src, dst, max_hops)
+        return shortest_path(graph, src, dst, max_hops, excluded_types=hub_types(configured_schema(settings)))
     except NoPathError as exc:
         details = {"source": src.model_dump(), "target": dst.model_dump(), "max_hops": max_hops}
         raise ApiError(404, "no_path", str(exc), details) from exc
@@ -67,20 +71,22 @@ def _path(graph: Graph, source: str, target: str, max_hops: int) -> EntityPath:
 @router.get("/graph/neighborhood", response_model=Neighborhood)
 async def graph_neighborhood(
     graph: GraphDep,
+    settings: SettingsDep,
     entity: EntityName,
     hops: Annotated[int, Query(ge=1, le=MAX_HOPS_NEIGHBORHOOD, description="Hops from the entity (1-3).")] = 1,
     limit: Annotated[int, Query(ge=1, le=500, description="At most this many facts per hop.")] = 50,
 ) -> Neighborhood:
     """The facts within `hops` hops of an entity, hop by hop, with how many facts and tokens each hop adds."""
-    return await run_in_threadpool(_neighborhood, graph, entity, hops, limit)
+    return await run_in_threadpool(_neighborhood, graph, settings, entity, hops, limit)
 
 
 @router.get("/graph/path", response_model=EntityPath)
 async def graph_path(
     graph: GraphDep,
+    settings: SettingsDep,
     source: EntityName,
     target: EntityName,
     max_hops: Annotated[int, Query(ge=1, le=MAX_HOPS_PATH, description="Longest path searched (1-6).")] = MAX_HOPS_PATH,
 ) -> EntityPath:
     """A shortest path between two entities over extracted facts, each hop with its supporting chunks."""
-    return await run_in_threadpool(_path, graph, source, target, max_hops)
+    return await run_in_threadpool(_path, graph, settings, source, target, max_hops)

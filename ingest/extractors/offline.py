@@ -17,7 +17,6 @@ from typing import Any
 
 from graphwire.core.documents import Chunk
 from graphwire.core.names import clean_surface, normalise_name
-from graphwire.core.schema import configured_schema
 from graphwire.ingest.chunker import strip_prefix
 from graphwire.ingest.entity_layer import add_title_entities
 from graphwire.ingest.extractors.base import ExtractionFailure
@@ -123,25 +122,21 @@ class OfflineExtractor:
 
     def __init__(
         self,
-        allowed_labels: Iterable[str] | GraphSchema,
+        schema: GraphSchema,
         gazetteer: Gazetteer | None = None,
         batch_size: int = 64,
         n_process: int = 1,
         patterns: Sequence[RelationPattern] | None = None,
         in_process_chunks: int = 1000,
-        schema: GraphSchema | None = None,
         title_entities: bool = True,
+        allowed_labels: Iterable[str] | None = None,
     ) -> None:
-        """`allowed_labels`: the labels to keep, or a schema (then all of its labels, and its vocabulary).
-        `schema`: where patterns, NER mapping and name rules come from (default: the configured schema).
-        `n_process` > 1: worker processes extract once a run has done its first `in_process_chunks` chunks here
-        (a small corpus never waits for workers to load spaCy)."""
-        if isinstance(allowed_labels, GraphSchema):
-            schema = schema or allowed_labels
-            allowed_labels = allowed_labels.labels
-        self.schema = schema or configured_schema()
+        """`schema`: where the labels, patterns, NER mapping and name rules come from; `allowed_labels`: the labels
+        to keep (default: all of the schema's). `n_process` > 1: worker processes extract once a run has done its
+        first `in_process_chunks` chunks here (a small corpus never waits for workers to load spaCy)."""
+        self.schema = schema
         self.vocabulary = ExtractionVocabulary.of(self.schema)
-        self.allowed_labels = frozenset(allowed_labels)
+        self.allowed_labels = frozenset(schema.labels if allowed_labels is None else allowed_labels)
         self.gazetteer = gazetteer or Gazetteer.from_sources([], schema=self.schema)
         self.batch_size = batch_size
         self.n_process = n_process
@@ -382,7 +377,7 @@ def _start_worker(
     schema: GraphSchema,
 ) -> None:
     global _WORKER
-    _WORKER = OfflineExtractor(labels, gazetteer, batch_size, n_process=1, patterns=patterns, schema=schema)
+    _WORKER = OfflineExtractor(schema, gazetteer, batch_size, n_process=1, patterns=patterns, allowed_labels=labels)
     _WORKER.nlp  # noqa: B018  (load the model once, before the first batch)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graphwire.schema.model import GraphSchema, load_schema
+from graphwire.schema.model import GraphSchema
 
 ENT = "\x00"  # stands in for an entity between the pair
 
@@ -69,7 +69,3 @@ def compile_patterns(schema: GraphSchema) -> tuple[RelationPattern, ...]:
                 )
             )
     return tuple(compiled)
-
-
-# The bundled default schema's patterns (schema/news.yaml); an extractor given another schema compiles its own.
-PATTERNS: tuple[RelationPattern, ...] = compile_patterns(load_schema())

@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from graphwire.retrieval.models import Fact, FactTier
+from graphwire.schema.roles import SchemaRoles
 
 _MAX_CHAIN = 4
 _MAX_PATHS = 20_000
@@ -25,9 +26,10 @@ class Chain:
     answer_facts: list[Fact] = field(default_factory=list)  # the hops into the answer(s): what an answer cites
 
 
-def explained(facts: list[Fact]) -> set[str]:
-    """Relationship types already stated between two question entities ("Skylark Aero, the maker of the Kestrel")."""
-    return {f.relationship for f in facts if f.tier is FactTier.KEY and f.relationship != "REPORTED_BY"}
+def explained(facts: list[Fact], roles: SchemaRoles) -> set[str]:
+    """Relationship types already stated between two question entities ("Skylark Aero, the maker of the Kestrel");
+    the schema's reported-by type states nothing."""
+    return {f.relationship for f in facts if f.tier is FactTier.KEY and f.relationship != roles.reported_by_type}
 
 
 def _paths(facts: list[Fact], starts: set[str], types: set[str]) -> list[tuple[str, str, tuple[Fact, ...]]]:
@@ -67,10 +69,11 @@ def best_chain(
     label: str | None,
     explained: set[str],
     excluded: set[str],
+    roles: SchemaRoles,
 ) -> Chain | None:
     """The entity whose chains from the anchors cover every asked relationship type; ties at the end of the same last
     hop are listed; any other tie, or no covering chain, is None."""
-    need = set(asked) - {"REPORTED_BY"}
+    need = set(asked) - {roles.reported_by_type}
     if not need:
         return None
     labels = _node_labels(facts)
@@ -79,7 +82,7 @@ def best_chain(
         if end in excluded or end in anchors:
             continue
         node_label = labels.get(end)
-        if (label and node_label != label) or (not label and node_label == "Publication"):
+        if (label and node_label != label) or (not label and node_label == roles.publisher_label):
             continue
         best = per_end[end].get(start)
         if best is None or _path_key(path, need, asked) < _path_key(best, need, asked):

@@ -24,7 +24,6 @@ import re
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
-from graphwire.core.schema import configured_schema
 from graphwire.retrieval.answer.chains import TIER_WEIGHT, best_chain, compose, explained
 from graphwire.retrieval.answer.judgements import asks_about_order, looks_yes_no, order_verdict, supporting_facts
 from graphwire.retrieval.answer.local import LocalAnswerer
@@ -60,13 +59,13 @@ class _Candidate:
     facts: list[Fact] | None = None
 
 
-def asked_label(question: str, schema: GraphSchema | None = None) -> str | None:
+def asked_label(question: str, schema: GraphSchema) -> str | None:
     """The node label a wh-question asks for: by the noun after "which"/"what" ("which drone maker"), or by the
-    wh-word itself ("who", "where"), from the labels' `question_words` in the schema (default: the configured one)."""
+    wh-word itself ("who", "where"), from the labels' `question_words` in the schema."""
     match = _WH.search(question)
     if match is None:
         return None
-    label_words = (schema or configured_schema()).label_words
+    label_words = schema.label_words
     wh, nouns = match.group(1).lower(), (match.group(2) or "").lower().split()
     if wh in ("which", "what"):
         for noun in nouns:  # "which drone maker", "which other investment firm"
@@ -98,10 +97,10 @@ def _distances(facts: list[Fact], starts: set[str], types: set[str]) -> dict[str
 class ExtractiveAnswerer(LocalAnswerer):
     name = "extractive"
 
-    def __init__(self, max_citations: int = 3, schema: GraphSchema | None = None) -> None:
-        """`schema`: whose question words, cue words and answer phrases to use (default: the configured one)."""
+    def __init__(self, max_citations: int = 3, *, schema: GraphSchema) -> None:
+        """`schema`: whose question words, cue words, answer phrases and roles to use."""
         self.max_citations = max_citations
-        self.schema = schema or configured_schema()
+        self.schema = schema
 
     def answer(self, question: str, result: RetrievalResult) -> Answer:
         analysis = result.analysis or QuestionSummary()
@@ -131,10 +130,11 @@ class ExtractiveAnswerer(LocalAnswerer):
             chain, follow_up = None, False
             if previous is not None and not any(e.mention.lower() in part.lower() for e in result.entities):
                 # "who is its chief executive?": from the previous answer first
-                chain = best_chain(result.facts, set(previous.names), asked, label, set(), matched)
+                chain = best_chain(result.facts, set(previous.names), asked, label, set(), matched, self.schema.roles)
                 follow_up = chain is not None
             if chain is None:
-                chain = best_chain(result.facts, matched, asked, label, explained(result.facts), matched)
+                done = explained(result.facts, self.schema.roles)
+                chain = best_chain(result.facts, matched, asked, label, done, matched, self.schema.roles)
             if chain is None:
                 return self._abstain()
             text = compose(text, previous, chain, follow_up, self.schema.answer_phrases)
@@ -161,13 +161,15 @@ class ExtractiveAnswerer(LocalAnswerer):
         found: dict[str, _Candidate] = {}
         relevant_hits: set[str] = set()
         bridged: dict[str, set[str]] = defaultdict(set)  # candidate -> question entities it joins
+        roles = self.schema.roles
+        publisher = roles.publisher_label
         for fact in facts:
             relevant = fact.relationship in asked
-            if not relevant and (fact.tier is not FactTier.BRIDGE or fact.relationship == "REPORTED_BY"):
+            if not relevant and (fact.tier is not FactTier.BRIDGE or fact.relationship == roles.reported_by_type):
                 continue
             ends = ((fact.subject, fact.subject_label, fact.object), (fact.object, fact.object_label, fact.subject))
             for name, node_label, other in ends:
-                if name in matched or (label and node_label != label) or (not label and node_label == "Publication"):
+                if name in matched or (label and node_label != label) or (not label and node_label == publisher):
                     continue
                 cand = found.setdefault(name, _Candidate(name, node_label, 0.0, []))
                 weight = TIER_WEIGHT[fact.tier] * (2.0 if relevant else 1.0)

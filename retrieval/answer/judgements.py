@@ -11,6 +11,7 @@ from graphwire.retrieval.graph.relations import asked_relations
 from graphwire.retrieval.graph.text import content_terms
 from graphwire.retrieval.models import Fact, FactTier, RankedChunk, RetrievalResult
 from graphwire.retrieval.question import PublicationMention
+from graphwire.schema.lexicon import yes_no_pattern
 from graphwire.schema.model import GraphSchema
 
 _ORDER = re.compile(r"\b(before|after|earlier than|later than|prior to|sooner than)\b", re.IGNORECASE)
@@ -26,7 +27,7 @@ def asks_about_order(question: str) -> bool:
     return _ORDER.search(question) is not None and _NOT_ORDER.search(question) is None
 
 
-_YES_NO = re.compile(r"^\s*(does|did|do|is|was|are|were|has|have|had|can|could|would|will|should)\b", re.IGNORECASE)
+_YES_NO = re.compile(rf"^\s*{yes_no_pattern()}\b", re.IGNORECASE)
 
 
 def looks_yes_no(question: str) -> bool:
@@ -39,7 +40,8 @@ def supporting_facts(
     """The KEY facts with the asked relationship (a link of some other kind proves nothing); when the question names
     two or more outlets ("did A and B both report ..."), only those each outlet has a chunk behind."""
     asked = set(asked_relations(question, schema))
-    key_facts = [f for f in result.facts if f.tier is FactTier.KEY and f.relationship != "REPORTED_BY"]
+    reported_by = schema.roles.reported_by_type
+    key_facts = [f for f in result.facts if f.tier is FactTier.KEY and f.relationship != reported_by]
     supporting = [f for f in key_facts if f.relationship in asked]  # a link of some other kind proves nothing
     if len(outlets) >= 2:  # "did A and B both report ...": each outlet needs a chunk behind the fact
         supporting = [f for f in supporting if _reported_by_each(f, outlets, result)]

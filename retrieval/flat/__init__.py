@@ -9,6 +9,7 @@ from graphwire.retrieval.flat.dense import DenseRetriever
 from graphwire.retrieval.flat.index import FlatIndex
 from graphwire.retrieval.flat.lexical import BM25Retriever, FusedRetriever
 from graphwire.retrieval.flat.plus import FlatPlusConfig, FlatPlusRetriever
+from graphwire.schema.model import GraphSchema, load_schema
 
 FlatRetriever = DenseRetriever | BM25Retriever | FusedRetriever | FlatPlusRetriever
 
@@ -27,18 +28,17 @@ __all__ = [
 ]
 
 
-def build_flat_retrievers(store: ChunkStore, settings: Settings | None = None) -> dict[str, FlatRetriever]:
+def build_flat_retrievers(store: ChunkStore, settings: Settings, schema: GraphSchema) -> dict[str, FlatRetriever]:
     """Every flat retriever over one store, sharing one in-memory index; keyed by mode name."""
-    settings = settings or Settings()
     index = FlatIndex(store, bm25_k1=settings.bm25_k1, bm25_b=settings.bm25_b)
     retrievers: list[FlatRetriever] = [
         DenseRetriever(store),
         BM25Retriever(index),
         FusedRetriever(index, store.embedder),
-        FlatPlusRetriever(index, store.embedder),
+        FlatPlusRetriever(index, store.embedder, schema=schema),
     ]
     return {r.name: r for r in retrievers}
 
 
 def flat_retrievers_from_settings(settings: Settings) -> dict[str, FlatRetriever]:
-    return build_flat_retrievers(ChunkStore.from_settings(settings), settings)
+    return build_flat_retrievers(ChunkStore.from_settings(settings), settings, load_schema(settings.schema_path))

@@ -26,6 +26,7 @@ from graphwire.retrieval.flat.index import FlatIndex, IndexSnapshot, Scores
 from graphwire.retrieval.models import RetrievalResult
 from graphwire.retrieval.question import OutletGazetteer, PublicationMention, QuestionSignals, question_signals
 from graphwire.retrieval.timing import StageTimer
+from graphwire.schema.model import GraphSchema
 
 Mask = npt.NDArray[np.bool_]
 PICK_OFFSET = 1.0  # picked chunks score above every fused score (fused scores stay well below 1)
@@ -56,11 +57,11 @@ class CorpusView:
     published: list[date | None]
 
     @classmethod
-    def of(cls, snapshot: IndexSnapshot) -> CorpusView:
+    def of(cls, snapshot: IndexSnapshot, schema: GraphSchema) -> CorpusView:
         sources = np.array([chunk.source or "" for chunk in snapshot.chunks], dtype=object)
         return cls(
             revision=snapshot.revision,
-            gazetteer=OutletGazetteer({chunk.source for chunk in snapshot.chunks if chunk.source}),
+            gazetteer=OutletGazetteer({chunk.source for chunk in snapshot.chunks if chunk.source}, schema=schema),
             sources=sources,
             unlabelled=sources == "",
             published=[chunk.published_at for chunk in snapshot.chunks],
@@ -98,8 +99,12 @@ class PlusFeatures:
 class FlatPlusRetriever:
     name = "flat_plus"
 
-    def __init__(self, index: FlatIndex, embedder: Embedder, config: FlatPlusConfig | None = None) -> None:
+    def __init__(
+        self, index: FlatIndex, embedder: Embedder, config: FlatPlusConfig | None = None, *, schema: GraphSchema
+    ) -> None:
+        """`schema`: where the outlet short forms and the outlets questions may name come from."""
         self.index = index
+        self.schema = schema
         self.embedder = embedder
         self.config = config or FlatPlusConfig()
         self._view: CorpusView | None = None
@@ -107,7 +112,7 @@ class FlatPlusRetriever:
     def view(self, snapshot: IndexSnapshot) -> CorpusView:
         view = self._view
         if view is None or view.revision != snapshot.revision:
-            view = self._view = CorpusView.of(snapshot)
+            view = self._view = CorpusView.of(snapshot, self.schema)
         return view
 
     def features(self, question: str, snapshot: IndexSnapshot, timer: StageTimer) -> PlusFeatures:

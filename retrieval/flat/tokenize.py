@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from graphwire.core.names import POSSESSIVE
+
 _STOPWORD_TEXT = """
     a about above after again against all also am an and any are as at be because been before being below between
     both but by can could did do does doing down during each few for from further had has have having he her here hers
@@ -21,7 +23,6 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.\-+&][a-z0-9]+)*")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
-_POSSESSIVE = re.compile(r"(?<=\w)'s\b")
 _ACRONYM_DOTS = re.compile(r"\b(?:[a-z]\.){2,}")
 
 
@@ -39,7 +40,7 @@ def fold_text(text: str) -> str:
     """NFKC, lower case, straight apostrophes, no thousands separators, possessives or acronym dots."""
     text = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'").replace("\u2018", "'")
     text = _THOUSANDS.sub("", text)
-    text = _POSSESSIVE.sub("", text)
+    text = POSSESSIVE.sub("", text)
     return _ACRONYM_DOTS.sub(lambda m: m.group(0).replace(".", "") + " ", text)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from graphwire.core.names import match_form
 from graphwire.retrieval.graph.dates import date_windows
 from graphwire.retrieval.graph.models import Mention, MentionOrigin, PublicationMatch, QuestionAnalysis
-from graphwire.retrieval.graph.names import PUBLICATION, NameIndex
+from graphwire.retrieval.graph.names import NameIndex
 from graphwire.retrieval.graph.text import CALENDAR_WORDS, QUESTION_WORDS, STOPWORDS, Token, tokenize
 from graphwire.retrieval.question import QuestionSignals, question_signals
 
@@ -34,7 +34,7 @@ def _is_noise(token: Token) -> bool:
 
 
 def find_publications(signals: QuestionSignals, index: NameIndex) -> list[PublicationMatch]:
-    """The Publication nodes behind the outlets the question names (one per node, first mention wins)."""
+    """The publication nodes behind the outlets the question names (one per node, first mention wins)."""
     found: dict[str, PublicationMatch] = {}
     for mention in signals.publications:
         for node in index.publication_nodes(mention.sources or [mention.name]):
@@ -70,7 +70,7 @@ def gazetteer_mentions(tokens: list[Token], index: NameIndex, taken: list[tuple[
             span = tokens[i : i + n]
             norm = " ".join(x for x in norms[i : i + n] if x)
             variants = (norm, norm[4:]) if norm.startswith("the ") else (norm,)
-            keys = [node.key for v in variants for node in index.lookup(v) if node.label != PUBLICATION]
+            keys = [node.key for v in variants for node in index.lookup(v) if node.label != index.publisher]
             if keys:
                 start, end = span[0].start, span[-1].end
                 text = " ".join(t.text for t in span)

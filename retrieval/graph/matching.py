@@ -14,7 +14,7 @@ from rapidfuzz import fuzz
 from graphwire.core.graph import Graph
 from graphwire.core.names import match_form
 from graphwire.retrieval.graph.models import Mention, QuestionAnalysis
-from graphwire.retrieval.graph.names import PUBLICATION, NameIndex, NodeRef, name_variants
+from graphwire.retrieval.graph.names import NameIndex, NodeRef, name_variants
 from graphwire.retrieval.models import EntityMatch, MatchTier
 
 # Best first: question matching and GET /v1/entities order hits by this.
@@ -95,13 +95,18 @@ class TieredMatcher:
             else:
                 pending.append(mention)
         pending = [m for m in pending if self._specific(m, index)]
-        for mention, nodes in zip(pending, self._fulltext_candidates(pending), strict=True):
+        for mention, nodes in zip(pending, self._fulltext_candidates(pending, index.publisher), strict=True):
             self._keep(matches, self._partial(mention, nodes))
         for pub in analysis.publications:
             matches.setdefault(
                 pub.key,
                 EntityMatch(
-                    mention=pub.surface, key=pub.key, name=pub.name, label=PUBLICATION, tier=MatchTier.EXACT, score=100
+                    mention=pub.surface,
+                    key=pub.key,
+                    name=pub.name,
+                    label=index.publisher,
+                    tier=MatchTier.EXACT,
+                    score=100,
                 ),
             )
         return list(matches.values())
@@ -119,7 +124,7 @@ class TieredMatcher:
             return found
         if not self._specific(mention, index):
             return []
-        return self._partial(mention, self._fulltext_candidates([mention])[0])
+        return self._partial(mention, self._fulltext_candidates([mention], index.publisher)[0])
 
     def _specific(self, mention: Mention, index: NameIndex) -> bool:
         tokens = match_form(mention.text).split()
@@ -129,7 +134,7 @@ class TieredMatcher:
         exact = [node for variant in name_variants(mention.text) for node in index.lookup(variant)]
         for alias in mention.aliases:
             exact += [node for variant in name_variants(alias) for node in index.lookup(variant)]
-        exact = [node for node in exact if node.label != PUBLICATION]
+        exact = [node for node in exact if node.label != index.publisher]
         return self._top(mention, [(node, MatchTier.EXACT, 100.0) for node in dict.fromkeys(exact)])
 
     def _partial(self, mention: Mention, nodes: list[NodeRef]) -> list[EntityMatch]:
@@ -152,26 +157,26 @@ class TieredMatcher:
             for node, tier, score in chosen
         ]
 
-    def _fulltext_candidates(self, mentions: list[Mention]) -> list[list[NodeRef]]:
+    def _fulltext_candidates(self, mentions: list[Mention], publisher: str) -> list[list[NodeRef]]:
         """Candidates per mention: a phrase query for all of them in one read, then a fuzzy one for those left."""
         tokens = [match_form(m.text).split() for m in mentions]
         found: list[list[NodeRef]] = [[] for _ in mentions]
         phrase = [{"id": i, "lucene": _lucene_phrase(t)} for i, t in enumerate(tokens) if t]
-        self._read_candidates(phrase, found)
+        self._read_candidates(phrase, found, publisher)
         fuzzy = [
             {"id": i, "lucene": _lucene_fuzzy(t, self.policy.min_fuzzy_token_chars)}
             for i, t in enumerate(tokens)
             if t and not found[i]
         ]
-        self._read_candidates(fuzzy, found)
+        self._read_candidates(fuzzy, found, publisher)
         return found
 
-    def _read_candidates(self, queries: list[dict[str, object]], found: list[list[NodeRef]]) -> None:
+    def _read_candidates(self, queries: list[dict[str, object]], found: list[list[NodeRef]], publisher: str) -> None:
         if not queries:
             return
         rows = self.graph.read("retrieve/fulltext_candidates", queries=queries, limit=self.policy.candidates)
         for r in rows:
-            if r["label"] == PUBLICATION:
+            if r["label"] == publisher:
                 continue
             node = NodeRef(
                 key=str(r["key"]),

@@ -12,8 +12,7 @@ from graphwire.core.names import match_form
 from graphwire.core.refresh import Refreshing
 from graphwire.retrieval.graph_version import GraphVersion
 from graphwire.retrieval.question import OutletGazetteer
-
-PUBLICATION = "Publication"
+from graphwire.schema.model import GraphSchema
 
 
 @dataclass(frozen=True)
@@ -27,11 +26,13 @@ class NodeRef:
 
 @dataclass
 class NameIndex:
-    """Normalised name/alias -> nodes, plus the outlet gazetteer built from the graph's sources and Publications."""
+    """Normalised name/alias -> nodes, plus the outlet gazetteer built from the graph's sources and publications
+    (the nodes of the schema's `publisher_label`, `publisher`)."""
 
+    gazetteer: OutletGazetteer
+    publisher: str
     by_norm: dict[str, list[NodeRef]] = field(default_factory=dict)
-    gazetteer: OutletGazetteer = field(default_factory=lambda: OutletGazetteer([]))
-    source_keys: dict[str, list[str]] = field(default_factory=dict)  # corpus `source` -> Publication node keys
+    source_keys: dict[str, list[str]] = field(default_factory=dict)  # corpus `source` -> publication node keys
     nodes: dict[str, NodeRef] = field(default_factory=dict)
     token_df: dict[str, int] = field(default_factory=dict)  # token -> how many nodes' names/aliases contain it
     max_tokens: int = 1
@@ -41,11 +42,11 @@ class NameIndex:
         return self.by_norm.get(norm, [])
 
     def publication_nodes(self, sources: list[str]) -> list[NodeRef]:
-        """The Publication nodes behind corpus `source` values (through documents, else by name)."""
+        """The publication nodes behind corpus `source` values (through documents, else by name)."""
         found: dict[str, NodeRef] = {}
         for source in sources:
             keys = self.source_keys.get(source) or [
-                n.key for v in name_variants(source) for n in self.lookup(v) if n.label == PUBLICATION
+                n.key for v in name_variants(source) for n in self.lookup(v) if n.label == self.publisher
             ]
             found.update({key: self.nodes[key] for key in keys if key in self.nodes})
         return list(found.values())
@@ -66,8 +67,12 @@ def name_variants(surface: str) -> set[str]:
 
 
 def build_index(
-    rows: Sequence[Mapping[str, Any]], sources: Sequence[Mapping[str, Any]], version: tuple[int, ...]
+    rows: Sequence[Mapping[str, Any]],
+    sources: Sequence[Mapping[str, Any]],
+    version: tuple[int, ...],
+    schema: GraphSchema,
 ) -> NameIndex:
+    publisher = schema.roles.publisher_label
     by_norm: dict[str, dict[str, NodeRef]] = defaultdict(dict)
     nodes: dict[str, NodeRef] = {}
     publication_names: set[str] = set()
@@ -82,7 +87,7 @@ def build_index(
             mentions=int(row.get("mentions") or 0),
         )
         nodes[node.key] = node
-        if node.label == PUBLICATION:
+        if node.label == publisher:
             publication_names.add(node.name)
         for surface in {node.name, *aliases}:
             for norm in name_variants(surface):
@@ -95,8 +100,8 @@ def build_index(
             holders[token].update(node.key for node in found)
     token_df = {token: len(keys) for token, keys in holders.items()}
     source_keys = {str(r["source"]): [str(k) for k in r["keys"] or ()] for r in sources}
-    gazetteer = OutletGazetteer([*source_keys, *publication_names])
-    return NameIndex(ordered, gazetteer, source_keys, nodes, token_df, min(max_tokens, 8), version)
+    gazetteer = OutletGazetteer([*source_keys, *publication_names], schema=schema)
+    return NameIndex(gazetteer, publisher, ordered, source_keys, nodes, token_df, min(max_tokens, 8), version)
 
 
 class NameIndexCache:
@@ -106,8 +111,11 @@ class NameIndexCache:
     from a `GraphVersion` of its own that re-reads them at most every `ttl_s` seconds.
     """
 
-    def __init__(self, graph: Graph, ttl_s: float = 10.0, version: GraphVersion | None = None) -> None:
+    def __init__(
+        self, graph: Graph, schema: GraphSchema, ttl_s: float = 10.0, version: GraphVersion | None = None
+    ) -> None:
         self.graph = graph
+        self.schema = schema
         self.version = version or GraphVersion(graph, check_every_s=ttl_s)
         self._cache: Refreshing[tuple[int, ...], NameIndex] = Refreshing(self.version.entities, self._load, 0.0)
 
@@ -119,4 +127,4 @@ class NameIndexCache:
 
     def _load(self, version: tuple[int, ...]) -> NameIndex:
         entities = self.graph.read("retrieve/entity_names")
-        return build_index(entities, self.graph.read("retrieve/publication_sources"), version)
+        return build_index(entities, self.graph.read("retrieve/publication_sources"), version, self.schema)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-from graphwire.core.schema import configured_schema
 from graphwire.schema.model import GraphSchema
 
 # "founded in late 2015", "acquired on March 3": the word dates the relation, it does not ask for the other entity.
@@ -32,12 +31,11 @@ def cue_patterns(schema: GraphSchema) -> dict[str, re.Pattern[str]]:
     return cached[1]
 
 
-def asked_relations(question: str, schema: GraphSchema | None = None) -> dict[str, int]:
-    """Relationship types the question asks about, with how often (a chain: "supplies the supplier" -> 2).
-
-    `schema`: whose cue words to read (default: the configured schema, `SCHEMA_PATH`)."""
+def asked_relations(question: str, schema: GraphSchema) -> dict[str, int]:
+    """Relationship types the question asks about, with how often (a chain: "supplies the supplier" -> 2), read
+    from `schema`'s cue words."""
     counts: dict[str, int] = {}
-    for rel_type, pattern in cue_patterns(schema or configured_schema()).items():
+    for rel_type, pattern in cue_patterns(schema).items():
         hits = sum(1 for m in pattern.finditer(question) if not _DATED.match(question, m.end()))
         if hits:
             counts[rel_type] = hits

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from graphwire.core.graph import Graph
-from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings
 from graphwire.retrieval.graph.aliases import AliasStage, LlmAliasFn
 from graphwire.retrieval.graph.chunks import ChunkCache
@@ -21,7 +20,7 @@ from graphwire.retrieval.graph.relations import asked_relations
 from graphwire.retrieval.graph.templates import TemplateLimits, TemplateRunner
 from graphwire.retrieval.models import ChunkRecord, Excerpt, Fact, QuestionSummary, RetrievalResult
 from graphwire.retrieval.timing import StageTimer
-from graphwire.schema.model import GraphSchema
+from graphwire.schema.model import GraphSchema, load_schema
 
 if TYPE_CHECKING:
     from graphwire.retrieval.services import GraphServices
@@ -39,16 +38,17 @@ class GraphRetriever:
         limits: TemplateLimits | None = None,
         name_index_ttl_s: float = 10.0,
         services: GraphServices | None = None,
-        schema: GraphSchema | None = None,
+        *,
+        schema: GraphSchema,
     ) -> None:
         """With `services`, the name index, stage 1 cache, matcher and chunk cache are the process's shared ones
         (`llm_aliases` and `match_policy`, when given, still get a stage of their own). `schema`: whose relation cue
-        words say what a question asks (default: the services' schema, else the configured one)."""
+        words say what a question asks and which label is the outlet (the services' own, when given)."""
         self.graph = graph
         self.caps = caps or FactCaps()
-        self.schema = schema or (services.schema if services is not None else configured_schema())
+        self.schema = schema
         if services is None:
-            self.names = NameIndexCache(graph, ttl_s=name_index_ttl_s)
+            self.names = NameIndexCache(graph, schema, ttl_s=name_index_ttl_s)
             self.aliases = AliasStage(llm_aliases)
             self.matcher = TieredMatcher(graph, match_policy)
             chunks = ChunkCache(graph)
@@ -57,7 +57,7 @@ class GraphRetriever:
             self.aliases = services.aliases if llm_aliases is None else AliasStage(llm_aliases)
             self.matcher = services.matcher if match_policy is None else TieredMatcher(graph, match_policy)
             chunks = services.chunks
-        self.templates = TemplateRunner(graph, limits, chunks)
+        self.templates = TemplateRunner(graph, limits, chunks, publisher=schema.roles.publisher_label)
 
     @classmethod
     def from_settings(
@@ -67,7 +67,7 @@ class GraphRetriever:
         llm_aliases: LlmAliasFn | None = None,
         services: GraphServices | None = None,
     ) -> GraphRetriever:
-        schema = services.schema if services is not None else configured_schema(settings)
+        schema = services.schema if services is not None else load_schema(settings.schema_path)
         return cls(graph, FactCaps.from_settings(settings), llm_aliases, services=services, schema=schema)
 
     def analyse(self, question: str) -> QuestionAnalysis:

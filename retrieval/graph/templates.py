@@ -9,7 +9,6 @@ from typing import Any
 from graphwire.core.graph import Graph
 from graphwire.retrieval.graph.chunks import ChunkCache
 from graphwire.retrieval.graph.models import CandidateChunk, QuestionAnalysis, RawFact, TemplateOutput
-from graphwire.retrieval.graph.names import PUBLICATION
 from graphwire.retrieval.models import EntityMatch
 
 _FLAGS = ("entities", "mentions", "named", "in_window")
@@ -39,8 +38,12 @@ def query_params(analysis: QuestionAnalysis, matches: list[EntityMatch]) -> dict
 class TemplateRunner:
     """One read per question (`retrieve/facts_and_candidates`): the KEY/BRIDGE/DIRECT facts and the candidate chunks."""
 
-    def __init__(self, graph: Graph, limits: TemplateLimits | None = None, chunks: ChunkCache | None = None) -> None:
+    def __init__(
+        self, graph: Graph, limits: TemplateLimits | None = None, chunks: ChunkCache | None = None, *, publisher: str
+    ) -> None:
+        """`publisher`: the schema's `publisher_label`; matches of it are the question's named outlets."""
         self.graph = graph
+        self.publisher = publisher
         self.limits = limits or TemplateLimits()
         self.chunks = chunks or ChunkCache(graph)
 
@@ -57,8 +60,8 @@ class TemplateRunner:
             two_hop_max_degree=limits.two_hop_max_degree,
             chunks_per_fact=limits.chunks_per_fact,
             two_hop_per_entity=limits.two_hop_per_entity,
-            entity_keys=[m.key for m in matches if m.label != PUBLICATION],
-            publication_keys=[m.key for m in matches if m.label == PUBLICATION],
+            entity_keys=[m.key for m in matches if m.label != self.publisher],
+            publication_keys=[m.key for m in matches if m.label == self.publisher],
             limit=limits.candidates,
         )
         out = self._facts(row["facts"])

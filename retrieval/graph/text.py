@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graphwire.core.names import match_form
+from graphwire.core.names import POSSESSIVE, match_form
 
-_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 # A word: letters/digits, allowing inner apostrophes, hyphens, dots and ampersands ("Bankman-Fried", "U.S.", "AT&T").
 _WORD = re.compile(r"[0-9A-Za-zÀ-ÖØ-öø-ÿ](?:[0-9A-Za-zÀ-ÖØ-öø-ÿ&'’.\-]*[0-9A-Za-zÀ-ÖØ-öø-ÿ])?")
 
@@ -28,7 +27,7 @@ class Token:
 def tokenize(text: str) -> list[Token]:
     tokens = []
     for match in _WORD.finditer(text):
-        word = _POSSESSIVE.sub("", match.group())
+        word = POSSESSIVE.sub("", match.group())
         tokens.append(Token(word, match.start(), match.start() + len(word)))
     return tokens
 

@@ -7,6 +7,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from graphwire.core.settings import PPRMethod  # one definition: the setting PPR_METHOD takes the same values
+from graphwire.schema.model import GraphSchema
 
 __all__ = ["ChunkScoring", "EdgeDirection", "GraphOptions", "PPRConfig", "PPRMethod", "ScoringOptions"]
 
@@ -23,6 +24,9 @@ class ChunkScoring(StrEnum):
     MIXED = "mixed"  # both, each normalised to sum 1, added
 
 
+REPORTED_BY_WEIGHT = 0.1
+
+
 class GraphOptions(BaseModel):
     """How the snapshot's weighted adjacency is built from the exported rows."""
 
@@ -35,7 +39,13 @@ class GraphOptions(BaseModel):
     synonym_threshold: float | None = Field(default=90.0, ge=0.0, le=100.0)  # rapidfuzz ratio; None = no synonym edges
     synonym_weight: float = Field(default=1.0, ge=0.0)
     cooccurrence_weight: float = Field(default=0.3, ge=0.0)  # entity-entity edges per shared sentence; 0 = none
-    type_weights: dict[str, float] = Field(default_factory=lambda: {"REPORTED_BY": 0.1})
+    type_weights: dict[str, float] = Field(default_factory=dict)  # relationship type -> weight factor (default 1)
+
+    @classmethod
+    def of(cls, schema: GraphSchema, **fields: object) -> GraphOptions:
+        """The options for a graph of `schema`: its reported-by type, a hub (every entity of a document links to
+        the document's outlet), walked at REPORTED_BY_WEIGHT."""
+        return cls.model_validate({"type_weights": {schema.roles.reported_by_type: REPORTED_BY_WEIGHT}, **fields})
 
 
 class ScoringOptions(BaseModel):

@@ -18,7 +18,9 @@ from graphwire.retrieval.ppr.snapshot import GraphSnapshot
 from graphwire.schema.lexicon import generic_words
 
 MAX_SPAN_TOKENS = 6
-_POSSESSIVE = re.compile(r"['’]s$")
+# A whitespace token's possessive end, anchored at the token's end: core.names.POSSESSIVE would also strip it before
+# trailing punctuation ("Musk's?"), which would change the spans the dictionary looks up.
+_POSSESSIVE_END = re.compile(r"['’]s$")
 
 
 class EntityMatcher(Protocol):
@@ -45,7 +47,7 @@ class DictionaryMatcher:
 
     def match(self, question: str) -> list[EntityMatch]:
         raw_tokens = question.split()
-        tokens = [token_form(_POSSESSIVE.sub("", t)) for t in raw_tokens]
+        tokens = [token_form(_POSSESSIVE_END.sub("", t)) for t in raw_tokens]
         used = [False] * len(tokens)
         matches: list[EntityMatch] = []
         for size in range(min(MAX_SPAN_TOKENS, len(tokens)), 0, -1):
@@ -73,7 +75,7 @@ class DictionaryMatcher:
             end = start
             while end < len(raw_tokens) and not used[end] and raw_tokens[end][:1].isupper():
                 end += 1
-            mention = _POSSESSIVE.sub("", " ".join(raw_tokens[start:end]).strip(" ?.,;:!\"'"))
+            mention = _POSSESSIVE_END.sub("", " ".join(raw_tokens[start:end]).strip(" ?.,;:!\"'"))
             best = process.extractOne(token_form(mention), self._surfaces, scorer=fuzz.ratio)
             if best and best[1] >= self.fuzzy_cutoff and len(token_form(mention)) > 3:
                 found.extend(

@@ -3,8 +3,6 @@ title/name dictionary, with relation cues from the schema's descriptions and pas
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphwire.core.embeddings import Embedder, embedder_from_settings
@@ -12,10 +10,10 @@ from graphwire.core.graph import Graph
 from graphwire.retrieval.graph.aliases import LlmAliasFn
 from graphwire.retrieval.graph.models import QuestionAnalysis
 from graphwire.retrieval.models import EntityMatch
-from graphwire.retrieval.ppr.config import PPRConfig, PPRMethod, ScoringOptions
+from graphwire.retrieval.ppr.config import GraphOptions, PPRConfig, PPRMethod, ScoringOptions
 from graphwire.retrieval.ppr.relations import RelationTypeScorer
 from graphwire.retrieval.ppr.retriever import PPRRetriever
-from graphwire.schema.model import GraphSchema, load_schema
+from graphwire.schema.model import GraphSchema
 
 if TYPE_CHECKING:
     from graphwire.retrieval.registry import RetrievalContext
@@ -25,21 +23,19 @@ if TYPE_CHECKING:
 class GraphStageMatcher:
     """Stages 1-2 of the graph retriever as a PPR seeder; its 0-100 scores scaled to 0-1.
 
-    With `services`, the stages are the process's shared ones (`GraphServices`); standalone it builds its own.
+    The stages are those of `services` (the process's shared ones); `standalone` builds its own.
     """
 
-    def __init__(
-        self,
-        graph: Graph,
-        llm_aliases: LlmAliasFn | None = None,
-        name_index_ttl_s: float = 10.0,
-        services: GraphServices | None = None,
-    ) -> None:
-        if services is None:
-            from graphwire.retrieval.services import GraphServices
-
-            services = GraphServices(graph, llm_aliases=llm_aliases, check_every_s=name_index_ttl_s)
+    def __init__(self, services: GraphServices) -> None:
         self.services = services
+
+    @classmethod
+    def standalone(
+        cls, graph: Graph, schema: GraphSchema, llm_aliases: LlmAliasFn | None = None, name_index_ttl_s: float = 10.0
+    ) -> GraphStageMatcher:
+        from graphwire.retrieval.services import GraphServices
+
+        return cls(GraphServices(graph, schema, llm_aliases=llm_aliases, check_every_s=name_index_ttl_s))
 
     def analyse(self, question: str) -> tuple[QuestionAnalysis, list[EntityMatch]]:
         """Stage 1's analysis and stage 2's matches (scores as the graph retriever gives them, 0-100)."""
@@ -65,14 +61,14 @@ class ChunkStorePassageScorer:
 class LazyRelationScorer:
     """Embeds the schema's relationship descriptions on first use, not when the mode is built."""
 
-    def __init__(self, embedder: Embedder, schema: Path | None | Callable[[], GraphSchema]) -> None:
+    def __init__(self, embedder: Embedder, schema: GraphSchema) -> None:
         self.embedder = embedder
-        self.schema = schema if callable(schema) else lambda: load_schema(schema)
+        self.schema = schema
         self._scorer: RelationTypeScorer | None = None
 
     def relevance(self, question: str) -> dict[str, float]:
         if self._scorer is None:
-            self._scorer = RelationTypeScorer(self.embedder, self.schema().relationship_types)
+            self._scorer = RelationTypeScorer(self.embedder, self.schema.relationship_types)
         return self._scorer.relevance(question)
 
 
@@ -81,12 +77,13 @@ def ppr_mode(ctx: RetrievalContext) -> PPRRetriever:
     services = ctx.services()
     graph = services.graph
     config = PPRConfig(
+        graph=GraphOptions.of(services.schema),
         scoring=ScoringOptions(
             damping=settings.ppr_damping,
             method=PPRMethod(settings.ppr_method),
             relation_cue_weight=settings.ppr_relation_cues,
             passage_seed_weight=settings.ppr_passage_seeds,
-        )
+        ),
     )
     embedder = embedder_from_settings(settings)
     passages = None
@@ -96,10 +93,8 @@ def ppr_mode(ctx: RetrievalContext) -> PPRRetriever:
         graph,
         services.snapshots,
         config,
-        matcher=GraphStageMatcher(graph, services=services) if settings.ppr_seeds == "stages" else None,
+        matcher=GraphStageMatcher(services) if settings.ppr_seeds == "stages" else None,
         passage_scorer=passages,
-        relation_scorer=LazyRelationScorer(embedder, lambda: services.schema)
-        if settings.ppr_relation_cues > 0
-        else None,
+        relation_scorer=LazyRelationScorer(embedder, services.schema) if settings.ppr_relation_cues > 0 else None,
         chunks=services.chunks,
     )

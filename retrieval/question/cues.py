@@ -12,10 +12,11 @@ from pydantic import BaseModel, Field
 from graphwire.retrieval.question.clauses import Segment, split_segments
 from graphwire.retrieval.question.dates import DateMention, DateRelation, find_dates
 from graphwire.retrieval.question.outlets import OutletGazetteer, PublicationMention
+from graphwire.schema.lexicon import yes_no_pattern
 
 _YES_NO_START = re.compile(
     r"^\s*(?:(?:between|after|before|following|considering|given|based\s+on|according\s+to)\b[^?]*?,\s*)?"
-    r"(?:does|did|do|is|was|are|were|has|have|had|can|could|would|will|should)\b",
+    rf"{yes_no_pattern()}\b",
     re.IGNORECASE,
 )
 _TEMPORAL_CUES = re.compile(

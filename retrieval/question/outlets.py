@@ -14,7 +14,6 @@ from functools import cached_property
 
 from pydantic import BaseModel, Field
 
-from graphwire.core.schema import configured_schema
 from graphwire.retrieval.question.clauses import with_clauses
 from graphwire.schema.model import GraphSchema
 
@@ -53,15 +52,16 @@ class OutletGazetteer:
 
     `known_outlets`: outlets a question may name that the corpus need not have (a question naming one the corpus
     lacks is a strong sign it cannot be answered from it); default: the schema's `question_outlets`. `schema`: where
-    those, the short forms and the common-phrase guards come from (default: the configured schema)."""
+    those, the short forms and the common-phrase guards come from."""
 
     def __init__(
         self,
         sources: Iterable[str],
         known_outlets: Iterable[str] | None = None,
-        schema: GraphSchema | None = None,
+        *,
+        schema: GraphSchema,
     ) -> None:
-        data = (schema or configured_schema()).gazetteer_data
+        data = schema.gazetteer_data
         known_outlets = data.question_outlets if known_outlets is None else known_outlets
         self._aliases = data.question_aliases
         self._not_after = data.not_outlet_after

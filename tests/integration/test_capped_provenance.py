@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from support import crash
+from support.schemas import news_caps
 
 from graphwire.core.documents import Article, Chunk
 from graphwire.core.graph import Graph
@@ -27,6 +28,7 @@ from graphwire.ingest.extractors.offline import extraction_text
 from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
 from graphwire.ingest.pipeline import IngestOptions, delete_documents, ingest_articles
 from graphwire.ingest.resolve import EntityResolver
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 CAP = 3
@@ -107,8 +109,11 @@ def ingest(
         articles,
         graph,
         NameExtractor(stated, outlets),
-        options=IngestOptions(progress=False, batch_documents=batch_documents),
-        resolver=EntityResolver(),
+        options=IngestOptions(
+            progress=False, batch_documents=batch_documents, provenance_cap=get_settings().provenance_cap
+        ),
+        resolver=EntityResolver(schema=load_schema()),
+        schema=load_schema(),
     )
     assert not report.failures
 
@@ -165,7 +170,7 @@ def test_a_delete_of_a_kept_chunk_refills_to_a_clean_ingest_of_the_rest(graph: G
     ingest(graph, CORPUS, stated)
     assert first_id(NORTHGATE_DOCS[0]) < HARBOR_IDS[CAP]  # a refill that counted the linked mention would keep it
     assert _linked_to_harbor(graph) >= {first_id(a) for a in NORTHGATE_DOCS}
-    delete_documents(graph, [HARBOR_DOCS[0].doc_id])
+    delete_documents(graph, [HARBOR_DOCS[0].doc_id], provenance=news_caps())
     after = store(graph)
     assert after["reported_by"][(ADA, "REPORTED_BY", HARBOR)] == (HARBOR_IDS[1 : CAP + 1], None)
     assert after == clean_ingest(graph, [a for a in CORPUS if a is not HARBOR_DOCS[0]], stated)
@@ -192,7 +197,7 @@ def test_chunks_of_other_outlets_that_name_the_outlet_are_not_refilled_and_state
     ingest(graph, CORPUS, stated, outlets=True)
     before = reported_by(graph)[(ADA, "REPORTED_BY", HARBOR)]
     assert before[0] == sorted([*HARBOR_IDS[: CAP + 1], northgate_stated])  # 2 stated, the 3 smallest implied
-    delete_documents(graph, [HARBOR_DOCS[1].doc_id])  # an implied entry of a full list
+    delete_documents(graph, [HARBOR_DOCS[1].doc_id], provenance=news_caps())  # an implied entry of a full list
     after = store(graph)
     kept = sorted([HARBOR_IDS[0], *HARBOR_IDS[2 : CAP + 2], northgate_stated])
     assert after["reported_by"][(ADA, "REPORTED_BY", HARBOR)][0] == kept
@@ -211,13 +216,13 @@ def test_repair_refills_a_full_list_that_lost_a_chunk_behind_the_pipeline(graph:
     stated = {HARBOR_IDS[1]}
     ingest(graph, CORPUS, stated)
     graph.write("check/delete_document_chunks_raw", document_id=HARBOR_DOCS[0].doc_id)
-    found = check_store(graph, None)
+    found = check_store(graph, None, news_caps())
     assert f"{ADA} -REPORTED_BY-> {HARBOR}" in found.unsupported_relationships
-    repair_store(graph, None, found)
+    repair_store(graph, None, found, news_caps(), load_schema().roles)
     after = reported_by(graph)
     assert after[(ADA, "REPORTED_BY", HARBOR)] == (HARBOR_IDS[1 : CAP + 2], [STATED, "", "", ""])
     assert after[(LUMEN, "REPORTED_BY", HARBOR)] == (HARBOR_IDS[1 : CAP + 1], None)
-    assert check_store(graph, None).unsupported_relationships == []
+    assert check_store(graph, None, news_caps()).unsupported_relationships == []
     assert after == clean_ingest(graph, [a for a in CORPUS if a is not HARBOR_DOCS[0]], stated)["reported_by"]
 
 
@@ -235,9 +240,9 @@ def test_lists_written_under_a_larger_cap_are_reported_and_cut_to_the_cap(
     assert reported_by(graph)[(ADA, "REPORTED_BY", HARBOR)][0] == HARBOR_IDS  # uncut: all seven
     monkeypatch.setenv("PROVENANCE_CAP", str(CAP))
     get_settings.cache_clear()
-    found = check_store(graph, None)
+    found = check_store(graph, None, news_caps())
     assert found.overfull_provenance == [f"{LUMEN} -REPORTED_BY-> {HARBOR}", f"{ADA} -REPORTED_BY-> {HARBOR}"]
-    assert repair_store(graph, None, found).provenance_lists_trimmed == 2
+    assert repair_store(graph, None, found, news_caps(), load_schema().roles).provenance_lists_trimmed == 2
     assert reported_by(graph) == expected
     assert expected[(ADA, "REPORTED_BY", HARBOR)] == ([*HARBOR_IDS[:CAP], HARBOR_IDS[5]], ["", "", "", STATED])
-    assert check_store(graph, None).problems() == {}
+    assert check_store(graph, None, news_caps()).problems() == {}

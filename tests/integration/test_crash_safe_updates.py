@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from support import crash
+from support.schemas import news_caps
 
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
@@ -72,7 +73,7 @@ def test_a_killed_update_or_delete_is_finished_by_the_next_run(
     store = crash.chroma_store(tmp_path / "chroma")
     crash.run_step(step, graph, store)  # the same step again, nothing told about the crash
     assert crash.export_store(graph, store) == expected
-    assert check_store(graph, store).ok
+    assert check_store(graph, store, news_caps()).ok
     # the step does orphan entities, so a store that kept them would differ
     assert sum(1 for node in expected["nodes"] if _is_entity(node)) < before_entities
 
@@ -109,4 +110,4 @@ def test_entities_a_killed_run_wrote_before_their_mentions_go_when_a_change_drop
     store = crash.chroma_store(tmp_path / "chroma")
     crash.ingest(graph, crash.corpus_v1(), store)  # the document as it was: the new names are gone from it
     assert crash.export_store(graph, store) == expected
-    assert check_store(graph, store).ok
+    assert check_store(graph, store, news_caps()).ok

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.schemas import news_caps
 from support.synthetic import SyntheticSpec, build, done_rows, entity_name, shuffled
 
 from graphwire.core.graph import Graph
@@ -28,7 +29,7 @@ QUESTIONS = [
 
 def _write(graph: Graph, rows: GraphRows) -> None:
     graph.write("admin/wipe")
-    writer = GraphWriter(graph, batch_size=2_000, threads=1)
+    writer = GraphWriter(graph, batch_size=2_000, threads=1, provenance=news_caps())
     writer.write(rows)
     writer.mark_done(done_rows(rows, SPEC.chunks_per_document))
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.schemas import news_caps
 
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
@@ -37,7 +38,9 @@ def mentions(graph: Graph) -> list[dict[str, Any]]:
 @pytest.fixture
 def layered(graph: Graph) -> Iterator[Graph]:
     articles = load_articles(CORPUS).articles
-    ingest_articles(articles, graph, OfflineExtractor(load_schema()), options=IngestOptions(progress=False))
+    ingest_articles(
+        articles, graph, OfflineExtractor(load_schema()), options=IngestOptions(progress=False), schema=load_schema()
+    )
     yield graph
     graph.write("admin/wipe")
 
@@ -75,7 +78,7 @@ def test_snapshot_has_cooccurrence_and_synonym_edges(layered: Graph) -> None:
     idx = {name: i for i, name in enumerate(snap.entity_names)}
     film, director = idx["Marrowdale (film)"], idx["Odile Varga"]
     assert snap.cooccurrence is not None and snap.cooccurrence[film, director] >= 1  # same sentence, twice
-    walk = build_walk_graph(snap, GraphOptions())
+    walk = build_walk_graph(snap, GraphOptions.of(load_schema()))
     assert (
         walk.n_synonym_edges >= 1
     )  # "Maria Lopez" / "Maria Lopes": rapidfuzz ratio 90.9, kept apart by resolution (92)
@@ -86,7 +89,7 @@ def test_snapshot_has_cooccurrence_and_synonym_edges(layered: Graph) -> None:
 def test_the_structural_layer_goes_with_its_document(layered: Graph) -> None:
     before = {(r["title"], r["name"]) for r in mentions(layered)}
     assert ("Skerrin", "Marrowdale (film)") in before
-    delete_documents(layered, ["Skerrin"])
+    delete_documents(layered, ["Skerrin"], provenance=news_caps())
     after = mentions(layered)
     assert not [r for r in after if r["title"] == "Skerrin"]
     snap = export_snapshot(layered)
@@ -124,7 +127,9 @@ class _RecordingScorer:
 
 def test_passage_seeds_only_for_questions_without_a_title_entity(layered: Graph) -> None:
     scorer = _RecordingScorer(layered)
-    ppr = PPRRetriever(layered, SnapshotCache(layered, 0.0), PPRConfig(), passage_scorer=scorer)
+    ppr = PPRRetriever(
+        layered, SnapshotCache(layered, 0.0), PPRConfig(graph=GraphOptions.of(load_schema())), passage_scorer=scorer
+    )
     titled = ppr.retrieve("Who directed Marrowdale?", top_k=3)
     assert titled.details["titled_seeds"] == 1 and scorer.asked == []
     untitled = ppr.retrieve("Which harbour towns are in Kestria?", top_k=6)  # Kestria: named, but no page is about it
@@ -138,13 +143,13 @@ def test_a_name_from_a_later_run_reaches_an_older_chunk_when_it_is_written_again
     older = Article(title="Desktop notes", body="Many users still run qvwm-style setups, and some run Qvwm itself.")
     later = Article(title="Qvwm", body="Qvwm is a lightweight window manager for Linux systems, released in 1996.")
     extractor, options = OfflineExtractor(load_schema()), IngestOptions(progress=False)
-    ingest_articles([older], graph, extractor, options=options)
-    ingest_articles([later], graph, extractor, options=options)
+    ingest_articles([older], graph, extractor, options=options, schema=load_schema())
+    ingest_articles([later], graph, extractor, options=options, schema=load_schema())
 
     def qvwm_pages() -> set[str]:
         return {r["title"] for r in mentions(graph) if r["name"] == "Qvwm"}
 
     assert qvwm_pages() == {"Qvwm"}  # the older chunk was linked before the name existed
-    ingest_articles([older], graph, extractor, options=IngestOptions(progress=False, force=True))
+    ingest_articles([older], graph, extractor, options=IngestOptions(progress=False, force=True), schema=load_schema())
     assert qvwm_pages() == {"Qvwm", "Desktop notes"}
     graph.write("admin/wipe")

@@ -26,10 +26,14 @@ def test_eval_runs_on_the_demo_questions_and_corpus(graph: Graph, neo4j_settings
     graph.write("admin/wipe")
     settings = neo4j_settings.model_copy(update={"chroma_path": tmp_path / "chroma", "chroma_collection": "demo_eval"})
     articles = load_articles(DEMO_DIR / "articles.jsonl").articles
-    gazetteer = Gazetteer.from_sources([a.source for a in articles]).with_file(DEMO_DIR / "gazetteer.yaml")
-    extractor = OfflineExtractor(load_schema().labels, gazetteer)
+    gazetteer = Gazetteer.from_sources([a.source for a in articles], schema=load_schema()).with_file(
+        DEMO_DIR / "gazetteer.yaml"
+    )
+    extractor = OfflineExtractor(load_schema(), gazetteer)
     store = ChunkStore.from_settings(settings)
-    ingest_articles(articles, graph, extractor, options=IngestOptions(progress=False), chunk_store=store)
+    ingest_articles(
+        articles, graph, extractor, options=IngestOptions(progress=False), chunk_store=store, schema=load_schema()
+    )
 
     options = EvalOptions(
         questions=DEMO_DIR / "questions.json",  # the corpus defaults to articles.jsonl beside it

@@ -15,8 +15,9 @@ from graphwire.core.chunk_store import ChunkStore
 from graphwire.core.documents import Chunk
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.eval.datasets import Question, load_corpus, load_questions
+from graphwire.eval.datasets import load_corpus, load_questions
 from graphwire.eval.harness import EvalOptions, evaluate
+from graphwire.eval.questions import Question
 from graphwire.eval.records import RunManifest, load_records
 from graphwire.eval.report import build_report
 from graphwire.eval.runner import RunMismatchError, RunPlan, run

@@ -29,9 +29,11 @@ def test_title_scored_run_with_bm25_and_graph(graph: Graph, neo4j_settings: Sett
     settings = neo4j_settings.model_copy(update=stores)
     articles = load_articles(DATA / "corpus.json").articles  # the ingest loader takes the corpus (null source, date)
     assert len(articles) == 10 and all(a.source is None for a in articles)
-    extractor = OfflineExtractor(load_schema().labels, Gazetteer.from_sources([]))
+    extractor = OfflineExtractor(load_schema(), Gazetteer.from_sources([], schema=load_schema()))
     store = ChunkStore.from_settings(settings)
-    ingest_articles(articles, graph, extractor, options=IngestOptions(progress=False), chunk_store=store)
+    ingest_articles(
+        articles, graph, extractor, options=IngestOptions(progress=False), chunk_store=store, schema=load_schema()
+    )
 
     options = EvalOptions(
         questions=DATA / "questions.json",  # format detected; the corpus defaults to corpus.json beside it

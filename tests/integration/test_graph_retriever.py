@@ -13,13 +13,14 @@ from graphwire.retrieval.answer.extractive import ExtractiveAnswerer
 from graphwire.retrieval.graph import GraphRetriever
 from graphwire.retrieval.models import ABSTENTION, FactTier, MatchTier, RetrievalResult
 from graphwire.retrieval.registry import RetrievalContext, build_retriever
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def retriever(chains_graph: Graph) -> GraphRetriever:
-    return GraphRetriever(chains_graph)
+    return GraphRetriever(chains_graph, schema=load_schema())
 
 
 def _facts(result: RetrievalResult, tier: FactTier) -> set[tuple[str, str, str]]:
@@ -41,7 +42,7 @@ def test_supplier_of_a_supplier(retriever: GraphRetriever) -> None:
     assert not _facts(result, FactTier.KEY) and not _facts(result, FactTier.BRIDGE)
     assert set(result.timings_ms) >= {"aliases", "matching", "templates", "filtering", "total"}
 
-    answer = ExtractiveAnswerer().answer(question, result)
+    answer = ExtractiveAnswerer(schema=load_schema()).answer(question, result)
     assert answer.text == "Quarrow Minerals"
     assert [c.title for c in answer.citations] == ["Quarrow Minerals doubles lithium refining for its biggest customer"]
     assert answer.citations[0].publication == "Northgate Daily"
@@ -53,7 +54,7 @@ def test_chained_relations_reach_one_hop_past_the_neighbourhood(retriever: Graph
     assert [e.name for e in result.entities] == ["Kestrel K2"]
     # three hops from the Kestrel K2: beyond the two-hop DIRECT facts, found by following the asked types
     assert ("Brightcell Energy", "LOCATED_IN", "Oslo") in _facts(result, FactTier.DIRECT)
-    answer = ExtractiveAnswerer().answer(question, result)
+    answer = ExtractiveAnswerer(schema=load_schema()).answer(question, result)
     assert answer.text == "Oslo"
     assert [c.title for c in answer.citations] == ["Brightcell Energy signs five-year cell deal with Kestrel Motors"]
 
@@ -70,7 +71,7 @@ def test_board_member_bridges_two_companies(retriever: GraphRetriever) -> None:
     key_chunk = next(f for f in result.facts if f.tier is FactTier.KEY).chunk_ids[0]
     assert result.chunks[0].chunk_id == key_chunk  # chunks behind KEY facts rank first
 
-    answer = ExtractiveAnswerer().answer(question, result)
+    answer = ExtractiveAnswerer(schema=load_schema()).answer(question, result)
     assert answer.text == "Mara Ellison"
     assert {c.title for c in answer.citations} == {
         "Lumen Labs names former regulator Mara Ellison to its board",
@@ -95,7 +96,7 @@ def test_two_outlets_same_event_different_dates(retriever: GraphRetriever, quest
     }
     assert ("Kestrel K2", "REPORTED_BY", "The Harbor Ledger") in _facts(result, FactTier.KEY)
     assert ("Kestrel K2", "REPORTED_BY", "Northgate Daily") in _facts(result, FactTier.KEY)
-    answer = ExtractiveAnswerer().answer(question, result)
+    answer = ExtractiveAnswerer(schema=load_schema()).answer(question, result)
     assert answer.text == expected
     assert {(c.publication, str(c.published_at)) for c in answer.citations} == {
         ("The Harbor Ledger", "2024-03-04"),
@@ -128,7 +129,7 @@ def test_aliases_and_partial_names_match_by_tier_with_coverage(retriever: GraphR
 )
 def test_unanswerable_questions_abstain(retriever: GraphRetriever, question: str) -> None:
     result = retriever.retrieve(question, top_k=10)
-    answer = ExtractiveAnswerer().answer(question, result)
+    answer = ExtractiveAnswerer(schema=load_schema()).answer(question, result)
     assert answer.text == ABSTENTION and answer.citations == []
 
 
@@ -150,5 +151,5 @@ def test_llm_alias_extractor_adds_what_the_deterministic_pass_misses(
     result = retriever.retrieve(question, top_k=5)
     assert result.details["extractors"] == ["deterministic", "llm"]
     assert [(e.name, e.tier) for e in result.entities] == [("Kestrel Motors", MatchTier.EXACT)]
-    assert ExtractiveAnswerer().answer(question, result).text == "Ilse Varga"
+    assert ExtractiveAnswerer(schema=load_schema()).answer(question, result).text == "Ilse Varga"
     assert len(openai_stub.chat_requests) == 1

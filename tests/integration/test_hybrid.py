@@ -15,6 +15,7 @@ from graphwire.retrieval.flat import FlatIndex, FlatPlusRetriever, GuidanceMode
 from graphwire.retrieval.graph import GraphRetriever
 from graphwire.retrieval.hybrid import HybridConfig, HybridRetriever
 from graphwire.retrieval.models import RankedChunk
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 SUPPLY_QUESTION = "Which company supplies the supplier of Kestrel Motors?"
@@ -34,9 +35,12 @@ def stack(graph: Graph, tmp_path: Path) -> tuple[GraphRetriever, FlatPlusRetriev
         GoldExtractor(chain_records()),
         options=IngestOptions(progress=False, force=True),
         chunk_store=store,
+        schema=load_schema(),
     )
     assert not report.failures
-    return GraphRetriever(graph), FlatPlusRetriever(FlatIndex(store), store.embedder)
+    return GraphRetriever(graph, schema=load_schema()), FlatPlusRetriever(
+        FlatIndex(store), store.embedder, schema=load_schema()
+    )
 
 
 def _titles(chunks: list[RankedChunk]) -> list[str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.schemas import news_caps
 
 from graphwire import cypher
 from graphwire.core.documents import Article
@@ -40,20 +41,22 @@ def demo_articles() -> list[Article]:
 
 @pytest.fixture(scope="module")
 def gazetteer(demo_articles: list[Article]) -> Gazetteer:
-    return Gazetteer.from_sources(a.source for a in demo_articles).with_file(DEMO.parent / "gazetteer.yaml")
+    return Gazetteer.from_sources((a.source for a in demo_articles), schema=load_schema()).with_file(
+        DEMO.parent / "gazetteer.yaml"
+    )
 
 
 @pytest.fixture(scope="module")
 def extractor(gazetteer: Gazetteer) -> OfflineExtractor:
-    return OfflineExtractor(load_schema().labels, gazetteer)
+    return OfflineExtractor(load_schema(), gazetteer)
 
 
 def run(
     graph: Graph, articles: list[Article], extractor: OfflineExtractor, gazetteer: Gazetteer, **opts: Any
 ) -> IngestReport:
     options = IngestOptions(progress=False, **{"batch_documents": 8, **opts})
-    resolver = EntityResolver(publication_aliases=gazetteer.publication_aliases())
-    return ingest_articles(articles, graph, extractor, options=options, resolver=resolver)
+    resolver = EntityResolver(publication_aliases=gazetteer.publication_aliases(), schema=load_schema())
+    return ingest_articles(articles, graph, extractor, options=options, resolver=resolver, schema=load_schema())
 
 
 def facts(graph: Graph) -> set[tuple[str, str, str]]:
@@ -189,7 +192,7 @@ def test_delete_removes_what_only_that_document_supported(
 ) -> None:
     run(graph, demo_articles, extractor, gazetteer)
     before = counts(graph)
-    results = delete_documents(graph, [STAHLWERK_TITLE, "no such document"])
+    results = delete_documents(graph, [STAHLWERK_TITLE, "no such document"], provenance=news_caps())
     assert [r["found"] for r in results] == [True, False]
     keys = {r["key"] for r in graph.read("ingest/existing_entities")}
     assert "Organization:stahlwerk group" not in keys  # only that article mentioned it

@@ -60,9 +60,11 @@ KILLED_RUN = textwrap.dedent(
 
 def ingest_demo(graph: Graph, state_dir: Path, resume: bool) -> IngestReport:
     articles = load_articles(DEMO).articles
-    gazetteer = Gazetteer.from_sources(a.source for a in articles).with_file(DEMO.parent / "gazetteer.yaml")
+    gazetteer = Gazetteer.from_sources((a.source for a in articles), schema=load_schema()).with_file(
+        DEMO.parent / "gazetteer.yaml"
+    )
     schema = load_schema()
-    extractor = OfflineExtractor(schema.labels, gazetteer)
+    extractor = OfflineExtractor(schema, gazetteer)
     state = StateStore(state_dir, str(DEMO), extractor.name, schema.fingerprint)
     if resume:
         state.load()
@@ -72,7 +74,7 @@ def ingest_demo(graph: Graph, state_dir: Path, resume: bool) -> IngestReport:
         extractor,
         schema=schema,
         options=IngestOptions(progress=False, batch_documents=BATCH_DOCUMENTS),
-        resolver=EntityResolver(publication_aliases=gazetteer.publication_aliases()),
+        resolver=EntityResolver(publication_aliases=gazetteer.publication_aliases(), schema=load_schema()),
         state=state,
     )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.schemas import news_caps
 
 from graphwire.core.chunk_store import ChunkStore
 from graphwire.core.documents import Article
@@ -38,16 +39,18 @@ def test_vector_store_follows_ingest_update_and_delete(
     if chroma == "server":
         settings = request.getfixturevalue("chroma_server").settings(settings)
     store = ChunkStore.from_settings(settings)
-    extractor = OfflineExtractor(load_schema().labels, Gazetteer.from_sources(a.source for a in articles))
+    extractor = OfflineExtractor(
+        load_schema(), Gazetteer.from_sources((a.source for a in articles), schema=load_schema())
+    )
     options = IngestOptions(progress=False)
-    ingest_articles(articles, graph, extractor, options=options, chunk_store=store)
+    ingest_articles(articles, graph, extractor, options=options, chunk_store=store, schema=load_schema())
     assert store_chunk_ids(store) == graph_chunk_ids(graph, articles) and store.count() == 3
 
     changed = articles[0].model_copy(update={"body": articles[0].body + " A later correction was added."})
-    ingest_articles([changed], graph, extractor, options=options, chunk_store=store)
+    ingest_articles([changed], graph, extractor, options=options, chunk_store=store, schema=load_schema())
     assert store_chunk_ids(store) == graph_chunk_ids(graph, articles)
     assert any("later correction" in c.text for c in store.get_all())
 
-    delete_documents(graph, [articles[1].doc_id], chunk_store=store)
+    delete_documents(graph, [articles[1].doc_id], chunk_store=store, provenance=news_caps())
     remaining = [articles[0], articles[2]]
     assert store_chunk_ids(store) == graph_chunk_ids(graph, remaining) and store.count() == 2

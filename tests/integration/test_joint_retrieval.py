@@ -15,6 +15,7 @@ from graphwire.ingest.pipeline import IngestOptions, ingest_articles
 from graphwire.retrieval.fill import FilledRetriever
 from graphwire.retrieval.joint import JointRetriever
 from graphwire.retrieval.registry import RetrievalContext
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 SUPPLY_QUESTION = "Which company supplies the supplier of Kestrel Motors?"
@@ -32,6 +33,7 @@ def context(graph: Graph, neo4j_settings: Settings, tmp_path: Path) -> Retrieval
         GoldExtractor(chain_records()),
         options=IngestOptions(progress=False, force=True),
         chunk_store=ChunkStore.from_settings(settings),
+        schema=load_schema(),
     )
     assert not report.failures
     return RetrievalContext(settings, graph=lambda: graph)

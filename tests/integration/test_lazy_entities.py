@@ -14,6 +14,7 @@ from graphwire.ingest.linking import DictionaryLinker
 from graphwire.ingest.pipeline import IngestOptions, ingest_articles
 from graphwire.ingest.report import IngestReport
 from graphwire.ingest.resolve import EntityResolver
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 FIRST = 8  # documents of the first run; the second run adds the rest
@@ -21,9 +22,9 @@ FILLER = 20_000  # entities no text names, so that the graph has more entities t
 
 
 def _ingest(graph: Graph, articles: list[Article], resolver: EntityResolver | None = None) -> IngestReport:
-    resolver = resolver or EntityResolver(publication_aliases=gazetteer().publication_aliases())
+    resolver = resolver or EntityResolver(publication_aliases=gazetteer().publication_aliases(), schema=load_schema())
     options = IngestOptions(progress=False, batch_documents=2)
-    return ingest_articles(articles, graph, extractor(), options=options, resolver=resolver)
+    return ingest_articles(articles, graph, extractor(), options=options, resolver=resolver, schema=load_schema())
 
 
 def _first_run(graph: Graph) -> None:
@@ -32,7 +33,7 @@ def _first_run(graph: Graph) -> None:
     for i in range(FILLER):
         name = f"Quillon Registry {i:05d}"
         norm = name.lower()
-        lookup = lookup_properties("Organization", name, norm, [name])
+        lookup = lookup_properties("Organization", name, norm, [name], load_schema().roles)
         rows.append({"key": f"Organization:{norm}", "label": "Organization", "name": name, "norm": norm,
                      "aliases": [name], **lookup})  # fmt: skip
     graph.write_batches("ingest/merge_entities", rows, 5000)
@@ -54,7 +55,7 @@ def test_a_second_run_reads_only_what_it_names_and_builds_what_an_eager_run_buil
 
     graph.write("admin/wipe")
     _first_run(graph)
-    eager = EntityResolver(publication_aliases=gazetteer().publication_aliases())
+    eager = EntityResolver(publication_aliases=gazetteer().publication_aliases(), schema=load_schema())
     eager.load(graph.read("ingest/existing_entities"))  # what every run did before: read every entity
     monkeypatch.setattr(DictionaryLinker, "_entities", lambda self, tokens: self.stored.all())
     _ingest(graph, articles[FIRST:], eager)
@@ -62,12 +63,12 @@ def test_a_second_run_reads_only_what_it_names_and_builds_what_an_eager_run_buil
 
 
 def test_names_resolve_across_runs_by_alias_and_fuzzy_match_through_the_lookup(graph: Graph) -> None:
-    resolver = EntityResolver(source=StoredEntities(graph))
-    first = EntityResolver()
+    resolver = EntityResolver(source=StoredEntities(graph), schema=load_schema())
+    first = EntityResolver(schema=load_schema())
     lumen = first.resolve("Lumen Laboratories", "Organization")
     assert lumen is not None
     first.add_alias(lumen, "Lumen Labs")
-    lookup = lookup_properties(lumen.label, lumen.name, lumen.norm, lumen.aliases)
+    lookup = lookup_properties(lumen.label, lumen.name, lumen.norm, lumen.aliases, load_schema().roles)
     row = {"key": lumen.key, "label": lumen.label, "name": lumen.name, "norm": lumen.norm, "aliases": lumen.aliases}
     graph.write("ingest/merge_entities", rows=[{**row, **lookup}])
     resolver.prefetch([("Lumen Labs", "Organization"), ("Lumen Laborratories", "Organization"), ("Ada", "Person")])
@@ -82,9 +83,9 @@ def test_a_store_without_lookup_properties_is_migrated_once(graph: Graph) -> Non
     articles = corpus_v1()
     _ingest(graph, articles[:FIRST])
     graph.write("fixture/strip_entity_lookup")  # as an older graphwire left it
-    assert migrate(graph) == _entity_count(graph)
+    assert migrate(graph, load_schema().roles) == _entity_count(graph)
     assert graph.read("ingest/lookup_format")[0]["format"] == LOOKUP_FORMAT
-    assert migrate(graph) == 0
+    assert migrate(graph, load_schema().roles) == 0
     migrated = export_graph(graph)
     graph.write("admin/wipe")
     _ingest(graph, articles[:FIRST])

@@ -13,6 +13,7 @@ from graphwire.retrieval.aliases.llm import LLMAliasExtractor
 from graphwire.retrieval.answer.llm import LLMAnswerer
 from graphwire.retrieval.graph import GraphRetriever
 from graphwire.retrieval.models import ABSTENTION, FactTier
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 
@@ -22,11 +23,11 @@ QUESTION = "Which company supplies the supplier of KM?"
 def test_llm_aliases_find_what_the_question_abbreviates(
     chains_graph: Graph, openai_stub: OpenAIStub, llm_settings: Settings
 ) -> None:
-    without = GraphRetriever(chains_graph).retrieve(QUESTION, top_k=10)
+    without = GraphRetriever(chains_graph, schema=load_schema()).retrieve(QUESTION, top_k=10)
     assert "Kestrel Motors" not in {e.name for e in without.entities}
 
     openai_stub.script(text(json.dumps({"entities": [{"name": "Kestrel Motors", "aliases": ["KM"]}]})))
-    retriever = GraphRetriever(chains_graph, llm_aliases=LLMAliasExtractor(llm_settings))
+    retriever = GraphRetriever(chains_graph, llm_aliases=LLMAliasExtractor(llm_settings), schema=load_schema())
     result = retriever.retrieve(QUESTION, top_k=10)
     assert "Kestrel Motors" in {e.name for e in result.entities}
     direct = {(f.subject, f.relationship, f.object) for f in result.facts if f.tier is FactTier.DIRECT}
@@ -48,7 +49,9 @@ def test_no_match_abstains_without_an_answer_call(
 ) -> None:
     openai_stub.script(text('{"entities": [{"name": "Pellucid Robotics", "aliases": []}]}'))
     question = "Who is the chief executive of Pellucid Robotics?"
-    result = GraphRetriever(chains_graph, llm_aliases=LLMAliasExtractor(llm_settings)).retrieve(question, top_k=10)
+    result = GraphRetriever(chains_graph, llm_aliases=LLMAliasExtractor(llm_settings), schema=load_schema()).retrieve(
+        question, top_k=10
+    )
     answer = LLMAnswerer(llm_settings).answer(question, result)
     assert answer.text == ABSTENTION and answer.citations == []
     assert len(openai_stub.chat_requests) == 1  # the alias call only

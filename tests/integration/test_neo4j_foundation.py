@@ -4,6 +4,7 @@ SHOW CONSTRAINTS / SHOW INDEXES (tests/support/cypher/check/); emptying a graph 
 from typing import Any
 
 import pytest
+from support.schemas import news_caps
 from support.synthetic import SyntheticSpec, build
 
 from graphwire.core.bootstrap import apply_schema, empty_graph
@@ -67,7 +68,7 @@ def test_empty_graph_deletes_relationships_then_nodes_in_bounded_transactions(
     """`graphwire db reset` on a large graph: one DETACH DELETE of a hub and its thousands of relationships exceeded
     the transaction memory limit, so relationships go first, `limit` at a time."""
     rows = build(SyntheticSpec(documents=60, entities=40, publications=2, days=10, seed=3))
-    GraphWriter(graph, batch_size=1_000, threads=1).write(rows)
+    GraphWriter(graph, batch_size=1_000, threads=1, provenance=news_caps()).write(rows)
     counts = graph.read("ingest/count_nodes")[0]
     deleted: list[tuple[str, int]] = []
     real_write = Graph.write

@@ -13,12 +13,14 @@ from support.encyclopedia import SCHEMA_PATH, EncyclopediaCorpus, load_corpus, w
 from graphwire.app.main import create_app
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.retrieval.paths import EntityRef, NoPathError, neighborhood, resolve_entity, shortest_path
+from graphwire.retrieval.paths import EntityRef, NoPathError, hub_types, neighborhood, resolve_entity, shortest_path
 from graphwire.retrieval.ppr import PPRRetriever, SnapshotCache
 from graphwire.retrieval.ppr.export import export_snapshot, graph_fingerprint
 from graphwire.retrieval.registry import RetrievalContext, build_retriever
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
+HUBS = hub_types(load_schema(SCHEMA_PATH))  # the test corpus schema's hub types: not followed
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +115,9 @@ def _ref(graph: Graph, name: str) -> EntityRef:
 
 def test_shortest_path_follows_a_known_chain(corpus_graph: tuple[Graph, EncyclopediaCorpus]) -> None:
     graph, _ = corpus_graph
-    path = shortest_path(graph, _ref(graph, "Pieter Halvorsen"), _ref(graph, "Dovrenia"), max_hops=6)
+    path = shortest_path(
+        graph, _ref(graph, "Pieter Halvorsen"), _ref(graph, "Dovrenia"), max_hops=6, excluded_types=HUBS
+    )
     assert path.length == 2  # Halvorsen -BORN_IN-> Port Elsin -LOCATED_IN-> Dovrenia
     assert [s.fact.relationship for s in path.steps] == ["BORN_IN", "LOCATED_IN"]
     assert path.steps[0].sources[0].chunk_id in path.steps[0].fact.chunk_ids
@@ -123,9 +127,9 @@ def test_shortest_path_follows_a_known_chain(corpus_graph: tuple[Graph, Encyclop
 def test_shortest_path_respects_the_bound_and_reports_direction(corpus_graph: tuple[Graph, EncyclopediaCorpus]) -> None:
     graph, _ = corpus_graph
     src, dst = _ref(graph, "Renata Osei"), _ref(graph, "Mateo Brandt")
-    path = shortest_path(graph, src, dst, max_hops=6)
+    path = shortest_path(graph, src, dst, max_hops=6, excluded_types=HUBS)
     with pytest.raises(NoPathError):
-        shortest_path(graph, src, dst, max_hops=path.length - 1)
+        shortest_path(graph, src, dst, max_hops=path.length - 1, excluded_types=HUBS)
     # a walk from src to dst, each step starting where the one before ended
     assert [s.from_entity.key for s in path.steps] == [src.key] + [s.to_entity.key for s in path.steps[:-1]]
     assert path.steps[-1].to_entity.key == dst.key
@@ -143,12 +147,12 @@ def test_no_path_for_an_isolated_component(corpus_graph: tuple[Graph, Encycloped
     # The novel and its author form their own component: nothing links them to the film world within 6 hops
     # except through Orlenz (Osei's birthplace); Cinema of Kestria has no facts at all.
     with pytest.raises(NoPathError):
-        shortest_path(graph, _ref(graph, "Cinema of Kestria"), _ref(graph, "Varnholm"), max_hops=6)
+        shortest_path(graph, _ref(graph, "Cinema of Kestria"), _ref(graph, "Varnholm"), max_hops=6, excluded_types=HUBS)
 
 
 def test_neighborhood_grows_hop_by_hop(corpus_graph: tuple[Graph, EncyclopediaCorpus]) -> None:
     graph, _ = corpus_graph
-    result = neighborhood(graph, _ref(graph, "Salt Meridian"), hops=2)
+    result = neighborhood(graph, _ref(graph, "Salt Meridian"), hops=2, excluded_types=HUBS)
     first, second = result.hops
     assert {f.relationship for f in first.facts} == {"DIRECTED", "PRODUCED", "ACTED_IN", "SHOT"}
     assert first.new_facts == 4 and first.new_entities == 4
@@ -162,7 +166,7 @@ def test_neighborhood_grows_hop_by_hop(corpus_graph: tuple[Graph, EncyclopediaCo
 
 def test_neighborhood_limit_marks_truncation(corpus_graph: tuple[Graph, EncyclopediaCorpus]) -> None:
     graph, _ = corpus_graph
-    hop = neighborhood(graph, _ref(graph, "Salt Meridian"), hops=1, per_hop_limit=2).hops[0]
+    hop = neighborhood(graph, _ref(graph, "Salt Meridian"), hops=1, per_hop_limit=2, excluded_types=HUBS).hops[0]
     assert hop.new_facts == 2 and hop.truncated
 
 

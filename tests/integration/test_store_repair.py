@@ -17,10 +17,12 @@ from pathlib import Path
 
 import pytest
 from support import crash
+from support.schemas import news_caps
 
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.consistency import check_store, graph_chunk_ids, repair_store
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
@@ -85,15 +87,15 @@ def test_a_chunk_deleted_behind_the_pipeline_leaves_damage_that_repair_removes(g
     crash.ingest(graph, crash.corpus_v1(), store)
     victim = crash.corpus_v1()[9].doc_id  # its entities are mentioned nowhere else (the Whitaker charges)
     graph.write("check/delete_document_chunks_raw", document_id=victim)
-    found = check_store(graph, store)
+    found = check_store(graph, store, news_caps())
     assert found.orphan_entities and found.unsupported_relationships and found.stray_vectors
     assert "Person:jonah whitaker" in found.orphan_entities
 
-    repaired = repair_store(graph, store, found)
+    repaired = repair_store(graph, store, found, news_caps(), load_schema().roles)
     assert repaired.entities_removed == len(found.orphan_entities)
     assert repaired.relationships_deleted >= len(found.unsupported_relationships)
     assert repaired.vectors_deleted == len(found.stray_vectors)
-    after = check_store(graph, store)
+    after = check_store(graph, store, news_caps())
     assert after.problems() == {}
 
 
@@ -104,11 +106,11 @@ def test_entities_without_lookup_keys_are_reported_and_repaired(graph: Graph, tm
     crash.ingest(graph, crash.corpus_v1()[:3], store)
     expected = crash.export_store(graph, store)
     graph.write("fixture/strip_entity_lookup")
-    found = check_store(graph, store)
+    found = check_store(graph, store, news_caps())
     entities = sum(1 for node in expected["nodes"] if any(key == "fuzzy_key" for key, _ in node))
     assert len(found.entities_without_lookup) == entities > 0
     assert found.problems() == {"entities without lookup keys": len(found.entities_without_lookup)}
-    repaired = repair_store(graph, store, found)
+    repaired = repair_store(graph, store, found, news_caps(), load_schema().roles)
     assert repaired.lookup_keys_filled == len(found.entities_without_lookup)
-    assert check_store(graph, store).problems() == {}
+    assert check_store(graph, store, news_caps()).problems() == {}
     assert crash.export_store(graph, store) == expected

@@ -44,14 +44,14 @@ def ingest_demo(graph: Graph, settings: Settings) -> None:
     schema = load_schema()
     articles = load_articles(DEMO / "articles.jsonl").articles
     gazetteer = Gazetteer.from_sources((a.source for a in articles), schema=schema).with_file(DEMO / "gazetteer.yaml")
-    extractor = OfflineExtractor(schema.labels, gazetteer, schema=schema)
+    extractor = OfflineExtractor(schema, gazetteer)
     ingest_articles(
         articles,
         graph,
         extractor,
         schema=schema,
         options=IngestOptions(progress=False),
-        resolver=EntityResolver(settings.fuzzy_merge_threshold, gazetteer.publication_aliases()),
+        resolver=EntityResolver(settings.fuzzy_merge_threshold, gazetteer.publication_aliases(), schema=schema),
         chunk_store=ChunkStore.from_settings(settings),
     )
 

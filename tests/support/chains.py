@@ -19,6 +19,7 @@ from graphwire.core.graph import Graph
 from graphwire.ingest.extractors.base import ExtractionFailure
 from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
 from graphwire.ingest.pipeline import IngestOptions, ingest_articles
+from graphwire.schema.model import load_schema
 
 CHAINS_PATH = Path(__file__).resolve().parents[1] / "data" / "chains.jsonl"
 
@@ -58,6 +59,10 @@ def ingest_chains(graph: Graph) -> None:
     """Write the chains corpus into `graph` through the real pipeline (gold extraction)."""
     records = chain_records()
     report = ingest_articles(
-        chain_articles(), graph, GoldExtractor(records), options=IngestOptions(progress=False, force=True)
+        chain_articles(),
+        graph,
+        GoldExtractor(records),
+        options=IngestOptions(progress=False, force=True),
+        schema=load_schema(),
     )
     assert not report.failures, report.failures

@@ -28,6 +28,7 @@ from graphwire.ingest.pipeline import IngestOptions, delete_documents, ingest_ar
 from graphwire.ingest.report import IngestReport
 from graphwire.ingest.resolve import EntityResolver
 from graphwire.schema.model import load_schema
+from support.schemas import news_caps
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "articles.jsonl"
 DOCUMENTS = 10
@@ -54,12 +55,12 @@ def corpus_v2() -> list[Article]:
 @cache
 def gazetteer() -> Gazetteer:
     sources = (a.source for a in load_articles(DEMO).articles)
-    return Gazetteer.from_sources(sources).with_file(DEMO.parent / "gazetteer.yaml")
+    return Gazetteer.from_sources(sources, schema=load_schema()).with_file(DEMO.parent / "gazetteer.yaml")
 
 
 @cache
 def extractor() -> OfflineExtractor:
-    return OfflineExtractor(load_schema().labels, gazetteer())
+    return OfflineExtractor(load_schema(), gazetteer())
 
 
 def ingest(graph: Graph, articles: list[Article], store: ChunkStore, opts: IngestOptions | None = None) -> IngestReport:
@@ -68,8 +69,9 @@ def ingest(graph: Graph, articles: list[Article], store: ChunkStore, opts: Inges
         graph,
         extractor(),
         options=opts or IngestOptions(progress=False, batch_documents=BATCH_DOCUMENTS),
-        resolver=EntityResolver(publication_aliases=gazetteer().publication_aliases()),
+        resolver=EntityResolver(publication_aliases=gazetteer().publication_aliases(), schema=load_schema()),
         chunk_store=store,
+        schema=load_schema(),
     )
 
 
@@ -84,7 +86,7 @@ def run_step(step: str, graph: Graph, store: ChunkStore, opts: IngestOptions | N
         return ingest(graph, corpus_v2(), store, opts)
     if step == "name":
         return ingest(graph, corpus_named(), store, opts)
-    return delete_documents(graph, [corpus_v1()[DELETED].doc_id], chunk_store=store)
+    return delete_documents(graph, [corpus_v1()[DELETED].doc_id], chunk_store=store, provenance=news_caps())
 
 
 def chroma_store(path: Path) -> ChunkStore:

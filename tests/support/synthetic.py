@@ -14,10 +14,13 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from graphwire.core.names import entity_key, normalise_name
-from graphwire.ingest.enrich import REPORTED_BY
+from graphwire.core.names import entity_key, label_norm
 from graphwire.ingest.entity_lookup import lookup_properties
 from graphwire.ingest.rows import GraphRows
+from graphwire.schema.model import load_schema
+
+ROLES = load_schema().roles  # the news schema's
+PUBLICATION, REPORTED_BY = ROLES.publisher_label, ROLES.reported_by_type
 
 LABELS = ("Person", "Organization", "Location", "Product")
 TYPES = ("WORKS_FOR", "SUPPLIES", "OWNS", "INVESTED_IN", "COMPETES_WITH", "LOCATED_IN", "SUED")
@@ -49,7 +52,7 @@ def entity_name(i: int) -> tuple[str, str]:
 
 def entity_key_of(i: int) -> str:
     name, label = entity_name(i)
-    return entity_key(label, name)
+    return entity_key(label, name, ROLES)
 
 
 def publication_name(p: int) -> str:
@@ -61,8 +64,8 @@ def build(spec: SyntheticSpec) -> GraphRows:
     cumulative, total = _cumulative(spec)
     rows = GraphRows()
     publications = [publication_name(p) for p in range(spec.publications)]
-    pub_keys = [entity_key("Publication", name) for name in publications]
-    rows.entities.extend(_entity_row(name, "Publication") for name in publications)
+    pub_keys = [entity_key(PUBLICATION, name, ROLES) for name in publications]
+    rows.entities.extend(_entity_row(name, PUBLICATION) for name in publications)
     used: set[int] = set()
     relations: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     days: set[date] = set()
@@ -129,9 +132,9 @@ def _cumulative(spec: SyntheticSpec) -> tuple[list[float], float]:
 
 
 def _entity_row(name: str, label: str) -> dict[str, Any]:
-    norm = normalise_name(name, label)
-    return {"key": entity_key(label, name), "label": label, "name": name, "norm": norm, "aliases": [name],
-            **lookup_properties(label, name, norm, [name])}  # fmt: skip
+    norm = label_norm(name, label, ROLES)
+    return {"key": entity_key(label, name, ROLES), "label": label, "name": name, "norm": norm, "aliases": [name],
+            **lookup_properties(label, name, norm, [name], ROLES)}  # fmt: skip
 
 
 def _days(days: list[date]) -> list[dict[str, Any]]:

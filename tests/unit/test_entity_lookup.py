@@ -15,10 +15,11 @@ from graphwire.ingest.entity_lookup import (
 )
 from graphwire.ingest.linking import MAX_SPAN_WORDS, _tokens, word_spans
 from graphwire.ingest.resolve import EntityResolver
+from graphwire.schema.model import load_schema
 
 
 def test_lookup_properties_key_every_indexed_alias_and_skip_a_lone_surname() -> None:
-    props = lookup_properties("Person", "Ada Park", "ada park", ["Ada Park", "Park", "A. Park"])
+    props = lookup_properties("Person", "Ada Park", "ada park", ["Ada Park", "Park", "A. Park"], load_schema().roles)
     assert props["resolve_keys"] == ["Person|a park", "Person|ada park"]  # "Park" alone would mean Ada Park anywhere
     assert props["link_keys"] == ["a park", "ada park", "park"]
     assert props["fuzzy_key"] == "Person|8|ap"
@@ -57,7 +58,7 @@ class _Source:
         self.asked.append((list(resolve_keys), list(fuzzy_keys)))
         found = []
         for row in self.rows:
-            props = lookup_properties(row["label"], row["name"], row["norm"], row["aliases"])
+            props = lookup_properties(row["label"], row["name"], row["norm"], row["aliases"], load_schema().roles)
             if set(props["resolve_keys"]) & set(resolve_keys) or props["fuzzy_key"] in fuzzy_keys:
                 found.append(row)
         return found
@@ -72,11 +73,11 @@ STORED = [
 
 def test_prefetch_reads_only_what_the_names_reach_and_resolves_like_a_full_load() -> None:
     source = _Source(STORED)
-    lazy = EntityResolver(source=source)
+    lazy = EntityResolver(source=source, schema=load_schema())
     names = [("Lumen Labs", "Organization"), ("Lumen Laborratories", "Organization"), ("Bo Chen", "Person")]
     lazy.prefetch(names)
     assert lazy.stored == {"Organization:lumen laboratories"}  # Ada Park is not named: not read
-    eager = EntityResolver()
+    eager = EntityResolver(schema=load_schema())
     eager.load(STORED)
     for name, label in names:
         assert lazy.resolve(name, label) == eager.resolve(name, label)
@@ -85,7 +86,7 @@ def test_prefetch_reads_only_what_the_names_reach_and_resolves_like_a_full_load(
 
 
 def test_a_fuzzy_match_needs_the_same_initials_even_when_another_name_scores_higher() -> None:
-    resolver = EntityResolver()
+    resolver = EntityResolver(schema=load_schema())
     names = ["Ember Laboratories International", "Umber Laboratores Internationl"]
     resolver.load([{"key": f"Organization:{n.lower()}", "label": "Organization", "name": n, "norm": n.lower(),
                     "aliases": []} for n in names])  # fmt: skip

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from graphwire.eval.datasets import DatasetError, load_corpus, load_questions, sample, select
+from graphwire.eval.datasets import load_corpus, load_questions
+from graphwire.eval.questions import DatasetError
+from graphwire.eval.selection import sample, select
 
 
 def _write(tmp_path: Path, data: object, name: str = "q.json") -> Path:

@@ -7,14 +7,8 @@ from pathlib import Path
 import pytest
 
 from graphwire.core.paths import DEMO_DIR
-from graphwire.eval.datasets import (
-    TITLES_FORMAT,
-    DatasetError,
-    TitleQuestion,
-    default_corpus,
-    load_corpus,
-    load_questions,
-)
+from graphwire.eval.datasets import default_corpus, load_corpus, load_questions
+from graphwire.eval.questions import TITLES_FORMAT, DatasetError, TitleQuestion
 
 
 def test_the_demo_questions_load_as_title_scored_with_their_null_questions() -> None:

@@ -13,22 +13,14 @@ from typer.testing import CliRunner
 
 from graphwire.cli.eval_cmd import eval_command
 from graphwire.core.documents import Chunk
-from graphwire.eval.datasets import (
-    MULTIHOP_FORMAT,
-    TITLES_FORMAT,
-    DatasetError,
-    Question,
-    TitleQuestion,
-    default_corpus,
-    filter_types,
-    load_corpus,
-    load_questions,
-)
+from graphwire.eval.datasets import default_corpus, load_corpus, load_questions
 from graphwire.eval.oracle import OracleRetriever
+from graphwire.eval.questions import MULTIHOP_FORMAT, TITLES_FORMAT, DatasetError, Question, TitleQuestion
 from graphwire.eval.records import RunManifest, load_records
 from graphwire.eval.report import build_report
 from graphwire.eval.runner import RunPlan, run
 from graphwire.eval.scorers import Outcome, score_titles
+from graphwire.eval.selection import filter_types
 from graphwire.eval.summary import summarize_system
 from graphwire.retrieval.models import Answer, RankedChunk, RetrievalResult
 

@@ -27,6 +27,7 @@ from graphwire.retrieval.registry import (
     build_answerer,
     build_retriever,
 )
+from graphwire.schema.model import load_schema
 
 
 def _outlet(name: str) -> PublicationMention:
@@ -63,14 +64,14 @@ SUPPLY_CHAIN = RetrievalResult(
 
 
 def test_question_reading() -> None:
-    assert asked_relations("Which company supplies the supplier of Kestrel Motors?") == {"SUPPLIES": 2}
-    assert asked_label("Which company supplies Kestrel?") == "Organization"
-    assert asked_label("Who runs Kestrel Motors?") == "Person"
-    assert asked_label("What happened?") is None
+    assert asked_relations("Which company supplies the supplier of Kestrel Motors?", load_schema()) == {"SUPPLIES": 2}
+    assert asked_label("Which company supplies Kestrel?", load_schema()) == "Organization"
+    assert asked_label("Who runs Kestrel Motors?", load_schema()) == "Person"
+    assert asked_label("What happened?", load_schema()) is None
 
 
 def test_chain_depth_follows_how_often_the_relation_is_asked() -> None:
-    answerer = ExtractiveAnswerer()
+    answerer = ExtractiveAnswerer(schema=load_schema())
     two_hops = answerer.answer("Which company supplies the supplier of Kestrel Motors?", SUPPLY_CHAIN)
     one_hop = answerer.answer("Which company supplies Kestrel Motors?", SUPPLY_CHAIN)
     assert (two_hops.text, [c.chunk_id for c in two_hops.citations]) == ("Quarrow", ["c2"])
@@ -79,7 +80,7 @@ def test_chain_depth_follows_how_often_the_relation_is_asked() -> None:
 
 
 def test_abstains_without_entities_or_without_a_fact_of_the_asked_kind() -> None:
-    answerer = ExtractiveAnswerer()
+    answerer = ExtractiveAnswerer(schema=load_schema())
     empty = RetrievalResult(mode="graph", abstain_reason="no match")
     assert answerer.answer("Who is the CEO of Pellucid Robotics?", empty).text == ABSTENTION
     award = answerer.answer("Which award did Kestrel Motors receive?", SUPPLY_CHAIN)
@@ -94,7 +95,7 @@ def test_yes_no_needs_a_key_fact_of_the_asked_relation() -> None:
         chunks=[_chunk("c1")],
         analysis=QuestionSummary(yes_no=True),
     )
-    answerer = ExtractiveAnswerer()
+    answerer = ExtractiveAnswerer(schema=load_schema())
     assert answerer.answer("Does Brightcell supply Kestrel Motors?", result).text == "Yes"
     assert answerer.answer("Did Brightcell sue Kestrel Motors?", result).text == ABSTENTION
 
@@ -111,7 +112,9 @@ def test_temporal_compares_each_outlets_best_chunk(order: Literal["before", "aft
         ],
         analysis=QuestionSummary(yes_no=True, order=order, outlets=[_outlet("Harbor"), _outlet("Northgate")]),
     )
-    answer = ExtractiveAnswerer().answer(f"Did Harbor report the Kestrel K2 recall {order} Northgate?", result)
+    answer = ExtractiveAnswerer(schema=load_schema()).answer(
+        f"Did Harbor report the Kestrel K2 recall {order} Northgate?", result
+    )
     assert answer.text == expected
     assert [c.chunk_id for c in answer.citations] == ["h1", "n1"]
 
@@ -127,11 +130,14 @@ def test_registry_answerer_selection_and_unknown_mode() -> None:
 
 def test_abstains_when_the_question_cites_an_outlet_the_graph_lacks() -> None:
     cited_elsewhere = SUPPLY_CHAIN.model_copy(update={"analysis": QuestionSummary(unknown_publications=["Reuters"])})
-    answer = ExtractiveAnswerer().answer(
+    answer = ExtractiveAnswerer(schema=load_schema()).answer(
         "According to Reuters, which company supplies Kestrel Motors?", cited_elsewhere
     )
     assert answer.text == ABSTENTION
-    assert ExtractiveAnswerer().answer("Which company supplies Kestrel Motors?", SUPPLY_CHAIN).text == "Brightcell"
+    assert (
+        ExtractiveAnswerer(schema=load_schema()).answer("Which company supplies Kestrel Motors?", SUPPLY_CHAIN).text
+        == "Brightcell"
+    )
 
 
 def test_order_questions_are_told_from_change_questions() -> None:
@@ -184,16 +190,18 @@ def _world(*names: tuple[str, str], facts: list[Fact] = DRONES) -> RetrievalResu
 
 
 def test_relation_words_read_in_context() -> None:
-    assert asked_label("In which city is the company based?") == "Location"
-    assert asked_label("The founder of X founded which other investment firm?") == "Organization"
-    assert asked_label("Which drone maker did that firm back?") == "Organization"
-    assert asked_relations("Which investment firm did Ivo Sand found?") == {"FOUNDED": 1}  # a kind of firm
-    assert asked_relations("Which drone maker did that firm back?") == {"INVESTED_IN": 1}
-    assert asked_relations("Based on the report, who leads Talon Systems?") == {"CEO_OF": 1}
+    assert asked_label("In which city is the company based?", load_schema()) == "Location"
+    assert asked_label("The founder of X founded which other investment firm?", load_schema()) == "Organization"
+    assert asked_label("Which drone maker did that firm back?", load_schema()) == "Organization"
+    assert asked_relations("Which investment firm did Ivo Sand found?", load_schema()) == {
+        "FOUNDED": 1
+    }  # a kind of firm
+    assert asked_relations("Which drone maker did that firm back?", load_schema()) == {"INVESTED_IN": 1}
+    assert asked_relations("Based on the report, who leads Talon Systems?", load_schema()) == {"CEO_OF": 1}
 
 
 def test_answer_needs_a_chain_covering_every_asked_relation() -> None:
-    answerer = ExtractiveAnswerer()
+    answerer = ExtractiveAnswerer(schema=load_schema())
     harrier = _world(("Harrier", "Product"))
     # Lea Brun founded the maker, but only Ivo Sand is reached through both "founded" and "backed"
     question = "Who founded the investment firm that backed the maker of the Harrier drone?"
@@ -208,7 +216,7 @@ def test_answer_needs_a_chain_covering_every_asked_relation() -> None:
 
 
 def test_abstains_when_the_asked_relation_has_no_supporting_fact() -> None:
-    answerer = ExtractiveAnswerer()
+    answerer = ExtractiveAnswerer(schema=load_schema())
     talon = _world(("Talon Systems", "Organization"))
     assert answerer.answer("Who is the chief executive of Talon Systems?", talon).text == "Mira Kovac"
     nordmark = _world(("Nordmark", "Organization"))
@@ -220,7 +228,7 @@ def test_abstains_when_the_asked_relation_has_no_supporting_fact() -> None:
 
 
 def test_multi_part_questions_follow_the_first_answer() -> None:
-    answerer = ExtractiveAnswerer()
+    answerer = ExtractiveAnswerer(schema=load_schema())
     sued = answerer.answer(
         "Which company was sued by the maker of the Harrier drone, and who is its chief executive?",
         _world(("Harrier", "Product")),
@@ -253,7 +261,7 @@ def test_ties_at_the_end_of_one_hop_are_listed_in_evidence_order_other_ties_abst
         _rel("Ari Lenz", "WORKS_FOR", "Osprey Works", "e2", s_label="Person"),
         _rel("Uma Reyes", "WORKS_FOR", "Osprey Works", "e3", s_label="Person"),
     ]
-    answerer = ExtractiveAnswerer()
+    answerer = ExtractiveAnswerer(schema=load_schema())
     charges = answerer.answer("What was Ari Lenz charged with?", _world(("Ari Lenz", "Person"), facts=facts))
     assert charges.text == "bribery and tax evasion"
     staff = answerer.answer("Who is a staffer at Osprey Works?", _world(("Osprey Works", "Organization"), facts=facts))
@@ -270,9 +278,9 @@ def test_both_outlets_must_support_the_fact() -> None:
         analysis=QuestionSummary(yes_no=True, outlets=[_outlet("Harbor"), _outlet("Northgate")]),
     )  # fmt: skip
     question = "Did Harbor and Northgate both report Nordmark's purchase of Talon Systems?"
-    assert ExtractiveAnswerer().answer(question, result).text == ABSTENTION
+    assert ExtractiveAnswerer(schema=load_schema()).answer(question, result).text == ABSTENTION
     both = result.model_copy(
         update={"facts": [_fact(FactTier.KEY, "Nordmark", "OWNS", "Talon Systems", "h1").model_copy(
             update={"chunk_ids": ["h1", "n1"]})]}
     )  # fmt: skip
-    assert ExtractiveAnswerer().answer(question, both).text == "Yes"
+    assert ExtractiveAnswerer(schema=load_schema()).answer(question, both).text == "Yes"

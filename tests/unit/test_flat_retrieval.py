@@ -25,6 +25,7 @@ from graphwire.retrieval.flat import (
 from graphwire.retrieval.flat.fusion import ranks_of, rrf, top_positions
 from graphwire.retrieval.flat.index import BM25Weights
 from graphwire.retrieval.flat.tokenize import bm25_tokens
+from graphwire.schema.model import load_schema
 
 ARTICLES = [
     ("fed-oct", "The Fed", "Cnbc | World Business News Leader", date(2023, 10, 9),
@@ -101,7 +102,7 @@ def test_dense_and_fused_find_the_paraphrase(store: ChunkStore, index: FlatIndex
 
 
 def test_flat_plus_prefers_named_outlet_and_date(store: ChunkStore, index: FlatIndex) -> None:
-    plus = FlatPlusRetriever(index, store.embedder)
+    plus = FlatPlusRetriever(index, store.embedder, schema=load_schema())
     by_outlet = plus.retrieve("What did TechCrunch report about Federal Reserve interest rates?", top_k=3)
     assert _ids(by_outlet)[0] == "fed-tc:0"
     by_date = plus.retrieve("Did CNBC say the Federal Reserve held rates steady, in its report on November 2, 2023?", 3)
@@ -113,7 +114,7 @@ def test_flat_plus_prefers_named_outlet_and_date(store: ChunkStore, index: FlatI
 def test_guidance_restricts_or_boosts(store: ChunkStore, index: FlatIndex) -> None:
     question = "Federal Reserve interest rates"
     restricted = Guidance(chunk_ids=["derby:0", "gpt:0", "not-a-chunk"], mode=GuidanceMode.RESTRICT)
-    for retriever in build_flat_retrievers(store).values():
+    for retriever in build_flat_retrievers(store, Settings(), load_schema()).values():
         assert set(_ids(retriever.retrieve_guided(question, 5, restricted))) == {"derby:0", "gpt:0"}
     boosted = Guidance(chunk_ids=["derby:0"], mode=GuidanceMode.BOOST, weight=5.0)
     assert _ids(FusedRetriever(index, store.embedder).retrieve_guided(question, 3, boosted))[0] == "derby:0"

@@ -13,6 +13,7 @@ from graphwire.retrieval.graph.matching import MatchPolicy, classify
 from graphwire.retrieval.graph.models import CandidateChunk, MentionOrigin, RawFact, TemplateOutput
 from graphwire.retrieval.graph.names import NameIndex, build_index
 from graphwire.retrieval.models import FactTier, MatchTier
+from graphwire.schema.model import load_schema
 
 POLICY = MatchPolicy()
 
@@ -26,7 +27,7 @@ def _index() -> NameIndex:
         {"key": "Publication:techcrunch", "name": "TechCrunch", "label": "Publication", "aliases": []},
     ]
     sources = [{"source": "The Verge", "keys": ["Publication:the verge"]}, {"source": "TechCrunch", "keys": []}]
-    return build_index(rows, sources, (5, 0))
+    return build_index(rows, sources, (5, 0), load_schema())
 
 
 def test_normalise_drops_possessive_accents_and_punctuation() -> None:
@@ -172,7 +173,7 @@ def test_one_word_partial_matches_skip_words_common_in_node_names() -> None:
 
     rows = [{"key": f"Organization:{n.lower()}", "name": n, "label": "Organization", "aliases": []} for n in
             ("Epoch Times", "Financial Times", "Times Group", "Times Square Partners", "Lumen Labs")]  # fmt: skip
-    index = build_index(rows, [], (5, 0))
+    index = build_index(rows, [], (5, 0), load_schema())
     matcher = TieredMatcher(graph=None, policy=MatchPolicy(max_partial_df=3))  # type: ignore[arg-type]
     assert matcher._specific(Mention(text="Lumen", origin=MentionOrigin.SPAN), index)
     assert not matcher._specific(Mention(text="Times", origin=MentionOrigin.SPAN), index)  # in 4 names

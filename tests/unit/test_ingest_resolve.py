@@ -4,24 +4,28 @@ from __future__ import annotations
 
 from collections import Counter
 
-from graphwire.core.names import entity_key, normalise_name
+from graphwire.core.names import entity_key, label_norm
 from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
 from graphwire.ingest.prune import prune
 from graphwire.ingest.resolve import EntityResolver
 from graphwire.schema.model import load_schema
 
+ROLES = load_schema().roles  # the news schema's: which labels drop "the" and a suffix
+
 
 def test_normalisation_drops_case_punctuation_suffixes_and_the() -> None:
-    assert normalise_name("Apple Inc.", "Organization") == "apple"
-    assert normalise_name("The Verge", "Publication") == normalise_name("Verge", "Publication")
-    assert normalise_name("Café  Señor", "Organization") == "cafe senor"
-    assert normalise_name("Musk\u2019s", "Person") == "musk"
-    assert entity_key("Organization", "OpenAI, Inc.") == "Organization:openai"
-    assert normalise_name("The Who", "Person") == "the who"  # "the" is kept where it is not noise
+    assert label_norm("Apple Inc.", "Organization", ROLES) == "apple"
+    assert label_norm("The Verge", "Publication", ROLES) == label_norm("Verge", "Publication", ROLES)
+    assert label_norm("Café  Señor", "Organization", ROLES) == "cafe senor"
+    assert label_norm("Musk\u2019s", "Person", ROLES) == "musk"
+    assert entity_key("Organization", "OpenAI, Inc.", ROLES) == "Organization:openai"
+    assert label_norm("The Who", "Person", ROLES) == "the who"  # "the" is kept where it is not noise
 
 
 def test_suffix_variants_and_publications_merge() -> None:
-    resolver = EntityResolver(publication_aliases={"independent": "The Independent - Life and Style"})
+    resolver = EntityResolver(
+        publication_aliases={"independent": "The Independent - Life and Style"}, schema=load_schema()
+    )
     a = resolver.resolve("Apple Inc.", "Organization")
     b = resolver.resolve("Apple", "Organization")
     assert a is not None and b is not None and a.key == b.key
@@ -33,7 +37,7 @@ def test_suffix_variants_and_publications_merge() -> None:
 
 
 def test_fuzzy_within_label_only_above_threshold_and_never_across_numbers() -> None:
-    resolver = EntityResolver(fuzzy_threshold=90)
+    resolver = EntityResolver(fuzzy_threshold=90, schema=load_schema())
     base = resolver.resolve("Sam Bankman-Fried", "Person")
     typo = resolver.resolve("Sam Bankman Fryed", "Person")
     assert base is not None and typo is not None and typo.key == base.key
@@ -49,10 +53,10 @@ def test_fuzzy_within_label_only_above_threshold_and_never_across_numbers() -> N
 
 
 def test_resolution_across_runs_uses_the_graph_entities() -> None:
-    earlier = EntityResolver()
+    earlier = EntityResolver(schema=load_schema())
     first = earlier.resolve("Alphabet Inc.", "Organization")
     assert first is not None
-    later = EntityResolver()
+    later = EntityResolver(schema=load_schema())
     later.load([{"key": first.key, "label": "Organization", "name": first.name, "norm": first.norm,
                  "aliases": ["Alphabet Inc.", "Google parent Alphabet"]}])  # fmt: skip
     again = later.resolve("Google parent Alphabet", "Organization")
@@ -60,7 +64,7 @@ def test_resolution_across_runs_uses_the_graph_entities() -> None:
 
 
 def test_lone_surname_resolves_to_the_full_name_in_the_document() -> None:
-    resolver = EntityResolver()
+    resolver = EntityResolver(schema=load_schema())
     chunk1 = Extraction(chunk_id="c1", entities=[ExtractedEntity(name="Ada Park", label="Person")])
     chunk2 = Extraction(
         chunk_id="c2",
@@ -103,7 +107,7 @@ def test_prune_drops_off_schema_and_counts_reasons() -> None:
 
 
 def test_a_surname_alias_does_not_capture_other_people_with_that_surname() -> None:
-    resolver = EntityResolver()
+    resolver = EntityResolver(schema=load_schema())
     ada = resolver.resolve("Ada Park", "Person")
     assert ada is not None
     resolver.add_alias(ada, "Park")

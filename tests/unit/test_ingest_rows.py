@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from support.schemas import news_caps
 
 from graphwire.core.documents import Article
 from graphwire.ingest.chunker import chunk_article
@@ -13,6 +14,7 @@ from graphwire.ingest.known_relations import KnownRelations
 from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
 from graphwire.ingest.resolve import EntityResolver
 from graphwire.ingest.rows import build_rows
+from graphwire.schema.model import load_schema
 
 
 def article(n: int, day: date = date(2026, 3, 10)) -> Article:
@@ -50,8 +52,9 @@ def test_known_relations_need_a_way_to_read_the_stored_entities() -> None:
 def test_new_documents_get_create_rows_and_stored_ones_merge_rows() -> None:
     new, stored = article(1), article(2)
     chunks = chunk_article(new) + chunk_article(stored)
-    rows = build_rows([new, stored], chunks, [ceo_extraction(c.id) for c in chunks], EntityResolver(),
-                      KnownRelations(), stored_documents={stored.doc_id})  # fmt: skip
+    resolver = EntityResolver(schema=load_schema())
+    rows = build_rows([new, stored], chunks, [ceo_extraction(c.id) for c in chunks], resolver,
+                      KnownRelations(), stored_documents={stored.doc_id}, provenance=news_caps())  # fmt: skip
     assert [r["id"] for r in rows.documents.new] == [new.doc_id]
     assert [r["id"] for r in rows.documents.stored] == [stored.doc_id]
     assert {r["document_id"] for r in rows.chunks.new} == {new.doc_id}
@@ -61,28 +64,42 @@ def test_new_documents_get_create_rows_and_stored_ones_merge_rows() -> None:
 
 
 def test_entities_are_written_when_new_or_changed_only() -> None:
-    resolver, known = EntityResolver(), KnownRelations()
+    resolver, known = EntityResolver(schema=load_schema()), KnownRelations()
     first = article(1)
-    rows = build_rows([first], chunk_article(first), [ceo_extraction(chunk_article(first)[0].id)], resolver, known)
+    rows = build_rows(
+        [first],
+        chunk_article(first),
+        [ceo_extraction(chunk_article(first)[0].id)],
+        resolver,
+        known,
+        provenance=news_caps(),
+    )
     assert {r["key"] for r in rows.entities} == {
         "Publication:harbor times",
         "Person:ada park",
         "Organization:lumen labs",
     }
     second = article(2)
-    rows = build_rows([second], chunk_article(second), [ceo_extraction(chunk_article(second)[0].id)], resolver, known)
+    rows = build_rows(
+        [second],
+        chunk_article(second),
+        [ceo_extraction(chunk_article(second)[0].id)],
+        resolver,
+        known,
+        provenance=news_caps(),
+    )
     assert rows.entities == []  # nothing new about them
     third = article(3)
     renamed = ExtractedEntity(name="Lumen Labs Inc.", label="Organization")
     alias = Extraction(chunk_id=chunk_article(third)[0].id, entities=[renamed])
-    rows = build_rows([third], chunk_article(third), [alias], resolver, known)
+    rows = build_rows([third], chunk_article(third), [alias], resolver, known, provenance=news_caps())
     assert [(r["key"], r["aliases"]) for r in rows.entities] == [
         ("Organization:lumen labs", ["Lumen Labs", "Lumen Labs Inc."])
     ]
 
 
 def test_entities_loaded_from_the_graph_are_not_rewritten_until_they_change() -> None:
-    resolver = EntityResolver()
+    resolver = EntityResolver(schema=load_schema())
     resolver.load([{"key": "Person:ada park", "label": "Person", "name": "Ada Park", "norm": "ada park",
                     "aliases": ["Ada Park"]}])  # fmt: skip
     assert resolver.take_unstored(["Person:ada park"]) == []
@@ -98,11 +115,18 @@ def test_relations_are_created_once_then_merged_and_inferred_ones_carry_no_evide
         fetched.append(keys)
         return [{"source": "Person:ada park", "type": "WORKS_FOR", "target": "Organization:lumen labs"}]
 
-    resolver = EntityResolver()
+    resolver = EntityResolver(schema=load_schema())
     stored = {"Person:ada park", "Organization:vantor dynamics"}  # what the graph had
     known = KnownRelations(stored.__contains__, fetch)
     first, second = article(1), article(2, date(2026, 3, 11))
-    rows = build_rows([first], chunk_article(first), [ceo_extraction(chunk_article(first)[0].id)], resolver, known)
+    rows = build_rows(
+        [first],
+        chunk_article(first),
+        [ceo_extraction(chunk_article(first)[0].id)],
+        resolver,
+        known,
+        provenance=news_caps(),
+    )
     created = {(r["source"], r["type"], r["target"]): r for r in rows.relations.new}
     assert set(created) == {
         ("Person:ada park", "CEO_OF", "Organization:lumen labs"),
@@ -113,7 +137,14 @@ def test_relations_are_created_once_then_merged_and_inferred_ones_carry_no_evide
     ceo = created[("Person:ada park", "CEO_OF", "Organization:lumen labs")]
     assert ceo["evidence"] == ["Ada Park leads Lumen Labs."] and ceo["chunk_ids"] == [chunk_article(first)[0].id]
     assert created[("Person:ada park", "REPORTED_BY", "Publication:harbor times")]["evidence"] is None
-    rows = build_rows([second], chunk_article(second), [ceo_extraction(chunk_article(second)[0].id)], resolver, known)
+    rows = build_rows(
+        [second],
+        chunk_article(second),
+        [ceo_extraction(chunk_article(second)[0].id)],
+        resolver,
+        known,
+        provenance=news_caps(),
+    )
     assert rows.relations.new == [] and len(rows.relations.stored) == 3  # the same facts again: MERGE
     assert not known.claim("Person:ada park", "WORKS_FOR", "Organization:lumen labs")  # read from the graph
     assert fetched == [["Person:ada park"]]  # once, and only for the source the graph already had

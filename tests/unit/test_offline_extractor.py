@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from graphwire.ingest.extractors.offline import OfflineExtractor
-from graphwire.ingest.extractors.patterns import PATTERNS
+from graphwire.ingest.extractors.patterns import compile_patterns
 from graphwire.ingest.gazetteer import Gazetteer, KnownEntity
 from graphwire.schema.model import load_schema
 
@@ -95,9 +95,9 @@ NEAR_MISSES = [
 
 @pytest.fixture(scope="module")
 def extractor() -> OfflineExtractor:
-    gazetteer = Gazetteer.from_sources([])
+    gazetteer = Gazetteer.from_sources([], schema=load_schema())
     known = [KnownEntity(name=n, label=label) for label, names in KNOWN.items() for n in names]
-    return OfflineExtractor(load_schema().labels, gazetteer.model_copy(update={"known": known}))
+    return OfflineExtractor(load_schema(), gazetteer.model_copy(update={"known": known}))
 
 
 def _triples(extractor: OfflineExtractor, text: str) -> set[tuple[str, str, str]]:
@@ -105,7 +105,7 @@ def _triples(extractor: OfflineExtractor, text: str) -> set[tuple[str, str, str]
 
 
 def test_every_pattern_has_a_case() -> None:
-    assert {name for name, _, _ in CASES} == {p.name for p in PATTERNS}
+    assert {name for name, _, _ in CASES} == {p.name for p in compile_patterns(load_schema())}
 
 
 @pytest.mark.parametrize(("name", "sentence", "expected"), CASES, ids=[c[0] for c in CASES])
@@ -167,7 +167,7 @@ def test_relations_carry_their_sentence_as_evidence(extractor: OfflineExtractor)
 
 
 def test_plain_ner_types_well_known_names_and_outlets() -> None:
-    extractor = OfflineExtractor(load_schema().labels, Gazetteer.from_sources(["TechCrunch"]))
+    extractor = OfflineExtractor(load_schema(), Gazetteer.from_sources(["TechCrunch"], schema=load_schema()))
     extraction = extractor.extract_text("Sam Bankman-Fried, the former CEO of FTX, told TechCrunch about Apple.")
     labels = {(e.name, e.label) for e in extraction.entities}
     assert {("Sam Bankman-Fried", "Person"), ("TechCrunch", "Publication")} <= labels
@@ -178,8 +178,10 @@ def test_plain_ner_types_well_known_names_and_outlets() -> None:
 
 def test_another_schema_labels_come_through_the_gazetteer() -> None:
     known = [KnownEntity(name="Aspirin", label="Drug"), KnownEntity(name="migraine", label="Disease")]
-    gazetteer = Gazetteer.from_sources([], include_common=False).model_copy(update={"known": known})
-    extractor = OfflineExtractor(["Drug", "Disease", "Person"], gazetteer)
+    gazetteer = Gazetteer.from_sources([], include_common=False, schema=load_schema()).model_copy(
+        update={"known": known}
+    )
+    extractor = OfflineExtractor(load_schema(), gazetteer, allowed_labels=["Drug", "Disease", "Person"])
     extraction = extractor.extract_text("Dr. Ada Park said that Aspirin eased her migraine.")
     assert {(e.name, e.label) for e in extraction.entities} == {
         ("Aspirin", "Drug"),
@@ -194,7 +196,7 @@ def test_worker_processes_give_the_same_extractions_and_failures_cross_back(extr
 
     texts = [text for _, text, _ in CASES[:12]]
     chunks = [Chunk(id=f"c{i}", document_id=f"d{i}", index=1, text=t, title="") for i, t in enumerate(texts)]
-    pooled = OfflineExtractor(load_schema().labels, extractor.gazetteer, n_process=2, in_process_chunks=0)
+    pooled = OfflineExtractor(load_schema(), extractor.gazetteer, n_process=2, in_process_chunks=0)
     try:
         in_workers = pooled.extract(chunks)
         assert pooled._pool is not None  # the workers did the work

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from graphwire.core.documents import Article
+from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings, get_settings
 from graphwire.ingest.chunker import chunk_article
 from graphwire.ingest.enrich import Triple
@@ -45,11 +46,11 @@ def _extraction(chunk_id: str, stated: bool) -> Extraction:
     return Extraction(chunk_id=chunk_id, entities=entities, relations=relations)
 
 
-def _rows(articles: list[Article], stated: set[str], provenance: ProvenanceCaps | None) -> dict[Triple, Row]:
+def _rows(articles: list[Article], stated: set[str], provenance: ProvenanceCaps) -> dict[Triple, Row]:
     chunks = [c for a in articles for c in chunk_article(a)]
     extractions = [_extraction(c.id, c.id in stated) for c in chunks]
     rows: GraphRows = build_rows(
-        articles, chunks, extractions, EntityResolver(), KnownRelations(), provenance=provenance
+        articles, chunks, extractions, EntityResolver(schema=load_schema()), KnownRelations(), provenance=provenance
     )
     return {(r["source"], r["type"], r["target"]): r for r in rows.relations.new}
 
@@ -105,11 +106,12 @@ def cap_setting(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("cap_setting")
-def test_by_default_the_rows_follow_the_configured_schema_and_cap() -> None:
+def test_the_rows_follow_the_caps_of_the_configured_schema_and_cap() -> None:
     articles = _articles(4)
-    rows = _rows(articles, set(), None)
+    caps = ProvenanceCaps.of(configured_schema(get_settings()), get_settings())
+    rows = _rows(articles, set(), caps)
     assert rows[(ADA, "REPORTED_BY", HARBOR)]["chunk_ids"] == sorted(_ids(articles))[:2]
-    assert ProvenanceCaps.configured() == ProvenanceCaps(frozenset({"REPORTED_BY"}), 2)
+    assert caps == ProvenanceCaps(frozenset({"REPORTED_BY"}), 2)
 
 
 def test_the_schema_marks_the_inferred_types() -> None:

@@ -14,6 +14,7 @@ from graphwire.retrieval.question import (
     outlet_head,
     question_signals,
 )
+from graphwire.schema.model import load_schema
 
 SOURCES = [
     "TechCrunch",
@@ -31,7 +32,7 @@ SOURCES = [
 
 @pytest.fixture(scope="module")
 def gazetteer() -> OutletGazetteer:
-    return OutletGazetteer(SOURCES)
+    return OutletGazetteer(SOURCES, schema=load_schema())
 
 
 def test_outlet_head_strips_sections() -> None:

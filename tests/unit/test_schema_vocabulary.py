@@ -132,20 +132,22 @@ def test_encyclopedia_patterns_hold_back_on_near_misses() -> None:
 
 def test_schema_path_switches_extractor_and_retriever_vocabulary(schema_path_env: Any, tmp_path: Path) -> None:
     question = "Who directed the film that starred Cian Doyle?"
-    assert configured_schema().name == "news"
-    assert asked_relations(question) == {}  # news has no DIRECTED, and "starred" asks nothing there
-    assert asked_label("Which film did Orla Merrin direct?") is None
-    assert OutletGazetteer([]).find("Did Reuters report it?")[0].name == "Reuters"
-    assert "CEO_OF" in {p.type for p in OfflineExtractor(["Person"]).patterns}
+    schema = configured_schema(get_settings())  # what a surface reads and hands to the components it builds
+    assert schema.name == "news"
+    assert asked_relations(question, schema) == {}  # news has no DIRECTED, and "starred" asks nothing there
+    assert asked_label("Which film did Orla Merrin direct?", schema) is None
+    assert OutletGazetteer([], schema=schema).find("Did Reuters report it?")[0].name == "Reuters"
+    assert "CEO_OF" in {p.type for p in OfflineExtractor(schema, allowed_labels=["Person"]).patterns}
 
     schema_path_env(ENCYCLOPEDIA)  # no code change: only the setting
-    assert configured_schema().name == "encyclopedia"
-    assert asked_relations(question) == {"DIRECTED": 1, "STARRED_IN": 1}
-    assert asked_relations("Where was Orla Merrin born?") == {"BORN_IN": 1}
-    assert asked_label("Which film did Orla Merrin direct?") == "CreativeWork"
-    assert asked_label("What nationality is Cian Doyle?") == "Nationality"
-    assert OutletGazetteer([]).find("Did Reuters report it?") == []  # no outlet list in this domain
-    extractor = OfflineExtractor(configured_schema().labels)
+    schema = configured_schema(get_settings())
+    assert schema.name == "encyclopedia"
+    assert asked_relations(question, schema) == {"DIRECTED": 1, "STARRED_IN": 1}
+    assert asked_relations("Where was Orla Merrin born?", schema) == {"BORN_IN": 1}
+    assert asked_label("Which film did Orla Merrin direct?", schema) == "CreativeWork"
+    assert asked_label("What nationality is Cian Doyle?", schema) == "Nationality"
+    assert OutletGazetteer([], schema=schema).find("Did Reuters report it?") == []  # no outlet list in this domain
+    extractor = OfflineExtractor(schema)
     types = {p.type for p in extractor.patterns}
     assert {"BORN_IN", "DIRECTED"} <= types and "CEO_OF" not in types
     answerer = build_answerer("extractive", Settings(_env_file=None))  # type: ignore[call-arg]
