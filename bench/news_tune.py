@@ -5,7 +5,7 @@ The flat features (question, outlet clauses and claim segments: dense and BM25 s
 retriever's chunk ranking are computed once per question and cached in `--cache`; each configuration then re-ranks
 from them in numpy. Run against a store holding the corpus (NEO4J_URI, CHROMA_PATH of `graphwire ingest`):
 
-    python -m bench.news_tune --sample 800 --cache news_features.pkl --out bench/news_tune  (results: bench/news_tune.md)
+    python -m bench.news_tune --sample 800 --cache news_features.pkl --out bench/news_tune   # bench/news_tune.md
 """
 
 from __future__ import annotations
