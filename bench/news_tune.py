@@ -21,7 +21,8 @@ from tqdm import tqdm
 from bench._results import command_line, machine
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.eval.datasets import load_questions, select
+from graphwire.eval.datasets import load_questions
+from graphwire.eval.selection import select
 from graphwire.eval.scorers import score_retrieval
 from graphwire.retrieval.flat.plus import FlatPlusConfig
 from graphwire.retrieval.hybrid import HybridConfig

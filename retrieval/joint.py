@@ -18,7 +18,6 @@ bench/joint_tune.md. Lower-case phrases the corpus writes as common words are no
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,6 @@ import numpy.typing as npt
 from pydantic import BaseModel, Field
 
 from graphwire.retrieval.base import Retriever
-from graphwire.retrieval.beside import Beside
 from graphwire.retrieval.flat.common import ranked_chunks
 from graphwire.retrieval.flat.fusion import ranks_of
 from graphwire.retrieval.flat.index import IndexSnapshot, Scores, WordCase
@@ -61,9 +59,6 @@ class JointConfig(BaseModel):
     # chunks of one document before every other candidate had a place; 0 = off (on news, where one article often
     # holds two gold facts, 3 cost Perfect@10: bench/joint_tune.md)
     per_document: int = Field(default=0, ge=0)
-    # requests at once whose five-stage graph retriever runs in a thread beside their flat+ features (question
-    # embedding, BM25, linking); further requests run the two in sequence. 0 = always in sequence
-    graph_beside: int = Field(default=4, ge=0)
 
     def weights(self) -> dict[str, float]:
         return {name: float(getattr(self, f"{name}_weight")) for name in SIGNALS}
@@ -165,7 +160,6 @@ class JointRetriever:
         self.graph = graph  # the five-stage retriever, unfilled
         self.config = config or JointConfig()
         self._alignment: _Alignment | None = None
-        self._beside = Beside(self.config.graph_beside, "joint-graph")
 
     def _align(self, flat: IndexSnapshot, walk: GraphSnapshot) -> _Alignment:
         alignment = self._alignment
@@ -177,19 +171,17 @@ class JointRetriever:
         return self.run(question, top_k).joint
 
     def run(self, question: str, top_k: int = 10) -> JointPass:
-        """The joint ranking and the graph retriever's result, each stage run once (graph mode reads both). The graph
-        retriever (mostly waiting on Neo4j) runs beside the question's embedding when a thread is free."""
+        """The joint ranking and the graph retriever's result, each stage run once (graph mode reads both)."""
         timer = StageTimer()
-        graph_result = self._beside.start(self.graph.retrieve, question, max(top_k, self.config.guidance.graph_depth))
+        with timer.stage("graph"):
+            graph = self.graph.retrieve(question, max(top_k, self.config.guidance.graph_depth))
         with timer.stage("index"):
             snapshot = self.flat.index.snapshot()
         if len(snapshot):
-            ranked, details, graph = self._ranking(question, top_k, snapshot, graph_result, timer)
+            ranked, details = self._ranking(question, top_k, snapshot, graph, timer)
         else:  # no chunk in the vector store (a graph ingested without vectors): PageRank alone ranks the passages
             with timer.stage("walk"):
                 walked = self.ppr.retrieve(question, top_k)
-            with timer.stage("graph"):
-                graph = graph_result()
             ranked = [c.model_copy(update={"retrieved_by": self.ppr.name}) for c in walked.chunks]
             details = {"ranking": "ppr (the vector store holds no chunk)", "seeds": walked.details.get("seeds", 0)}
         timings = timer.finish() | {f"graph.{k}": v for k, v in graph.timings_ms.items()}
@@ -208,14 +200,8 @@ class JointRetriever:
         return JointPass(joint=joint, graph=graph)
 
     def _ranking(
-        self,
-        question: str,
-        top_k: int,
-        snapshot: IndexSnapshot,
-        graph_result: Callable[[], RetrievalResult],
-        timer: StageTimer,
-    ) -> tuple[list[RankedChunk], dict[str, Any], RetrievalResult]:
-        """The ranking, its details and the graph retriever's result (waited for once the flat features are in)."""
+        self, question: str, top_k: int, snapshot: IndexSnapshot, graph: RetrievalResult, timer: StageTimer
+    ) -> tuple[list[RankedChunk], dict[str, Any]]:
         config = self.config
         with timer.stage("index"):
             walk = self.ppr.walk()
@@ -228,11 +214,7 @@ class JointRetriever:
         details: dict[str, Any] = {"seeds": len(entity_seeds), "titled_seeds": titled, "matches": matches}
         if titled:
             scores, signals, ranks = self._walks(features, walk, alignment, entity_seeds, timer, details)
-            with timer.stage("graph"):
-                graph = graph_result()
         else:
-            with timer.stage("graph"):
-                graph = graph_result()
             with timer.stage("flat"):
                 guidance = config.guidance.guidance([chunk.chunk_id for chunk in graph.chunks])
                 _, scores = self.flat.rank(snapshot, features, top_k, guidance)
@@ -245,7 +227,7 @@ class JointRetriever:
         details["ranking"] = "walks" if titled else "graph_guided_flat"
         details["signals"] = _contributions(signals, positions, ranks)
         details["publications"] = [m.name for m in features.analysis.publications]
-        return ranked_chunks(snapshot, positions, scores), details, graph
+        return ranked_chunks(snapshot, positions, scores), details
 
     def _walks(
         self,
