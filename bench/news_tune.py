@@ -22,8 +22,8 @@ from bench._results import command_line, machine
 from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.datasets import load_questions
-from graphwire.eval.selection import select
 from graphwire.eval.scorers import score_retrieval
+from graphwire.eval.selection import select
 from graphwire.retrieval.flat.plus import FlatPlusConfig
 from graphwire.retrieval.hybrid import HybridConfig
 from graphwire.retrieval.joint import JointRetriever
