@@ -22,8 +22,8 @@ from typing import Any
 from fastapi import Request
 
 from graphwire.app.errors import ApiError
+from graphwire.core.clients.llm_usage import UsageSnapshot
 from graphwire.core.deadline import Deadline
-from graphwire.core.llm_usage import UsageSnapshot
 from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import Answer, AnswerStatus, RetrievalResult, Usage
 

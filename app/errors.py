@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphwire.app.resources import Neo4jNotConfiguredError
-from graphwire.core.breaker import CircuitOpenError
+from graphwire.core.clients.breaker import CircuitOpenError
 from graphwire.core.logging import request_id_var
 
 log = logging.getLogger(__name__)

@@ -8,10 +8,10 @@ from typing import Any
 
 from neo4j.exceptions import AuthError
 
-from graphwire.core.bootstrap import apply_schema
-from graphwire.core.chroma import open_client
-from graphwire.core.graph import Graph
+from graphwire.core.clients.chroma import open_client
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
+from graphwire.core.stores.bootstrap import apply_schema
 
 log = logging.getLogger(__name__)
 

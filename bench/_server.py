@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from graphwire.core.neo4j_server import port_open
+from graphwire.core.servers.neo4j_server import port_open
 
 ROOT = Path(__file__).resolve().parents[1]
 

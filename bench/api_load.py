@@ -26,7 +26,7 @@ import numpy as np
 
 from bench._results import command_line, machine, write_results
 from bench._server import start_api
-from graphwire.core.neo4j_server import free_port
+from graphwire.core.servers.neo4j_server import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "data" / "demo" / "questions.json"

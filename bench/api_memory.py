@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench._results import command_line, machine, write_results  # noqa: E402
 from bench._server import start_api  # noqa: E402
-from graphwire.core.embeddings import MINILM_DIMENSION, MINILM_MODEL_ID  # noqa: E402
-from graphwire.core.neo4j_server import free_port  # noqa: E402
+from graphwire.core.clients.embeddings import MINILM_DIMENSION, MINILM_MODEL_ID  # noqa: E402
+from graphwire.core.servers.neo4j_server import free_port  # noqa: E402
 from graphwire.core.settings import EmbeddingBackend  # noqa: E402
 
 OUT = ROOT / "bench" / "api_memory"
@@ -127,11 +127,11 @@ class RandomVectors:
 def load_synthetic(n: int) -> str:
     """N synthetic articles into the configured (empty) Neo4j and Chroma collection; returns what was written."""
     from bench.ingest_throughput import Synthetic, bench_writes
-    from graphwire.core.bootstrap import apply_schema
-    from graphwire.core.chroma import open_client
-    from graphwire.core.chunk_store import ChunkStore
-    from graphwire.core.graph import Graph
+    from graphwire.core.clients.chroma import open_client
+    from graphwire.core.clients.chunk_store import ChunkStore
+    from graphwire.core.clients.graph import Graph
     from graphwire.core.settings import Settings
+    from graphwire.core.stores.bootstrap import apply_schema
     from graphwire.ingest.chunker import chunk_article
 
     settings = Settings()

@@ -23,8 +23,8 @@ from typing import Any
 
 from _results import command_line, machine, write_results
 
-from graphwire.core import chunk_store
-from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.clients import chunk_store
+from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.documents import Chunk
 from graphwire.core.settings import Settings
 from graphwire.retrieval.flat.index import FlatIndex
@@ -34,7 +34,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from graphwire.core.chunk_store import ChunkStore
+    from graphwire.core.clients.chunk_store import ChunkStore
     from graphwire.core.documents import Chunk
     from graphwire.core.settings import Settings
 

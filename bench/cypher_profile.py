@@ -23,10 +23,10 @@ from typing import Any, LiteralString, cast
 
 from bench._results import add_wipe_flag, command_line, finish_report, machine, require_wipe
 from graphwire import cypher
-from graphwire.core.bootstrap import apply_schema, empty_graph
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.names import entity_key
 from graphwire.core.settings import Settings
+from graphwire.core.stores.bootstrap import apply_schema, empty_graph
 from graphwire.ingest.writer import GraphWriter
 from graphwire.schema.model import load_schema
 from tests.support.schemas import news_caps

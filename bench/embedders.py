@@ -36,9 +36,9 @@ import chromadb  # noqa: E402
 import numpy as np  # noqa: E402
 from chromadb.config import Settings as ChromaSettings  # noqa: E402
 
-from graphwire.core.chunk_store import ChunkStore  # noqa: E402
+from graphwire.core.clients.chunk_store import ChunkStore  # noqa: E402
+from graphwire.core.clients.embeddings import OFFLINE_EMBEDDERS, OnnxEmbedder, Vectors  # noqa: E402
 from graphwire.core.documents import Chunk  # noqa: E402
-from graphwire.core.embeddings import OFFLINE_EMBEDDERS, OnnxEmbedder, Vectors  # noqa: E402
 from graphwire.core.settings import OfflineEmbeddingModel, Settings  # noqa: E402
 from graphwire.ingest.chunker import chunk_article  # noqa: E402
 from graphwire.ingest.loaders import load_articles  # noqa: E402

@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO))
 from tqdm import tqdm  # noqa: E402
 
 from bench._results import write_results  # noqa: E402
-from graphwire.core.chunk_store import ChunkStore  # noqa: E402
+from graphwire.core.clients.chunk_store import ChunkStore  # noqa: E402
 from graphwire.core.documents import Article, Chunk  # noqa: E402
 from graphwire.core.settings import Settings  # noqa: E402
 from graphwire.eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, load_corpus, load_questions  # noqa: E402

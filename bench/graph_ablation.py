@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
-from graphwire.core.bootstrap import empty_graph
-from graphwire.core.embeddings import embedder_from_settings
-from graphwire.core.graph import Graph
+from graphwire.core.clients.embeddings import embedder_from_settings
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
+from graphwire.core.stores.bootstrap import empty_graph
 from graphwire.ingest.extractors.offline import OfflineExtractor
 from graphwire.ingest.loaders import load_articles
 from graphwire.ingest.pipeline import IngestOptions, ingest_articles

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from graphwire.core.chroma import open_client
-from graphwire.core.graph import Graph
+from graphwire.core.clients.chroma import open_client
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import get_settings
 from graphwire.eval.datasets import load_questions
 from graphwire.eval.scorers import RetrievalScore, score_retrieval

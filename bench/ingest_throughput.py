@@ -44,12 +44,12 @@ from rapidfuzz import fuzz, process  # noqa: E402
 
 from bench._results import write_results  # noqa: E402
 from graphwire.cli.ingest_cmd import DEFAULT_PROCESSES  # noqa: E402
-from graphwire.core.bootstrap import apply_schema, empty_graph  # noqa: E402
+from graphwire.core.clients.graph import Graph  # noqa: E402
 from graphwire.core.documents import Article, Chunk  # noqa: E402
-from graphwire.core.graph import Graph  # noqa: E402
 from graphwire.core.names import digits_of  # noqa: E402
-from graphwire.core.neo4j_server import LocalNeo4j, free_port  # noqa: E402
+from graphwire.core.servers.neo4j_server import LocalNeo4j, free_port  # noqa: E402
 from graphwire.core.settings import Settings  # noqa: E402
+from graphwire.core.stores.bootstrap import apply_schema, empty_graph  # noqa: E402
 from graphwire.ingest.chunker import chunk_article  # noqa: E402
 from graphwire.ingest.extractors.offline import OfflineExtractor  # noqa: E402
 from graphwire.ingest.gazetteer import Gazetteer, KnownEntity  # noqa: E402

@@ -21,8 +21,8 @@ import httpx
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
 from bench._server import start_api
-from graphwire.core.graph import Graph
-from graphwire.core.neo4j_server import free_port
+from graphwire.core.clients.graph import Graph
+from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo" / "articles.jsonl"

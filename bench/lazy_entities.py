@@ -19,7 +19,7 @@ from typing import Any
 
 from bench._results import command_line, finish_report, machine
 from bench.cypher_profile import synthetic_graph, synthetic_parser
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.paths import DEMO_DIR
 from graphwire.ingest.entity_lookup import StoredEntities, migrate
 from graphwire.ingest.extractors.offline import OfflineExtractor

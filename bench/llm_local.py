@@ -32,13 +32,13 @@ sys.path.insert(0, str(ROOT))
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results  # noqa: E402
 from bench._server import start_api  # noqa: E402
+from graphwire.core.clients.graph import Graph  # noqa: E402
+from graphwire.core.clients.llm import EXTRACTION_MODES, LLMClient  # noqa: E402
 from graphwire.core.documents import Chunk  # noqa: E402
-from graphwire.core.graph import Graph  # noqa: E402
-from graphwire.core.llm import EXTRACTION_MODES, LLMClient  # noqa: E402
-from graphwire.core.llm_model import MODEL_NAME, model_path  # noqa: E402
-from graphwire.core.llm_server import LocalLLMServer, ServerOptions  # noqa: E402
-from graphwire.core.neo4j_server import free_port  # noqa: E402
 from graphwire.core.paths import DEMO_DIR  # noqa: E402
+from graphwire.core.servers.llm_model import MODEL_NAME, model_path  # noqa: E402
+from graphwire.core.servers.llm_server import LocalLLMServer, ServerOptions  # noqa: E402
+from graphwire.core.servers.neo4j_server import free_port  # noqa: E402
 from graphwire.core.settings import Settings  # noqa: E402
 from graphwire.ingest.chunker import chunk_article  # noqa: E402
 from graphwire.ingest.extractors.llm import LLMExtractor  # noqa: E402

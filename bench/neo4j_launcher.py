@@ -23,11 +23,11 @@ from pydantic import SecretStr
 from tqdm import tqdm
 
 from bench._results import write_results
-from graphwire.core.bootstrap import apply_schema
-from graphwire.core.graph import Graph
-from graphwire.core.neo4j_server import LocalNeo4j, free_port
+from graphwire.core.clients.graph import Graph
 from graphwire.core.paths import maven_project
+from graphwire.core.servers.neo4j_server import LocalNeo4j, free_port
 from graphwire.core.settings import Settings
+from graphwire.core.stores.bootstrap import apply_schema
 
 OUT = Path(__file__).resolve().parent
 COMMAND = "`.venv/bin/python -m bench.neo4j_launcher" + (

@@ -18,7 +18,7 @@ import numpy as np
 from tqdm import tqdm
 
 from bench._results import machine
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.datasets import DEFAULT_QUESTIONS, load_questions
 from graphwire.eval.scorers import score_retrieval

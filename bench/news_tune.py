@@ -19,7 +19,7 @@ from typing import Any
 from tqdm import tqdm
 
 from bench._results import command_line, machine
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.datasets import load_questions
 from graphwire.eval.scorers import score_retrieval

@@ -15,7 +15,7 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 import numpy as np  # noqa: E402
 
 from bench._results import write_results  # noqa: E402
-from graphwire.core.embeddings import MiniLMOnnxEmbedder  # noqa: E402
+from graphwire.core.clients.embeddings import MiniLMOnnxEmbedder  # noqa: E402
 from graphwire.retrieval.ppr.config import ChunkScoring, EdgeDirection, PPRConfig, ScoringOptions  # noqa: E402
 from graphwire.retrieval.ppr.dictionary import DictionaryMatcher  # noqa: E402
 from graphwire.retrieval.ppr.engine import PPREngine, build_walk_graph  # noqa: E402

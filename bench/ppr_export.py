@@ -21,10 +21,10 @@ from pydantic import SecretStr
 
 from bench._results import write_results
 from bench.ppr_scale import synthetic_rows
-from graphwire.core.bootstrap import apply_schema, empty_graph
-from graphwire.core.graph import Graph
-from graphwire.core.neo4j_server import LocalNeo4j, free_port
+from graphwire.core.clients.graph import Graph
+from graphwire.core.servers.neo4j_server import LocalNeo4j, free_port
 from graphwire.core.settings import Settings
+from graphwire.core.stores.bootstrap import apply_schema, empty_graph
 from graphwire.retrieval.ppr.export import export_snapshot, graph_fingerprint
 from tests.support.statements import TEST_CATALOGUE  # the fixture statements (tests/support/cypher/fixture/)
 

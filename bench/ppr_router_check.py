@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.retrieval.ppr.mode import GraphStageMatcher
 from graphwire.retrieval.router import RoutingPolicy, default_rules, extract_features

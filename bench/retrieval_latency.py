@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench._results import write_results  # noqa: E402
 from bench._server import start_api  # noqa: E402
-from graphwire.core.graph import Graph  # noqa: E402
-from graphwire.core.neo4j_server import free_port  # noqa: E402
+from graphwire.core.clients.graph import Graph  # noqa: E402
+from graphwire.core.servers.neo4j_server import free_port  # noqa: E402
 from graphwire.core.settings import Settings  # noqa: E402
 from graphwire.retrieval.graph import GraphRetriever  # noqa: E402
 

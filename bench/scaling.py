@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
-from graphwire.core.bootstrap import empty_graph
-from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.clients.chunk_store import ChunkStore
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article
-from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
+from graphwire.core.stores.bootstrap import empty_graph
 from graphwire.ingest.service import ExtractorChoice, ingest_loaded, ingest_options
 from graphwire.retrieval.registry import RetrievalContext
 

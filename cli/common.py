@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from neo4j.exceptions import AuthError, DatabaseUnavailable, ServiceUnavailable, SessionExpired
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 
 # DatabaseUnavailable: a server that is shutting down (or starting) still answers, but runs no transaction

@@ -13,8 +13,8 @@ from rich.console import Console
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings, get_settings
-from graphwire.core.store_lock import StoreBusyError
-from graphwire.core.write_session import WriteSession
+from graphwire.core.stores.store_lock import StoreBusyError
+from graphwire.core.stores.write_session import WriteSession
 from graphwire.ingest.consistency import StoreCheck, VectorStore, check_store, repair_store
 from graphwire.ingest.provenance import ProvenanceCaps
 
@@ -59,7 +59,7 @@ def check(
 
 
 def _vector_store(settings: Settings) -> VectorStore:
-    from graphwire.core.chunk_store import ChunkStore
+    from graphwire.core.clients.chunk_store import ChunkStore
 
     return ChunkStore.from_settings(settings)
 

@@ -9,10 +9,10 @@ import typer
 from rich.console import Console
 
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
-from graphwire.core.bootstrap import apply_schema, empty_graph
 from graphwire.core.settings import Settings, get_settings
-from graphwire.core.store_lock import StoreBusyError
-from graphwire.core.write_session import WriteSession
+from graphwire.core.stores.bootstrap import apply_schema, empty_graph
+from graphwire.core.stores.store_lock import StoreBusyError
+from graphwire.core.stores.write_session import WriteSession
 
 app = typer.Typer(help="Database administration.", no_args_is_help=True)
 console = Console()
@@ -73,7 +73,7 @@ def reset(
 def _drop_collection(settings: Settings) -> int:
     from chromadb.errors import NotFoundError
 
-    from graphwire.core.chroma import open_client
+    from graphwire.core.clients.chroma import open_client
 
     client = open_client(settings)
     try:

@@ -20,8 +20,8 @@ from rich.table import Table
 
 from graphwire.cli import ingest_cmd
 from graphwire.core.logging import configure_logging
-from graphwire.core.neo4j_server import LocalNeo4j, Neo4jServerError, port_open
 from graphwire.core.paths import DEMO_DIR
+from graphwire.core.servers.neo4j_server import LocalNeo4j, Neo4jServerError, port_open
 from graphwire.core.settings import Settings, get_settings
 
 console = Console()

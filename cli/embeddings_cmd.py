@@ -7,7 +7,7 @@ import time
 import typer
 from rich.console import Console
 
-from graphwire.core.embeddings import EmbeddingError, bge_small_dir, fetch_bge_small
+from graphwire.core.clients.embeddings import EmbeddingError, bge_small_dir, fetch_bge_small
 
 app = typer.Typer(help="Offline embedding models (OFFLINE_EMBEDDING_MODEL).", no_args_is_help=True)
 console = Console()
@@ -32,7 +32,7 @@ def fetch() -> None:
 @app.command()
 def status() -> None:
     """Say whether bge-small-en-v1.5 is present and matches its pinned sha256 (exit code 1 when not)."""
-    from graphwire.core.embeddings import BGE_SMALL_SHA256, bge_small_present, verify_sha256
+    from graphwire.core.clients.embeddings import BGE_SMALL_SHA256, bge_small_present, verify_sha256
 
     if not bge_small_present():
         err_console.print(f"bge-small-en-v1.5 is not in {bge_small_dir()}: run `graphwire embeddings fetch`")

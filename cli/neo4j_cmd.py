@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from graphwire.core.neo4j_server import LocalNeo4j, Neo4jServerError, ServerStatus
+from graphwire.core.servers.neo4j_server import LocalNeo4j, Neo4jServerError, ServerStatus
 from graphwire.core.settings import get_settings
 
 app = typer.Typer(help="Run a local Neo4j 5.26 Community (Bolt + Neo4j Browser) on 127.0.0.1.", no_args_is_help=True)

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from graphwire.cli.common import NEO4J_ERRORS, check_top_k, fail, neo4j_error_line, open_graph_or_exit
-from graphwire.core.chroma import open_client
+from graphwire.core.clients.chroma import open_client
 from graphwire.core.settings import get_settings
 from graphwire.retrieval.models import Answer, RetrievalResult
 from graphwire.retrieval.registry import (

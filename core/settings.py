@@ -138,10 +138,10 @@ class Settings(BaseSettings):
     # most implied chunk ids (no sentence) a REPORTED_BY or `provenance: inferred` relationship keeps: the smallest
     provenance_cap: int = Field(default=100, ge=1)
     ingest_state_path: Path = Path(".graphwire/ingest-state")  # folder of per-input ingest-state records (--resume)
-    # folder of the writer locks (core/store_lock.py); one folder for every process of the machine, whatever its cwd
+    # folder of the writer locks (core/stores/store_lock.py); one for every process of the machine, whatever its cwd
     store_lock_dir: Path = Path("/tmp/graphwire-locks")
-    # seconds a writer's lease in the graph (core/store_lease.py) lasts unless renewed: how long a writer killed on
-    # another machine keeps the others out
+    # seconds a writer's lease in the graph (core/stores/store_lease.py) lasts unless renewed: how long a writer
+    # killed on another machine keeps the others out
     store_lease_ttl_s: float = Field(default=30.0, ge=3.0)
 
     # API

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import ExitStack
 
-from graphwire.core.chunk_store import ChunkStore
-from graphwire.core.graph import Graph
+from graphwire.core.clients.chunk_store import ChunkStore
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.corpus_check import CorpusCheck, compare_titles, unreachable
 from graphwire.eval.oracle import OracleRetriever

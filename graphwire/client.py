@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from graphwire.core.settings import Settings, get_settings
 
 if TYPE_CHECKING:
-    from graphwire.core.graph import Graph
+    from graphwire.core.clients.graph import Graph
     from graphwire.ingest.report import IngestReport
     from graphwire.retrieval.models import Answer, RetrievalResult
     from graphwire.retrieval.registry import RetrievalContext
@@ -36,8 +36,8 @@ class Graphwire:
     @property
     def graph(self) -> Graph:
         if self._graph is None:
-            from graphwire.core.bootstrap import apply_schema
-            from graphwire.core.graph import Graph
+            from graphwire.core.clients.graph import Graph
+            from graphwire.core.stores.bootstrap import apply_schema
 
             self._graph = Graph.from_settings(self.settings)
             apply_schema(self._graph)
@@ -45,7 +45,7 @@ class Graphwire:
 
     def _retrieval(self) -> RetrievalContext:
         if self._context is None:
-            from graphwire.core.chroma import open_client
+            from graphwire.core.clients.chroma import open_client
             from graphwire.retrieval.registry import RetrievalContext
 
             self._context = RetrievalContext(
@@ -65,7 +65,7 @@ class Graphwire:
         """Ingest a file or folder (the formats `graphwire ingest` reads) or records (`title`, `body`, optional
         `source`, `published_at`, `url`, ...). Unchanged documents are skipped unless `force`. Records that cannot
         be used are listed in the report's `load_errors`; the others are ingested."""
-        from graphwire.core.write_session import WriteSession
+        from graphwire.core.stores.write_session import WriteSession
         from graphwire.ingest.loaders import load_articles, load_records
         from graphwire.ingest.service import ExtractorChoice, ingest_loaded, ingest_options
 
@@ -84,7 +84,7 @@ class Graphwire:
         return report
 
     def _chunk_store(self) -> Any:
-        from graphwire.core.chunk_store import ChunkStore
+        from graphwire.core.clients.chunk_store import ChunkStore
 
         return ChunkStore.from_settings(self.settings)
 

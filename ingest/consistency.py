@@ -17,9 +17,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Chunk
-from graphwire.core.graph import Graph
-from graphwire.core.store_version import bump
+from graphwire.core.stores.store_version import bump
 from graphwire.ingest.entity_lookup import missing_lookup, repair_lookup
 from graphwire.ingest.pending import finish_pending_deletes, sweep_orphans
 from graphwire.ingest.provenance import ProvenanceCaps

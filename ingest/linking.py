@@ -19,8 +19,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Chunk
-from graphwire.core.graph import Graph
 from graphwire.core.names import normalise_name
 from graphwire.ingest.entity_lookup import StoredEntities
 from graphwire.ingest.extractors.offline import extraction_text

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from graphwire.core.clients.llm import EXTRACTION_MODES, LLMClient, require_llm
 from graphwire.core.documents import Chunk
-from graphwire.core.llm import EXTRACTION_MODES, LLMClient, require_llm
 from graphwire.core.settings import Settings
 from graphwire.ingest.extractors.llm import LLMExtractor
 from graphwire.ingest.models import Extraction

@@ -19,10 +19,10 @@ from typing import Any
 
 from tqdm import tqdm
 
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article, Chunk
-from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.core.store_version import bump
+from graphwire.core.stores.store_version import bump
 from graphwire.ingest.chunker import chunk_article
 from graphwire.ingest.consistency import ChunkSink, missing_vectors_of, restore_vectors
 from graphwire.ingest.entity_lookup import StoredEntities, migrate

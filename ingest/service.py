@@ -12,8 +12,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article
-from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.extractors.base import Extractor
 from graphwire.ingest.gazetteer import Gazetteer

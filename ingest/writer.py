@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphwire.core.graph import Graph
-from graphwire.core.store_version import bump
+from graphwire.core.clients.graph import Graph
+from graphwire.core.stores.store_version import bump
 from graphwire.ingest.provenance import ProvenanceCaps
 from graphwire.ingest.rows import GraphRows, Row
 

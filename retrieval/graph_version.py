@@ -1,8 +1,8 @@
 """The one change signal of every graph-backed cache: the graph's fingerprint (count-store lookups).
 
 `cypher/graph/fingerprint.cypher` counts entities, chunks, MENTIONS and all relationships, and the store's version
-stamp (`core/store_version.py`, bumped by every writer, in this process or another) is read beside them: any ingest,
-update or delete changes it, even one that leaves every count as it was. One `GraphVersion` per process (held by
+stamp (`core/stores/store_version.py`, bumped by every writer, in this process or another) is read beside them: any
+ingest, update or delete changes it, even one that leaves every count as it was. One `GraphVersion` per process (held by
 `retrieval.services.GraphServices`) reads it at most every `check_every_s` seconds, and the name index and the PPR
 snapshot both rebuild from that one reading.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-from graphwire.core.graph import Graph
-from graphwire.core.refresh import Refreshing
-from graphwire.core.store_version import read_stamp
+from graphwire.core.clients.graph import Graph
+from graphwire.core.stores.refresh import Refreshing
+from graphwire.core.stores.store_version import read_stamp
 
 GraphCounts = Mapping[str, int]
 

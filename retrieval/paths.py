@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.retrieval.graph.lookup import EntityHit, lookup_entities
 from graphwire.retrieval.models import MatchTier
 from graphwire.schema.model import GraphSchema

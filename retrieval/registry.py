@@ -19,7 +19,7 @@ from enum import StrEnum
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, cast
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import GraphFillMode, Settings
 from graphwire.retrieval.base import Answerer, Retriever
 from graphwire.retrieval.fill import FilledRetriever
@@ -77,9 +77,9 @@ class RetrievalContext:
     def flat_retrievers(self) -> dict[str, FlatRetriever]:
         with self._lock:
             if self._flat is None:
-                from graphwire.core.chroma import open_client
-                from graphwire.core.chunk_store import ChunkStore
-                from graphwire.core.embeddings import embedder_from_settings
+                from graphwire.core.clients.chroma import open_client
+                from graphwire.core.clients.chunk_store import ChunkStore
+                from graphwire.core.clients.embeddings import embedder_from_settings
                 from graphwire.retrieval.flat import build_flat_retrievers
 
                 settings = self.settings

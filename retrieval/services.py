@@ -16,7 +16,7 @@ index, one chunk cache and one PPR snapshot however many modes it serves.
 
 from __future__ import annotations
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.retrieval.graph.aliases import AliasStage, LlmAliasFn
 from graphwire.retrieval.graph.chunks import ChunkCache

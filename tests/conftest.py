@@ -21,10 +21,10 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 from support.statements import TEST_CATALOGUE  # noqa: E402
 
-from graphwire.core.bootstrap import apply_schema  # noqa: E402
-from graphwire.core.graph import Graph  # noqa: E402
-from graphwire.core.neo4j_server import LocalNeo4j, free_port  # noqa: E402
+from graphwire.core.clients.graph import Graph  # noqa: E402
+from graphwire.core.servers.neo4j_server import LocalNeo4j, free_port  # noqa: E402
 from graphwire.core.settings import Settings  # noqa: E402
+from graphwire.core.stores.bootstrap import apply_schema  # noqa: E402
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 # the OpenAI-compatible stub server, and a Chroma server (`chroma run`) for the vector-store tests

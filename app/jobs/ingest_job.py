@@ -16,8 +16,8 @@ from pathlib import Path
 
 from graphwire.app.jobs.models import JobFailure, JobProgress
 from graphwire.app.jobs.runner import JobStopped, ProgressFn
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article
-from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.loaders import LoadResult, load_articles
 from graphwire.ingest.pipeline import ChunkSink

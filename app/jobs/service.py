@@ -17,11 +17,11 @@ from graphwire.app.jobs.models import Job
 from graphwire.app.jobs.runner import JobRunner, WriterBusyError
 from graphwire.app.jobs.store import JobStore
 from graphwire.app.uploads import Upload
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings
-from graphwire.core.store_lock import StoreBusyError
-from graphwire.core.write_session import WriteSession
+from graphwire.core.stores.store_lock import StoreBusyError
+from graphwire.core.stores.write_session import WriteSession
 from graphwire.ingest.pipeline import ChunkSink, delete_document
 from graphwire.ingest.provenance import ProvenanceCaps
 
@@ -93,7 +93,7 @@ DELETE_LOCK_WAIT_S = 5.0  # longest a DELETE waits for the writer lock before it
 
 
 def _chunk_store(settings: Settings, client: Any) -> ChunkSink:
-    from graphwire.core.chunk_store import ChunkStore
-    from graphwire.core.embeddings import embedder_from_settings
+    from graphwire.core.clients.chunk_store import ChunkStore
+    from graphwire.core.clients.embeddings import embedder_from_settings
 
     return ChunkStore(client, settings.chroma_collection, embedder_from_settings(settings))

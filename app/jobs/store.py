@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from graphwire.app.jobs.models import FINISHED, Job, JobFailure, JobProgress, JobState
-from graphwire.core.processes import pid_alive
+from graphwire.core.stores.processes import pid_alive
 
 INTERRUPTED = (
     "interrupted: the API process stopped while this job was running; documents it committed are kept, post the "

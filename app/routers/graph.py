@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from graphwire.app.deps import GraphDep, SettingsDep
 from graphwire.app.errors import ApiError
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings
 from graphwire.retrieval.paths import (

@@ -21,8 +21,8 @@ from graphwire.app.querying import (
     run_retrieval,
 )
 from graphwire.app.streaming import stream_query
+from graphwire.core.clients.llm_usage import counting_calls
 from graphwire.core.deadline import Deadline
-from graphwire.core.llm_usage import counting_calls
 from graphwire.retrieval.models import (
     AnswerStatus,
     Citation,

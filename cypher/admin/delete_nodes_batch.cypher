@@ -1,4 +1,4 @@
-// The second step of emptying the graph (core/bootstrap.py, empty_graph): the nodes, $limit at a time, once
+// The second step of emptying the graph (core/stores/bootstrap.py, empty_graph): the nodes, $limit at a time, once
 // delete_relationships_batch has left them none.
 MATCH (n)
 WITH n LIMIT $limit

@@ -1,4 +1,4 @@
-// core/store_lease.py: give the writer lease back, if $owner still holds it.
+// core/stores/store_lease.py: give the writer lease back, if $owner still holds it.
 MATCH (l:WriterLease {id: 'writer'})
 WHERE l.owner = $owner
 DELETE l

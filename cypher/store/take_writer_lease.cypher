@@ -1,4 +1,4 @@
-// core/store_lease.py: take the store's writer lease, or renew it ($owner holds it already). The touch write locks
+// core/stores/store_lease.py: take the store's writer lease, or renew it ($owner holds it already). The touch write locks
 // the node before it is read, so two writers racing for a free lease are serialized and the second sees the first's
 // owner. Free: nobody holds it, its holder let it expire (server time, so the machines' clocks do not matter), or
 // $take_over names the holder (a crashed process of the caller's machine).

@@ -33,16 +33,16 @@ from typing import Any
 import openai
 from pydantic import BaseModel, Field
 
-from graphwire.core.documents import Chunk
-from graphwire.core.llm import (
+from graphwire.core.clients.llm import (
     EXTRACTION_MODES,
     ChatOptions,
     ChatReply,
     LLMClient,
     parse_json_lenient,
 )
-from graphwire.core.llm_retry import RetriesExhausted
-from graphwire.core.llm_usage import UsageCounter
+from graphwire.core.clients.llm_retry import RetriesExhausted
+from graphwire.core.clients.llm_usage import UsageCounter
+from graphwire.core.documents import Chunk
 from graphwire.core.settings import Settings
 from graphwire.ingest.extractors import llm_prompt
 from graphwire.ingest.extractors.base import ExtractionFailure

@@ -18,9 +18,9 @@ from typing import Any
 import openai
 from pydantic import BaseModel, Field
 
-from graphwire.core.llm import ChatOptions, LLMClient, parse_json_lenient
-from graphwire.core.llm_retry import RetriesExhausted
-from graphwire.core.llm_usage import UsageCounter
+from graphwire.core.clients.llm import ChatOptions, LLMClient, parse_json_lenient
+from graphwire.core.clients.llm_retry import RetriesExhausted
+from graphwire.core.clients.llm_usage import UsageCounter
 from graphwire.core.settings import Settings
 from graphwire.retrieval.graph.models import Mention, MentionOrigin
 from graphwire.retrieval.prompts import ALIAS_PROMPT, alias_messages

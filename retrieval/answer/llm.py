@@ -20,10 +20,10 @@ import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from graphwire.core.clients.llm import ChatReply, LLMClient
+from graphwire.core.clients.llm_retry import LLM_FAILURES, failure_reason
+from graphwire.core.clients.llm_usage import UsageSnapshot
 from graphwire.core.deadline import Deadline
-from graphwire.core.llm import ChatReply, LLMClient
-from graphwire.core.llm_retry import LLM_FAILURES, failure_reason
-from graphwire.core.llm_usage import UsageSnapshot
 from graphwire.core.settings import Settings
 from graphwire.retrieval.models import ABSTENTION, Answer, Citation, Fact, FactTier, RankedChunk, RetrievalResult, Usage
 from graphwire.retrieval.prompts import ANSWER_PROMPT, answer_messages

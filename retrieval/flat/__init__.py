@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.settings import Settings
 from graphwire.retrieval.flat.common import Guidance, GuidanceMode
 from graphwire.retrieval.flat.dense import DenseRetriever

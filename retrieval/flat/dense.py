@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.retrieval.flat.common import Guidance, GuidanceMode
 from graphwire.retrieval.flat.fusion import RRF_K
 from graphwire.retrieval.models import RankedChunk, RetrievalResult

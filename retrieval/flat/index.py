@@ -22,9 +22,9 @@ from rank_bm25 import BM25Okapi
 from scipy import sparse
 from threadpoolctl import ThreadpoolController
 
-from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.documents import Chunk
-from graphwire.core.refresh import Refreshing
+from graphwire.core.stores.refresh import Refreshing
 from graphwire.retrieval.flat.tokenize import bm25_tokens
 from graphwire.schema.lexicon import written_as_word
 

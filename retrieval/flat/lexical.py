@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphwire.core.embeddings import Embedder
+from graphwire.core.clients.embeddings import Embedder
 from graphwire.retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
 from graphwire.retrieval.flat.fusion import RRF_K, ranks_of, rrf, top_positions
 from graphwire.retrieval.flat.index import FlatIndex, IndexSnapshot, Scores

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel
 
-from graphwire.core.embeddings import Embedder
+from graphwire.core.clients.embeddings import Embedder
 from graphwire.retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
 from graphwire.retrieval.flat.fusion import ranks_of, rrf
 from graphwire.retrieval.flat.index import FlatIndex, IndexSnapshot, Scores

@@ -11,7 +11,7 @@ from collections import OrderedDict
 from datetime import date
 from typing import Any
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.retrieval.models import ChunkRecord
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.names import match_form
 from graphwire.retrieval.graph.matching import TIER_RANK, MatchPolicy, classify
 from graphwire.retrieval.graph.names import name_variants

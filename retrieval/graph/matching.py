@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.names import match_form
 from graphwire.retrieval.graph.models import Mention, QuestionAnalysis
 from graphwire.retrieval.graph.names import NameIndex, NodeRef, name_variants

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.names import match_form
-from graphwire.core.refresh import Refreshing
+from graphwire.core.stores.refresh import Refreshing
 from graphwire.retrieval.graph_version import GraphVersion
 from graphwire.retrieval.question import OutletGazetteer
 from graphwire.schema.model import GraphSchema

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.retrieval.graph.aliases import AliasStage, LlmAliasFn
 from graphwire.retrieval.graph.chunks import ChunkCache

@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.retrieval.graph.chunks import ChunkCache
 from graphwire.retrieval.graph.models import CandidateChunk, QuestionAnalysis, RawFact, TemplateOutput
 from graphwire.retrieval.models import EntityMatch

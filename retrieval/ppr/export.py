@@ -9,8 +9,8 @@ from typing import Any, LiteralString, cast
 from neo4j import ManagedTransaction
 
 from graphwire import cypher
-from graphwire.core.graph import Graph
-from graphwire.core.refresh import Refreshing
+from graphwire.core.clients.graph import Graph
+from graphwire.core.stores.refresh import Refreshing
 from graphwire.retrieval.graph_version import GraphVersion, fingerprint_of, read_counts
 from graphwire.retrieval.ppr.config import GraphOptions
 from graphwire.retrieval.ppr.engine import WalkGraph, build_walk_graph

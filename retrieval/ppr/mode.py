@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from graphwire.core.embeddings import Embedder, embedder_from_settings
-from graphwire.core.graph import Graph
+from graphwire.core.clients.embeddings import Embedder, embedder_from_settings
+from graphwire.core.clients.graph import Graph
 from graphwire.retrieval.graph.aliases import LlmAliasFn
 from graphwire.retrieval.graph.models import QuestionAnalysis
 from graphwire.retrieval.models import EntityMatch
@@ -50,7 +50,7 @@ class ChunkStorePassageScorer:
     """Passage similarity from the Chroma chunk store (cosine), for passage seeds."""
 
     def __init__(self, chroma_client: object, collection: str, embedder: Embedder) -> None:
-        from graphwire.core.chunk_store import ChunkStore
+        from graphwire.core.clients.chunk_store import ChunkStore
 
         self.store = ChunkStore(chroma_client, collection, embedder)
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from graphwire.core.embeddings import Embedder
+from graphwire.core.clients.embeddings import Embedder
 
 
 class EmbeddingPassageScorer:

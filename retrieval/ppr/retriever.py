@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.retrieval.graph.chunks import ChunkCache
 from graphwire.retrieval.models import EntityMatch, RankedChunk, RetrievalResult
 from graphwire.retrieval.ppr.config import PPRConfig

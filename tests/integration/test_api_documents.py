@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from graphwire.app.main import create_app
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.retrieval.models import ABSTENTION
 

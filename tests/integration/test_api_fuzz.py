@@ -18,7 +18,7 @@ import pytest
 from support.api_process import ApiProcess, settings_env
 from support.chains import ingest_chains
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 
 pytestmark = pytest.mark.integration

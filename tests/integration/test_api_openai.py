@@ -15,7 +15,7 @@ import pytest
 from support.api_process import ApiProcess, settings_env
 from support.openai_stub import MODEL, OpenAIStub, StubReply, text
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 
 pytestmark = pytest.mark.integration

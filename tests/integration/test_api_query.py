@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from graphwire.app.main import create_app
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.retrieval.models import ABSTENTION
 

@@ -13,7 +13,7 @@ import pytest
 from support.api_process import ApiProcess, settings_env
 
 from graphwire.app.jobs.store import INTERRUPTED
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 
 pytestmark = pytest.mark.integration

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.core.store_lock import WriterLock
+from graphwire.core.stores.store_lock import WriterLock
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]

@@ -18,8 +18,8 @@ import pytest
 from support import crash
 from support.schemas import news_caps
 
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article, Chunk
-from graphwire.core.graph import Graph
 from graphwire.core.settings import get_settings
 from graphwire.ingest.chunker import chunk_article
 from graphwire.ingest.consistency import check_store, repair_store

@@ -10,7 +10,7 @@ import pytest
 from support.schemas import news_caps
 from support.synthetic import SyntheticSpec, build, done_rows, entity_name, shuffled
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.rows import GraphRows
 from graphwire.ingest.writer import GraphWriter

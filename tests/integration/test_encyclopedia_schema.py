@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article
-from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.extractors.offline import OfflineExtractor
 from graphwire.ingest.gazetteer import Gazetteer, KnownEntity

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from support.schemas import news_caps
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.extractors.offline import OfflineExtractor
 from graphwire.ingest.loaders import load_articles

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from support.openai_stub import OpenAIStub, text
 
-from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.clients.chunk_store import ChunkStore
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Chunk
-from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.datasets import load_corpus, load_questions
 from graphwire.eval.harness import EvalOptions, evaluate

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from graphwire.core.chunk_store import ChunkStore
-from graphwire.core.graph import Graph
+from graphwire.core.clients.chunk_store import ChunkStore
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.harness import EvalOptions, evaluate
 from graphwire.ingest.extractors.offline import OfflineExtractor

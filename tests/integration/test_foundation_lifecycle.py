@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from graphwire.app.deps import GraphDep
 from graphwire.app.main import create_app
 from graphwire.cli.main import app as cli
-from graphwire.core.neo4j_server import LocalNeo4j, Neo4jServerError, free_port
+from graphwire.core.servers.neo4j_server import LocalNeo4j, Neo4jServerError, free_port
 from graphwire.core.settings import Settings, get_settings
 
 pytestmark = pytest.mark.integration

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.extractors.offline import OfflineExtractor
 from graphwire.ingest.gazetteer import Gazetteer
@@ -37,7 +37,7 @@ KILLED_RUN = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from graphwire.core.graph import Graph
+    from graphwire.core.clients.graph import Graph
     from graphwire.core.settings import Settings
     from tests.integration.test_ingest_resume import ingest_demo
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from support.chains import GoldExtractor, chain_articles, chain_records
 
-from graphwire.core.chunk_store import ChunkStore
-from graphwire.core.graph import Graph
+from graphwire.core.clients.chunk_store import ChunkStore
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.pipeline import IngestOptions, ingest_articles
 from graphwire.retrieval.fill import FilledRetriever

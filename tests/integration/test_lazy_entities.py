@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from support.crash import corpus_v1, export_graph, extractor, gazetteer
 
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article
-from graphwire.core.graph import Graph
 from graphwire.ingest.entity_lookup import LOOKUP_FORMAT, StoredEntities, lookup_properties, migrate
 from graphwire.ingest.linking import DictionaryLinker
 from graphwire.ingest.pipeline import IngestOptions, ingest_articles

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from support.openai_stub import OpenAIStub, StubReply, server_error, text
 
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article, Chunk
-from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.extraction_cache import CachedExtractor
 from graphwire.ingest.extractors.base import ExtractionFailure

@@ -7,7 +7,7 @@ import json
 import pytest
 from support.openai_stub import OpenAIStub, text
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.retrieval.aliases.llm import LLMAliasExtractor
 from graphwire.retrieval.answer.llm import LLMAnswerer

@@ -7,8 +7,8 @@ import pytest
 from support.schemas import news_caps
 from support.synthetic import SyntheticSpec, build
 
-from graphwire.core.bootstrap import apply_schema, empty_graph
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
+from graphwire.core.stores.bootstrap import apply_schema, empty_graph
 from graphwire.ingest.writer import GraphWriter
 
 pytestmark = pytest.mark.integration

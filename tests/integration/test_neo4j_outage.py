@@ -20,10 +20,10 @@ from fastapi.testclient import TestClient
 from httpx import Response
 
 from graphwire.app.main import create_app
-from graphwire.core.bootstrap import apply_schema
-from graphwire.core.graph import Graph
-from graphwire.core.neo4j_server import LocalNeo4j, free_port
+from graphwire.core.clients.graph import Graph
+from graphwire.core.servers.neo4j_server import LocalNeo4j, free_port
 from graphwire.core.settings import Settings
+from graphwire.core.stores.bootstrap import apply_schema
 
 pytestmark = pytest.mark.integration
 QUESTION = "Which company supplies the supplier of Kestrel Motors?"

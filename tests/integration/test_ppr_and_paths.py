@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from support.encyclopedia import SCHEMA_PATH, EncyclopediaCorpus, load_corpus, write_to_graph
 
 from graphwire.app.main import create_app
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.retrieval.paths import EntityRef, NoPathError, hub_types, neighborhood, resolve_entity, shortest_path
 from graphwire.retrieval.ppr import PPRRetriever, SnapshotCache

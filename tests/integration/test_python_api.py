@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import graphwire
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings, get_settings
 
 pytestmark = pytest.mark.integration

@@ -18,12 +18,12 @@ import httpx
 import openai
 import pytest
 
+from graphwire.core.clients.llm import LLMClient
+from graphwire.core.clients.llm_retry import RetriesExhausted
 from graphwire.core.documents import Chunk
-from graphwire.core.llm import LLMClient
-from graphwire.core.llm_model import MODEL_NAME, fetch_model, model_path
-from graphwire.core.llm_retry import RetriesExhausted
-from graphwire.core.llm_server import LocalLLMServer, ServerOptions
-from graphwire.core.neo4j_server import free_port
+from graphwire.core.servers.llm_model import MODEL_NAME, fetch_model, model_path
+from graphwire.core.servers.llm_server import LocalLLMServer, ServerOptions
+from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings
 from graphwire.ingest.extraction_cache import CachedExtractor
 from graphwire.ingest.extractors.llm import LLMExtractor, occurs

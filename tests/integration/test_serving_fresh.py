@@ -1,7 +1,7 @@
 """The API serves while another process (`graphwire ingest`, a real subprocess) writes the same Neo4j and the same
 local Chroma folder: no request fails, and afterwards every mode finds the new documents without a restart.
 
-Before the reopen on a foreign revision (core/chunk_store.py), the API's Chroma client kept its old view of the
+Before the reopen on a foreign revision (core/clients/chunk_store.py), the API's Chroma client kept its old view of the
 folder: bm25, fused, flat_plus and hybrid failed with `InternalError: Error finding id` on every rebuild, and vector
 mode never saw the new documents.
 """
@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from support import crash
 
 from graphwire.app.main import create_app
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.loaders import load_articles
 

@@ -19,7 +19,7 @@ import pytest
 from support import crash
 from support.schemas import news_caps
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.consistency import check_store, graph_chunk_ids, repair_store
 from graphwire.schema.model import load_schema

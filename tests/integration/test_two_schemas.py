@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from graphwire import Graphwire
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import GraphFillMode, Settings
 from graphwire.schema.model import default_schema_path
 

@@ -19,8 +19,8 @@ from support.browser import PageWatch, chromium_path, serve
 from support.openai_stub import MODEL, OpenAIStub, StubReply, text
 
 from graphwire.app.main import create_app
-from graphwire.core.chunk_store import ChunkStore
-from graphwire.core.graph import Graph
+from graphwire.core.clients.chunk_store import ChunkStore
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.extractors.offline import OfflineExtractor
 from graphwire.ingest.gazetteer import Gazetteer

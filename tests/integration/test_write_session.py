@@ -1,4 +1,4 @@
-"""The one door of every writer (core/write_session.py): the lock and lease while open, then, however the writes
+"""The one door of every writer (core/stores/write_session.py): the lock and lease while open, then, however the writes
 ended, a last store stamp, the lock released and the caches told."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.core.store_holder import StoreBusyError
-from graphwire.core.store_version import read_stamp
-from graphwire.core.write_session import WriteSession
+from graphwire.core.stores.store_holder import StoreBusyError
+from graphwire.core.stores.store_version import read_stamp
+from graphwire.core.stores.write_session import WriteSession
 
 pytestmark = pytest.mark.integration
 

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.core.store_holder import StoreBusyError
-from graphwire.core.store_lease import WriterLease
-from graphwire.core.store_lock import WriterLock
+from graphwire.core.stores.store_holder import StoreBusyError
+from graphwire.core.stores.store_lease import WriterLease
+from graphwire.core.stores.store_lock import WriterLock
 
 pytestmark = pytest.mark.integration
 TTL_S = 5.0  # renewed every 1.7 s: a stalled renewal would need over 3 s to let the lease lapse
@@ -84,9 +84,9 @@ HOLDER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from graphwire.core.graph import Graph
+    from graphwire.core.clients.graph import Graph
     from graphwire.core.settings import Settings
-    from graphwire.core.store_lock import WriterLock
+    from graphwire.core.stores.store_lock import WriterLock
 
     settings = Settings(store_lock_dir=Path(sys.argv[1]), store_lease_ttl_s=60)
     graph = Graph.from_settings(settings)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from graphwire.core.neo4j_server import free_port
+from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ import uvicorn
 from fastapi import FastAPI
 from playwright.sync_api import ConsoleMessage, Page, Request, Route
 
-from graphwire.core.neo4j_server import free_port
+from graphwire.core.servers.neo4j_server import free_port
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 

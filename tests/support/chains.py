@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article, Chunk
-from graphwire.core.graph import Graph
 from graphwire.ingest.extractors.base import ExtractionFailure
 from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
 from graphwire.ingest.pipeline import IngestOptions, ingest_articles

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from graphwire.core.neo4j_server import free_port
+from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings
 
 START_TIMEOUT_S = 60.0

@@ -17,9 +17,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.clients.chunk_store import ChunkStore
+from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article
-from graphwire.core.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.extractors.offline import OfflineExtractor
 from graphwire.ingest.gazetteer import Gazetteer

@@ -14,14 +14,15 @@ import pytest
 from support.openai_stub import OpenAIStub, server_error, text
 
 from graphwire.app.answering import stream_within
+from graphwire.core.clients.llm import ChatReply, LLMClient
+from graphwire.core.clients.llm_usage import counting_calls
 from graphwire.core.deadline import Deadline
-from graphwire.core.llm import ChatReply, LLMClient
-from graphwire.core.llm_usage import counting_calls
 from graphwire.core.settings import Settings
 from graphwire.retrieval.answer.extractive import ExtractiveAnswerer
 from graphwire.retrieval.answer.llm import LLMAnswerer
 from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import ABSTENTION, Answer, AnswerStatus, RankedChunk, RetrievalResult
+from graphwire.schema.model import load_schema
 
 QUESTION = "Who runs Brasswell Foundry?"
 REPLY = "Iris Calder runs it [1]."
@@ -61,7 +62,7 @@ def test_the_llm_answerer_gives_one_answer_three_ways(openai_stub: OpenAIStub, l
 
 
 def test_the_extractive_answerer_gives_one_answer_three_ways() -> None:
-    blocking, awaited, pieces, streamed = _three_ways(ExtractiveAnswerer(), _result())
+    blocking, awaited, pieces, streamed = _three_ways(ExtractiveAnswerer(schema=load_schema()), _result())
     assert blocking == awaited == streamed and pieces == [blocking.text]
     assert blocking.status is AnswerStatus.ABSTAINED and blocking.llm_error is None  # no entities: abstains
 

@@ -15,7 +15,7 @@ from graphwire.app.deps import GraphDep
 from graphwire.app.errors import ApiError
 from graphwire.app.main import create_app
 from graphwire.core.logging import JsonFormatter, RequestIdFilter, request_id_var
-from graphwire.core.neo4j_server import free_port
+from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings
 
 API_KEY = "test-key-0123456789"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from support.chroma_server import ChromaServer
 
-from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.clients.chunk_store import ChunkStore
+from graphwire.core.clients.embeddings import EmbeddingError, OpenAIEmbedder
 from graphwire.core.documents import Chunk
-from graphwire.core.embeddings import EmbeddingError, OpenAIEmbedder
 from graphwire.core.settings import Settings
 
 TEXTS = {
@@ -81,7 +81,7 @@ def test_reopens_in_a_fresh_process(settings: Settings) -> None:
     ChunkStore.from_settings(settings).upsert(_chunks())
     script = (
         "import json, sys\n"
-        "from graphwire.core.chunk_store import ChunkStore\n"
+        "from graphwire.core.clients.chunk_store import ChunkStore\n"
         "from graphwire.core.settings import Settings\n"
         "store = ChunkStore.from_settings(Settings.model_validate_json(sys.argv[1]))\n"
         "fed = [c for c in store.get_all() if c.document_id == 'fed'][0]\n"

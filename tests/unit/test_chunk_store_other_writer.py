@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.documents import Chunk
 from graphwire.core.settings import Settings
 
@@ -19,7 +19,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from graphwire.core.chunk_store import ChunkStore
+    from graphwire.core.clients.chunk_store import ChunkStore
     from graphwire.core.documents import Chunk
     from graphwire.core.settings import Settings
 

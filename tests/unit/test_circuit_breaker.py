@@ -1,14 +1,14 @@
-"""The circuit breaker of the API's graph (core/breaker.py, Graph.serving): fail fast while Neo4j is down, probe,
-recover."""
+"""The circuit breaker of the API's graph (core/clients/breaker.py, Graph.serving): fail fast while Neo4j is down,
+probe, recover."""
 
 from __future__ import annotations
 
 import pytest
 from neo4j.exceptions import ClientError, DatabaseUnavailable, ServiceUnavailable
 
-from graphwire.core.breaker import CircuitBreaker, CircuitOpenError
-from graphwire.core.graph import Graph
-from graphwire.core.neo4j_server import free_port
+from graphwire.core.clients.breaker import CircuitBreaker, CircuitOpenError
+from graphwire.core.clients.graph import Graph
+from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings
 
 

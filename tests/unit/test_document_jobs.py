@@ -19,7 +19,7 @@ from graphwire.app.jobs.models import JobFailure, JobProgress, JobState
 from graphwire.app.jobs.runner import JobRunner, JobStopped
 from graphwire.app.jobs.store import INTERRUPTED, JobStore
 from graphwire.app.uploads import read_upload
-from graphwire.core.store_lock import WriterLock
+from graphwire.core.stores.store_lock import WriterLock
 
 RECORD = {"title": "Acme buys Beta", "body": "Acme Corp bought Beta Ltd on Monday.", "source": "Daily"}
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphwire.core.embeddings import (
+from graphwire.core.clients.embeddings import (
     BGE_QUERY_PREFIX,
     BGE_SMALL_DIMENSION,
     BGE_SMALL_MODEL_ID,

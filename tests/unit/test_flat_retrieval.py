@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from graphwire.core.chunk_store import ChunkStore
+from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.documents import Chunk
 from graphwire.core.settings import Settings
 from graphwire.retrieval.flat import (

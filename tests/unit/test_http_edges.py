@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from graphwire.app.main import create_app
-from graphwire.core.neo4j_server import free_port
+from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings
 from graphwire.retrieval.registry import mode_names
 

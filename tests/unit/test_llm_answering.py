@@ -7,7 +7,7 @@ from datetime import date
 
 from support.openai_stub import OpenAIStub, rate_limited, server_error, text
 
-from graphwire.core.llm import LLMClient
+from graphwire.core.clients.llm import LLMClient
 from graphwire.core.settings import Settings
 from graphwire.retrieval.aliases.llm import LLMAliasExtractor, parse_entities
 from graphwire.retrieval.answer.llm import LLMAnswerer

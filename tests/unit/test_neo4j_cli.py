@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphwire.cli.main import app
-from graphwire.core.neo4j_server import free_port
+from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import get_settings
 
 runner = CliRunner()

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from graphwire.core.neo4j_server import free_port
 from graphwire.core.schema import configured_schema
+from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings, get_settings
 from graphwire.ingest.extractors.offline import OfflineExtractor
 from graphwire.ingest.extractors.patterns import compile_patterns

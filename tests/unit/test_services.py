@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graphwire.core.refresh import Refreshing
 from graphwire.core.settings import Settings
+from graphwire.core.stores.refresh import Refreshing
 from graphwire.retrieval.registry import RetrievalContext
 
 

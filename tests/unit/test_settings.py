@@ -4,7 +4,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from graphwire.core.neo4j_server import LocalNeo4j, Neo4jServerError
+from graphwire.core.servers.neo4j_server import LocalNeo4j, Neo4jServerError
 from graphwire.core.settings import Settings
 
 NEO4J_ENV = ("NEO4J_URI", "NEO4J_PASSWORD", "NEO4J_HOME", "NEO4J_HTTP_PORT", "API_KEY", "LLM_BASE_URL", "LLM_MODEL")

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from graphwire.core.settings import Settings
-from graphwire.core.store_lock import StoreBusyError, WriterLock, store_name
+from graphwire.core.stores.store_lock import StoreBusyError, WriterLock, store_name
 
 HOLDER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
     from graphwire.core.settings import Settings
-    from graphwire.core.store_lock import WriterLock
+    from graphwire.core.stores.store_lock import WriterLock
 
     lock = WriterLock.for_settings(Settings(store_lock_dir=Path(sys.argv[1]), neo4j_uri=sys.argv[2]))
     lock.acquire("graphwire ingest corpus.json")

@@ -6,8 +6,8 @@ import openai
 import pytest
 from pydantic import ValidationError
 
+from graphwire.core.clients.llm_retry import RetriesExhausted, RetryPolicy, with_retries
 from graphwire.core.deadline import Deadline
-from graphwire.core.llm_retry import RetriesExhausted, RetryPolicy, with_retries
 from graphwire.core.settings import Settings
 
 LLM = {"llm_base_url": "http://127.0.0.1:9/v1", "llm_model": "m"}

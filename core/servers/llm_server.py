@@ -91,7 +91,7 @@ class LocalLLMServer:
 
     def start(self, timeout_s: float = 120.0) -> LocalLLMServer:
         o = self.options
-        command = [sys.executable, "-m", "graphwire.core.llm_server", str(o.model), "--port", str(o.port),
+        command = [sys.executable, "-m", "graphwire.core.servers.llm_server", str(o.model), "--port", str(o.port),
                    "--host", o.host, "--threads", str(o.threads), "--context", str(o.context),
                    "--alias", o.model_name]  # fmt: skip
         log = self.log_path.open("wb") if self.log_path else subprocess.DEVNULL

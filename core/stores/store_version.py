@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import uuid
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 
 
 def read_stamp(graph: Graph) -> str:

@@ -11,8 +11,8 @@ writes; a second writer waits up to `wait_s` seconds, then gets `StoreBusyError`
 The lock is `flock(2)` on `<STORE_LOCK_DIR>/writer-<store>.lock`: the kernel releases it when its holder exits, even
 on SIGKILL, so a crash never leaves a stale lock behind. The file also records who holds it (pid, what, since) for the
 refusal message. It covers the processes of one machine (those that see the same lock folder). Given the graph, it
-also takes the graph's writer lease (core/store_lease.py), which covers writers on other machines against the same
-Neo4j.
+also takes the graph's writer lease (core/stores/store_lease.py), which covers writers on other machines against
+the same Neo4j.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.core.store_holder import LockHolder, StoreBusyError
-from graphwire.core.store_lease import WriterLease
+from graphwire.core.stores.store_holder import LockHolder, StoreBusyError
+from graphwire.core.stores.store_lease import WriterLease
 
 _LOOPBACK = ("localhost", "127.0.0.1", "::1", "[::1]")
 POLL_S = 0.2

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graphwire import cypher
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 
 
 def apply_schema(graph: Graph, await_timeout_s: int = 60) -> list[str]:

@@ -1,4 +1,5 @@
-"""The writer lease in the graph: one writer per store across machines, beside the file lock of core/store_lock.py.
+"""The writer lease in the graph: one writer per store across machines, beside the file lock of
+core/stores/store_lock.py.
 
 The file lock covers the processes of one machine. Writers on several machines against one Neo4j (an API on a server,
 an analyst's `graphwire ingest` from a laptop, both with a Chroma server) meet in the graph instead: one
@@ -18,9 +19,9 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from graphwire.core.graph import Graph
-from graphwire.core.processes import pid_alive
-from graphwire.core.store_holder import LockHolder
+from graphwire.core.clients.graph import Graph
+from graphwire.core.stores.processes import pid_alive
+from graphwire.core.stores.store_holder import LockHolder
 
 log = logging.getLogger(__name__)
 

@@ -29,9 +29,9 @@ from openai.types import CompletionUsage
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from pydantic import BaseModel
 
+from graphwire.core.clients.llm_retry import RetryPolicy, with_retries, with_retries_async
+from graphwire.core.clients.llm_usage import UsageCounter, UsageSnapshot, record_call
 from graphwire.core.deadline import Deadline
-from graphwire.core.llm_retry import RetryPolicy, with_retries, with_retries_async
-from graphwire.core.llm_usage import UsageCounter, UsageSnapshot, record_call
 from graphwire.core.settings import LLMExtractionMode, Settings
 
 PLACEHOLDER_API_KEY = "not-needed"  # local servers (Ollama, vLLM) ignore the key, but the client requires one

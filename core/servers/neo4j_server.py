@@ -20,8 +20,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from graphwire.core.paths import maven_project
-from graphwire.core.processes import pid_alive
 from graphwire.core.settings import LOCAL_HOSTS, Settings
+from graphwire.core.stores.processes import pid_alive
 
 MAIN_CLASS = "io.graphwire.neo4j.Launcher"
 JVM_FLAGS = [

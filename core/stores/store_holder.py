@@ -1,5 +1,5 @@
-"""Who holds a store's writer lock or lease, and the error a second writer gets (core/store_lock.py,
-core/store_lease.py)."""
+"""Who holds a store's writer lock or lease, and the error a second writer gets (core/stores/store_lock.py,
+core/stores/store_lease.py)."""
 
 from __future__ import annotations
 
