@@ -5,9 +5,10 @@ from __future__ import annotations
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -64,6 +65,20 @@ class GraphFillMode(StrEnum):
     VECTOR = "vector"
     BM25 = "bm25"
     NONE = "none"
+
+
+class RetrievalMode(StrEnum):
+    """The registered retrieval modes (retrieval/registry.py's MODES; a unit test keeps the two equal)."""
+
+    JOINT = "joint"
+    GRAPH = "graph"
+    PPR = "ppr"
+    VECTOR = "vector"
+    BM25 = "bm25"
+    FUSED = "fused"
+    FLAT_PLUS = "flat_plus"
+    HYBRID = "hybrid"
+    AUTO = "auto"
 
 
 class Settings(BaseSettings):
@@ -181,7 +196,8 @@ class Settings(BaseSettings):
     # fills graph mode's ranking to top_k after its fact chunks: joint, ppr or a flat mode ("none": off)
     graph_fill_mode: GraphFillMode = GraphFillMode.JOINT
     ppr_snapshot_check_s: float = 5.0  # how often the name index and PPR snapshot check whether the graph changed
-    router_unanswerable_mode: str = "vector"  # mode=auto sends questions that look unanswerable to this mode
+    # mode=auto sends questions that look unanswerable to this mode (any registered mode but auto)
+    router_unanswerable_mode: RetrievalMode = RetrievalMode.VECTOR
     # mode=hybrid: the graph's chunk ranking joins flat+ as one more fused signal ("boost") or limits it ("restrict")
     hybrid_guidance_mode: GuidanceMode = GuidanceMode.BOOST
     hybrid_guidance_weight: float = 0.5  # weight of the graph ranking beside dense and BM25 (1 each)
@@ -190,6 +206,13 @@ class Settings(BaseSettings):
     # Logging
     log_level: LogLevel = LogLevel.INFO  # DEBUG, INFO, WARNING or ERROR
     log_json: bool = False  # one JSON object per log line (for log shippers)
+
+    @field_validator("router_unanswerable_mode")
+    @classmethod
+    def _router_does_not_route_to_itself(cls, mode: RetrievalMode) -> RetrievalMode:
+        if mode is RetrievalMode.AUTO:
+            raise ValueError("ROUTER_UNANSWERABLE_MODE cannot be auto: the router would route to itself")
+        return mode
 
     @model_validator(mode="after")
     def _password_required_for_remote(self) -> Settings:
@@ -225,6 +248,12 @@ class Settings(BaseSettings):
             "NEO4J_PASSWORD is not set and no local password file exists at "
             f"{self.password_file}; run `graphwire neo4j start` or set NEO4J_PASSWORD"
         )
+
+
+def default_of(name: str) -> Any:
+    """The default of setting `name`: a component whose own default is a setting's takes it from here, so each default
+    is declared once (tests/unit/test_defaults.py lists them)."""
+    return Settings.model_fields[name].default
 
 
 @cache

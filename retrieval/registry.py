@@ -3,7 +3,8 @@
 Each mode is one `ModeSpec` line in `MODES`: a name, a one-line description, what it needs (Neo4j, Chroma) and a
 factory given as "module:function" (imported on first use, so a mode's dependencies load only when it is used).
 The factory takes a `RetrievalContext` and returns a `Retriever`. To add a mode: write the factory next to your
-retriever and add ONE line to `MODES`.
+retriever, add ONE line to `MODES` and its name to `RetrievalMode` (core/settings.py: the settings that name a mode
+validate against it, and importing this module fails while the two differ).
 
     ctx = RetrievalContext(settings, graph=lambda: graph)
     result = ctx.retriever("graph").retrieve("Who supplies Kestrel Motors?", top_k=10)
@@ -13,14 +14,14 @@ retriever and add ONE line to `MODES`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, cast
 
 from graphwire.core.clients.graph import Graph
-from graphwire.core.settings import GraphFillMode, Settings
+from graphwire.core.settings import GraphFillMode, RetrievalMode, Settings
 from graphwire.retrieval.base import Answerer, Retriever
 from graphwire.retrieval.fill import FilledRetriever
 from graphwire.schema.model import GraphSchema, load_schema
@@ -154,6 +155,19 @@ MODES: dict[str, ModeSpec] = {
         ModeSpec("auto", "router: picks graph, vector, hybrid or ppr from question features and says why", "graphwire.retrieval.router:auto_mode", needs_graph=True),  # noqa: E501
     )
 }  # fmt: skip
+
+
+def check_modes(names: Iterable[str]) -> None:
+    """Raise unless `names` are exactly RetrievalMode's values, which the settings naming a mode are checked against."""
+    registered, declared = set(names), {mode.value for mode in RetrievalMode}
+    if registered != declared:
+        raise RuntimeError(
+            f"MODES and RetrievalMode (core/settings.py) differ: only registered {sorted(registered - declared)}, "
+            f"only declared {sorted(declared - registered)}"
+        )
+
+
+check_modes(MODES)
 
 
 def graph_mode(ctx: RetrievalContext) -> Retriever:

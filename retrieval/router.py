@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from graphwire.core.settings import default_of
 from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.graph.models import QuestionAnalysis
 from graphwire.retrieval.models import EntityMatch, MatchTier, RetrievalResult
@@ -86,7 +87,7 @@ class Rule:
     applies: Callable[[RouteFeatures], bool]
 
 
-def default_rules(unanswerable_mode: str = "vector") -> list[Rule]:
+def default_rules(unanswerable_mode: str = default_of("router_unanswerable_mode")) -> list[Rule]:
     return [
         Rule(
             "unknown_outlet",
@@ -190,6 +191,6 @@ def auto_mode(ctx: RetrievalContext) -> AutoRetriever:
     """Routes with the shared stages 1-2 to the context's own mode instances (no second copy of any)."""
     from graphwire.retrieval.registry import mode_names
 
-    policy = RoutingPolicy(default_rules(ctx.settings.router_unanswerable_mode), mode_names)
+    policy = RoutingPolicy(default_rules(ctx.settings.router_unanswerable_mode.value), mode_names)
     services = ctx.services()
     return AutoRetriever(services.analyse, policy, ctx.retriever, services.snapshots.titled_keys)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from graphwire.core.settings import RetrievalMode
 from graphwire.retrieval.graph.models import Mention, MentionOrigin, QuestionAnalysis
 from graphwire.retrieval.models import EntityMatch, MatchTier, RetrievalResult
 from graphwire.retrieval.question import QuestionSignals as Signals
+from graphwire.retrieval.registry import MODES, check_modes
 from graphwire.retrieval.router import AutoRetriever, RouteFeatures, RoutingPolicy, default_rules, extract_features
 
 ALL_MODES = ["graph", "vector", "hybrid", "ppr", "auto"]
@@ -178,3 +180,12 @@ def test_auto_retriever_reads_the_title_entities_it_is_given() -> None:
     auto = AutoRetriever(analyse, _policy(), _Fixed, lambda: frozenset({"CreativeWork:marrowdale"}))
     assert auto.route("Who directed Marrowdale?").mode == "ppr"
     assert AutoRetriever(analyse, _policy(), _Fixed).route("Who directed Marrowdale?").mode == "hybrid"
+
+
+def test_the_registered_modes_are_the_settings_mode_names() -> None:
+    assert set(MODES) == {mode.value for mode in RetrievalMode}  # what ROUTER_UNANSWERABLE_MODE is checked against
+    check_modes(MODES)
+    with pytest.raises(RuntimeError, match=r"only registered \['extra'\], only declared \[\]"):
+        check_modes([*MODES, "extra"])
+    with pytest.raises(RuntimeError, match=r"only declared \['vector'\]"):
+        check_modes([name for name in MODES if name != "vector"])

@@ -5,7 +5,7 @@ import pytest
 from pydantic import ValidationError
 
 from graphwire.core.servers.neo4j_server import LocalNeo4j, Neo4jServerError
-from graphwire.core.settings import Settings
+from graphwire.core.settings import RetrievalMode, Settings
 
 NEO4J_ENV = ("NEO4J_URI", "NEO4J_PASSWORD", "NEO4J_HOME", "NEO4J_HTTP_PORT", "API_KEY", "LLM_BASE_URL", "LLM_MODEL")
 
@@ -110,8 +110,17 @@ def test_local_server_refuses_remote_or_tls_uris(tmp_path: Path) -> None:
         ("log_level", "LOUD"),
         ("llm_extraction_mode", "xml"),
         ("graph_fill_mode", "auto"),  # auto may route back to graph mode: not a fill
+        ("router_unanswerable_mode", "everything"),
+        ("router_unanswerable_mode", "auto"),  # the router would route to itself
     ],
 )
 def test_a_choice_setting_outside_its_choices_fails_at_startup(name: str, value: str) -> None:
     with pytest.raises(ValidationError, match=name):
         Settings(**{name: value})
+
+
+def test_the_unanswerable_mode_is_any_registered_mode_but_auto() -> None:
+    for mode in RetrievalMode:
+        if mode is not RetrievalMode.AUTO:
+            assert make(router_unanswerable_mode=mode.value).router_unanswerable_mode is mode
+    assert make().router_unanswerable_mode == "vector"
