@@ -10,6 +10,7 @@ import hashlib
 import re
 
 from graphwire.core.documents import Article, Chunk
+from graphwire.core.settings import default_of
 
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+")
 _SPACES = re.compile(r"\s+")
@@ -33,7 +34,9 @@ def chunk_id(document_id: str, index: int, text: str) -> str:
     return hashlib.sha256(f"{document_id}|{index}|{text}".encode()).hexdigest()[:32]
 
 
-def chunk_article(article: Article, size: int = 1000, overlap: int = 150) -> list[Chunk]:
+def chunk_article(
+    article: Article, size: int = default_of("chunk_size"), overlap: int = default_of("chunk_overlap")
+) -> list[Chunk]:
     if overlap >= size:
         raise ValueError(f"chunk overlap ({overlap}) must be smaller than chunk size ({size})")
     prefix = chunk_prefix(article)

@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article, Chunk
-from graphwire.core.settings import Settings
+from graphwire.core.settings import default_of
 from graphwire.core.stores.store_version import bump
 from graphwire.ingest.chunker import chunk_article
 from graphwire.ingest.consistency import ChunkSink, missing_vectors_of, restore_vectors
@@ -42,20 +42,18 @@ from graphwire.ingest.state import StateStore
 from graphwire.ingest.writer import GraphWriter
 from graphwire.schema.model import GraphSchema
 
-_DEFAULTS = Settings.model_fields
-
 
 @dataclass
 class IngestOptions:
     """A run's options; the defaults are the settings' (`ingest_options(settings)` takes a process's)."""
 
-    chunk_size: int = _DEFAULTS["chunk_size"].default
-    chunk_overlap: int = _DEFAULTS["chunk_overlap"].default
+    chunk_size: int = default_of("chunk_size")
+    chunk_overlap: int = default_of("chunk_overlap")
     batch_documents: int = 64  # documents extracted and written together
-    write_batch_size: int = _DEFAULTS["ingest_batch_size"].default  # rows per UNWIND transaction
-    write_threads: int = _DEFAULTS["ingest_write_threads"].default  # concurrent transactions for CREATE statements
-    fuzzy_threshold: float = _DEFAULTS["fuzzy_merge_threshold"].default
-    provenance_cap: int = _DEFAULTS["provenance_cap"].default  # chunk ids an inferred relationship keeps
+    write_batch_size: int = default_of("ingest_batch_size")  # rows per UNWIND transaction
+    write_threads: int = default_of("ingest_write_threads")  # concurrent transactions for CREATE statements
+    fuzzy_threshold: float = default_of("fuzzy_merge_threshold")
+    provenance_cap: int = default_of("provenance_cap")  # chunk ids an inferred relationship keeps
     limit: int | None = None
     force: bool = False  # redo documents whose content_hash is unchanged
     progress: bool = True

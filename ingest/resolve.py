@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from rapidfuzz import fuzz, process
 
 from graphwire.core.names import clean_surface, digits_of, entity_key, label_norm, normalise_name
+from graphwire.core.settings import default_of
 from graphwire.ingest.entity_lookup import fuzzy_key, fuzzy_keys_for, indexes_alias, resolve_key
 from graphwire.ingest.models import Extraction
 from graphwire.schema.model import GraphSchema
@@ -60,7 +61,7 @@ class EntityResolver:
 
     def __init__(
         self,
-        fuzzy_threshold: float = 92.0,
+        fuzzy_threshold: float = default_of("fuzzy_merge_threshold"),
         publication_aliases: dict[str, str] | None = None,
         source: EntitySource | None = None,
         *,

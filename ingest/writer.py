@@ -12,13 +12,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphwire.core.clients.graph import Graph
+from graphwire.core.settings import default_of
 from graphwire.core.stores.store_version import bump
 from graphwire.ingest.provenance import ProvenanceCaps
 from graphwire.ingest.rows import GraphRows, Row
 
 
 class GraphWriter:
-    def __init__(self, graph: Graph, batch_size: int = 10_000, threads: int = 2, *, provenance: ProvenanceCaps) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        batch_size: int = default_of("ingest_batch_size"),
+        threads: int = default_of("ingest_write_threads"),
+        *,
+        provenance: ProvenanceCaps,
+    ) -> None:
         """`provenance`: the relationship types whose chunk ids are capped, and the cap."""
         self.graph = graph
         self.batch_size = batch_size

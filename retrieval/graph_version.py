@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Mapping
 
 from graphwire.core.clients.graph import Graph
+from graphwire.core.settings import default_of
 from graphwire.core.stores.refresh import Refreshing
 from graphwire.core.stores.store_version import read_stamp
 
@@ -36,7 +37,7 @@ def fingerprint_of(counts: GraphCounts) -> str:
 class GraphVersion:
     """The graph's counts, re-read at most every `check_every_s` seconds (0: on every call)."""
 
-    def __init__(self, graph: Graph, check_every_s: float = 5.0) -> None:
+    def __init__(self, graph: Graph, check_every_s: float = default_of("ppr_snapshot_check_s")) -> None:
         self.graph = graph
         self._counts: Refreshing[dict[str, int], dict[str, int]] = Refreshing(
             lambda: read_counts(graph), lambda counts: counts, check_every_s

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from graphwire.core.settings import default_of
 from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.fill import unfilled
 from graphwire.retrieval.flat.common import Guidance, GuidanceMode
@@ -25,9 +26,10 @@ if TYPE_CHECKING:
 
 
 class HybridConfig(BaseModel):
-    guidance_mode: GuidanceMode = GuidanceMode.BOOST
-    guidance_weight: float = 0.5  # weight of the graph's ranking beside dense and BM25 (each weight 1) in the fusion
-    graph_depth: int = 10  # how many graph-ranked chunks guide the flat stack
+    guidance_mode: GuidanceMode = default_of("hybrid_guidance_mode")
+    # weight of the graph's ranking beside dense and BM25 (each weight 1) in the fusion
+    guidance_weight: float = default_of("hybrid_guidance_weight")
+    graph_depth: int = default_of("hybrid_graph_depth")  # how many graph-ranked chunks guide the flat stack
 
     def guidance(self, graph_chunk_ids: Sequence[str]) -> Guidance | None:
         """The first `graph_depth` chunks the graph ranked, as guidance for flat+ (None when it ranked none)."""

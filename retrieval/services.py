@@ -17,7 +17,7 @@ index, one chunk cache and one PPR snapshot however many modes it serves.
 from __future__ import annotations
 
 from graphwire.core.clients.graph import Graph
-from graphwire.core.settings import Settings
+from graphwire.core.settings import Settings, default_of
 from graphwire.retrieval.graph.aliases import AliasStage, LlmAliasFn
 from graphwire.retrieval.graph.chunks import ChunkCache
 from graphwire.retrieval.graph.matching import TieredMatcher
@@ -31,7 +31,11 @@ from graphwire.schema.model import GraphSchema, load_schema
 
 class GraphServices:
     def __init__(
-        self, graph: Graph, schema: GraphSchema, llm_aliases: LlmAliasFn | None = None, check_every_s: float = 5.0
+        self,
+        graph: Graph,
+        schema: GraphSchema,
+        llm_aliases: LlmAliasFn | None = None,
+        check_every_s: float = default_of("ppr_snapshot_check_s"),
     ) -> None:
         """`schema`: whose roles and vocabulary the name index and the retrievers read; `check_every_s`: how often
         the change signal is re-read."""

@@ -24,6 +24,7 @@ from threadpoolctl import ThreadpoolController
 
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.documents import Chunk
+from graphwire.core.settings import default_of
 from graphwire.core.stores.refresh import Refreshing
 from graphwire.retrieval.flat.tokenize import bm25_tokens
 from graphwire.schema.lexicon import written_as_word
@@ -131,8 +132,8 @@ Tokenizer = Callable[[str], list[str]]
 
 
 # Tuned on the first half of the MultiHop-RAG questions (short news chunks): rank-bm25's defaults are 1.5 / 0.75.
-BM25_K1 = 0.6
-BM25_B = 0.5
+BM25_K1: float = default_of("bm25_k1")
+BM25_B: float = default_of("bm25_b")
 
 
 def build_snapshot(

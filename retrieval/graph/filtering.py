@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from graphwire.core.settings import Settings
+from graphwire.core.settings import Settings, default_of
 from graphwire.retrieval.graph.models import CandidateChunk, RawFact, TemplateOutput
 from graphwire.retrieval.graph.text import content_terms
 from graphwire.retrieval.models import Fact, FactTier, RankedChunk
@@ -22,12 +22,12 @@ _CANDIDATE_BUCKET = 3
 
 @dataclass(frozen=True)
 class FactCaps:
-    key: int = 10
-    bridge: int = 30
-    direct: int = 20
-    excerpts: int = 10
+    key: int = default_of("key_fact_cap")
+    bridge: int = default_of("bridge_fact_cap")
+    direct: int = default_of("direct_fact_cap")
+    excerpts: int = default_of("excerpt_cap")
     chain: int = 15  # asked-type facts one hop past the others (for the answerer; they do not rank chunks)
-    excerpt_chars: int = 800
+    excerpt_chars: int = default_of("excerpt_chars")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FactCaps:

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from graphwire.core.settings import PPRMethod  # one definition: the setting PPR_METHOD takes the same values
+from graphwire.core.settings import PPRMethod, default_of  # one definition: PPR_METHOD takes the same values
 from graphwire.schema.model import GraphSchema
 
 __all__ = ["ChunkScoring", "EdgeDirection", "GraphOptions", "PPRConfig", "PPRMethod", "ScoringOptions"]
@@ -51,19 +51,19 @@ class GraphOptions(BaseModel):
 class ScoringOptions(BaseModel):
     """How seeds are weighted, how PPR runs and how chunk scores are read off the result."""
 
-    damping: float = Field(default=0.5, gt=0.0, lt=1.0)  # 0.5 HippoRAG 2, 0.85 FastGraphRAG
+    damping: float = Field(default=default_of("ppr_damping"), gt=0.0, lt=1.0)  # 0.5 HippoRAG 2, 0.85 FastGraphRAG
     tolerance: float = Field(default=1e-6, gt=0.0)
     max_iterations: int = Field(default=100, ge=1)
-    method: PPRMethod = PPRMethod.AUTO
+    method: PPRMethod = default_of("ppr_method")
     push_epsilon: float = Field(default=1e-6, gt=0.0)  # forward push: residual threshold per out-edge
     push_above_edges: int = Field(default=500_000, ge=0)  # AUTO switches to push above this many walk edges
     node_specificity: bool = True  # divide a seed's weight by the number of chunks that mention it
     # share of the restart mass on similar passages (questions naming no title entity only: retrieval/ppr/retriever.py)
-    passage_seed_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    passage_seed_weight: float = Field(default=default_of("ppr_passage_seeds"), ge=0.0, le=1.0)
     chunk_scoring: ChunkScoring = ChunkScoring.PASSAGE
     # Share of the restart mass moved along the seeds' relationships whose type the question asks about
     # (relation cues: "director of X" favours X's DIRECTED neighbour); used when a relation scorer is given.
-    relation_cue_weight: float = Field(default=0.0, ge=0.0, le=1.0)
+    relation_cue_weight: float = Field(default=default_of("ppr_relation_cues"), ge=0.0, le=1.0)
 
 
 class PPRConfig(BaseModel):

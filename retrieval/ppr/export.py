@@ -10,6 +10,7 @@ from neo4j import ManagedTransaction
 
 from graphwire import cypher
 from graphwire.core.clients.graph import Graph
+from graphwire.core.settings import default_of
 from graphwire.core.stores.refresh import Refreshing
 from graphwire.retrieval.graph_version import GraphVersion, fingerprint_of, read_counts
 from graphwire.retrieval.ppr.config import GraphOptions
@@ -62,7 +63,7 @@ class SnapshotCache:
     def __init__(
         self,
         graph: Graph,
-        check_interval_s: float = 5.0,
+        check_interval_s: float = default_of("ppr_snapshot_check_s"),
         exporter: Callable[[Graph], GraphSnapshot] = export_snapshot,
         version: GraphVersion | None = None,
     ) -> None:
