@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graphwire.core.paths import maven_project
-from graphwire.core.settings import EmbeddingBackend, OfflineEmbeddingModel, Settings
+from graphwire.core.settings import EmbeddingBackend, OfflineEmbeddingModel, Settings, default_of
 
 # onnxruntime queues telemetry events unless this is set before it is imported (also set in core/__init__.py).
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -121,7 +121,9 @@ class OnnxEmbedder:
     query_prefix = ""
     _dimension: int
 
-    def __init__(self, batch_size: int = 16, threads: int = 0, verify_model: bool = True) -> None:
+    def __init__(
+        self, batch_size: int = default_of("embedding_batch_size"), threads: int = 0, verify_model: bool = True
+    ) -> None:
         self.batch_size = batch_size
         self.threads = threads  # 0 = onnxruntime's default
         self.verify_model = verify_model
@@ -217,7 +219,11 @@ class BgeSmallOnnxEmbedder(OnnxEmbedder):
     _dimension = BGE_SMALL_DIMENSION
 
     def __init__(
-        self, batch_size: int = 16, threads: int = 0, verify_model: bool = True, model_dir: Path | None = None
+        self,
+        batch_size: int = default_of("embedding_batch_size"),
+        threads: int = 0,
+        verify_model: bool = True,
+        model_dir: Path | None = None,
     ) -> None:
         super().__init__(batch_size=batch_size, threads=threads, verify_model=verify_model)
         self.model_dir = model_dir or bge_small_dir()
@@ -298,7 +304,7 @@ class OpenAIEmbedder:
         api_key: str | None = None,
         batch_size: int = 64,
         timeout_s: float = 60.0,
-        max_retries: int = 4,
+        max_retries: int = default_of("llm_max_retries"),
         client: Any = None,
     ) -> None:
         self.model_id = model

@@ -18,7 +18,7 @@ from typing import TypeVar
 import openai
 
 from graphwire.core.deadline import Deadline
-from graphwire.core.settings import Settings
+from graphwire.core.settings import Settings, default_of
 
 T = TypeVar("T")
 RETRYABLE: tuple[type[Exception], ...] = (
@@ -31,9 +31,9 @@ RETRYABLE: tuple[type[Exception], ...] = (
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    max_retries: int = 4
-    backoff_base_s: float = 1.0
-    backoff_max_s: float = 30.0
+    max_retries: int = default_of("llm_max_retries")
+    backoff_base_s: float = default_of("llm_backoff_base_s")
+    backoff_max_s: float = default_of("llm_backoff_max_s")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RetryPolicy:

@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from graphwire.core.paths import maven_project
-from graphwire.core.settings import LOCAL_HOSTS, Settings
+from graphwire.core.settings import LOCAL_HOSTS, Settings, default_of
 from graphwire.core.stores.processes import pid_alive
 
 MAIN_CLASS = "io.graphwire.neo4j.Launcher"
@@ -107,9 +107,9 @@ class LocalNeo4j:
         self,
         home: Path,
         bolt_port: int = 7687,
-        http_port: int | None = 7474,
-        heap: str = "1g",
-        pagecache: str = "512m",
+        http_port: int | None = default_of("neo4j_http_port"),
+        heap: str = default_of("neo4j_heap"),
+        pagecache: str = default_of("neo4j_pagecache"),
         launcher_dir: Path | None = None,
     ) -> None:
         self.home = home.resolve()
@@ -207,7 +207,9 @@ class LocalNeo4j:
             fh.write(value)
         return value
 
-    def start(self, timeout_s: float = 180.0, password: str | None = None) -> ServerStatus:
+    def start(
+        self, timeout_s: float = default_of("neo4j_start_timeout_s"), password: str | None = None
+    ) -> ServerStatus:
         """Start in the background and wait for Bolt; a running server is left as it is."""
         if self._pid() is not None:
             return self.status()
