@@ -58,7 +58,8 @@ def test_no_generated_request_gets_a_5xx_or_breaks_the_schema(api: ApiProcess, t
     key = getattr(api, "key", None)
     if key:
         command += ["--header", f"X-API-Key: {key}"]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=1200, check=False)
+    # run in the test's folder: schemathesis keeps a .schemathesis/ cache in its working directory
+    run = subprocess.run(command, capture_output=True, text=True, timeout=1200, check=False, cwd=tmp_path)
     summary = run.stdout[-6000:]
     assert run.returncode == 0, f"schemathesis found failures:\n{summary}\n{run.stderr[-2000:]}"
     events = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines() if line.strip()]
