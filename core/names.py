@@ -19,15 +19,11 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from graphwire.schema.lexicon import word_list
 from graphwire.schema.roles import SchemaRoles
 
-# Legal-form suffixes that never distinguish two companies in news text ("Apple Inc." is "Apple").
-CORPORATE_SUFFIXES = frozenset(
-    {
-        "inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "plc", "gmbh", "ag",
-        "sa", "nv", "bv", "lp", "llp", "pty", "holdings",
-    }
-)  # fmt: skip
+# Legal-form suffixes that never distinguish two companies ("Apple Inc." is "Apple"): a schema lexicon file.
+CORPORATE_SUFFIXES = word_list("corporate_suffixes")  # schema/lexicon/corporate_suffixes.txt
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 _NON_WORD = re.compile(r"[^\w\s]")
 _SPACES = re.compile(r"\s+")

@@ -11,15 +11,13 @@ from graphwire.retrieval.graph.relations import asked_relations
 from graphwire.retrieval.graph.text import content_terms
 from graphwire.retrieval.models import Fact, FactTier, RankedChunk, RetrievalResult
 from graphwire.retrieval.question import PublicationMention
-from graphwire.schema.lexicon import yes_no_pattern
+from graphwire.schema.lexicon import phrase_pattern, yes_no_pattern
 from graphwire.schema.model import GraphSchema
 
-_ORDER = re.compile(r"\b(before|after|earlier than|later than|prior to|sooner than)\b", re.IGNORECASE)
-_NOT_ORDER = re.compile(
-    r"\b(chang\w*|consisten\w*|inconsisten\w*|same|different|differ\w*|similar\w*|portray\w*|shift\w*|"
-    r"remain\w*|align\w*|agree\w*|contradict\w*)\b",
-    re.IGNORECASE,
-)
+# Cue words are schema lexicon files (schema/lexicon/order_cues.txt, not_order_cues.txt); order cues are
+# written with exactly one space between words.
+_ORDER = re.compile(rf"\b{phrase_pattern('order_cues', gap=' ')}\b", re.IGNORECASE)
+_NOT_ORDER = re.compile(rf"\b{phrase_pattern('not_order_cues')}\b", re.IGNORECASE)
 
 
 def asks_about_order(question: str) -> bool:

@@ -11,15 +11,9 @@ import re
 import unicodedata
 
 from graphwire.core.names import POSSESSIVE
+from graphwire.schema.lexicon import word_list
 
-_STOPWORD_TEXT = """
-    a about above after again against all also am an and any are as at be because been before being below between
-    both but by can could did do does doing down during each few for from further had has have having he her here hers
-    herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once
-    only or other our ours ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were what when where which
-    while who whom why will with would you your yours yourself yourselves"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+STOPWORDS = word_list("bm25_stopwords")  # schema/lexicon/bm25_stopwords.txt
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.\-+&][a-z0-9]+)*")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")

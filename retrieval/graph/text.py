@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from graphwire.core.names import POSSESSIVE, match_form
+from graphwire.schema.lexicon import word_list
 
 # A word: letters/digits, allowing inner apostrophes, hyphens, dots and ampersands ("Bankman-Fried", "U.S.", "AT&T").
 _WORD = re.compile(r"[0-9A-Za-zÀ-ÖØ-öø-ÿ](?:[0-9A-Za-zÀ-ÖØ-öø-ÿ&'’.\-]*[0-9A-Za-zÀ-ÖØ-öø-ÿ])?")
@@ -37,28 +38,8 @@ def content_terms(text: str) -> set[str]:
     return {t for t in match_form(text).split() if len(t) > 2 and t not in STOPWORDS}
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-STOPWORDS = _words(
-    """a about above according across after again against all also am an and any are article articles as at be
-    because been before being between both but by can could did do does doing done during each either else for from
-    had has have having he her here hers him his how i if in into is it its itself just least less made make many
-    may me might more most much must my neither no nor not now of off on once one only or other our out over own
-    per published reported report reports reporting said same says she should since so some such than that the their
-    them then there these they this those though through to too under until up upon very was we were what when
-    where whether which while who whom whose why will with within without would yes you your"""
-)
-
-# Capitalised words that open questions or name calendar parts: never an entity mention on their own.
-QUESTION_WORDS = _words(
-    """according after based before between both considering did do does during following given has have how if in
-    is was were what when where which who whom whose why would could should can are as on the a an and or but from
-    for of to with by this that these those it its yes no"""
-)
-CALENDAR_WORDS = _words(
-    """january february march april may june july august september october november december jan feb mar apr jun
-    jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday today yesterday
-    tomorrow"""
-)
+# Schema lexicon files (schema/lexicon/*.txt): stop words, and capitalised words that open questions or name
+# calendar parts (never an entity mention on their own).
+STOPWORDS = word_list("graph_stopwords")
+QUESTION_WORDS = word_list("question_opening_words")
+CALENDAR_WORDS = word_list("calendar_words")

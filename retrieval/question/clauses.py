@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from graphwire.retrieval.question.dates import MONTHS
+from graphwire.schema.lexicon import word_list
 
 if TYPE_CHECKING:
     from graphwire.retrieval.question.outlets import PublicationMention
@@ -17,12 +18,7 @@ _SEGMENT_BREAK = re.compile(
     r"\s*[,;:?]\s+(?:(?:and|while|whereas|but)\s+)?(?:also\s+)?|\s+(?:and|while|whereas|but|as\s+well\s+as)\s+(?:also\s+)?"
 )
 # Words that say where a claim was reported, not what it claims: a segment made only of these carries no claim.
-_FRAME_TEXT = """
-    a an the and or of in on by to for from as at with both also according reported report reports reporting
-    article articles story stories piece published publication source sources news outlet outlets multiple several
-    another other same subsequent later earlier previous between after before which who what whose is was were are
-    has have had that this these those according recently mentioned featured covered"""
-_FRAME_WORDS = frozenset(_FRAME_TEXT.split())
+_FRAME_WORDS = word_list("reporting_frame_words")  # schema/lexicon/reporting_frame_words.txt
 MIN_CLAIM_WORDS = 3
 
 

@@ -12,23 +12,16 @@ from pydantic import BaseModel, Field
 from graphwire.retrieval.question.clauses import Segment, split_segments
 from graphwire.retrieval.question.dates import DateMention, DateRelation, find_dates
 from graphwire.retrieval.question.outlets import OutletGazetteer, PublicationMention
-from graphwire.schema.lexicon import yes_no_pattern
+from graphwire.schema.lexicon import phrase_pattern, yes_no_pattern
 
 _YES_NO_START = re.compile(
-    r"^\s*(?:(?:between|after|before|following|considering|given|based\s+on|according\s+to)\b[^?]*?,\s*)?"
+    rf"^\s*(?:{phrase_pattern('yes_no_preambles')}\b[^?]*?,\s*)?"
     rf"{yes_no_pattern()}\b",
     re.IGNORECASE,
 )
-_TEMPORAL_CUES = re.compile(
-    r"\b(?:before|after|between|subsequent(?:ly)?|later|earlier|prior\s+to|following|since|same\s+day|same\s+month|"
-    r"first|latest|most\s+recent|previous(?:ly)?|then|change[ds]?|consistent|inconsistent)\b",
-    re.IGNORECASE,
-)
-_COMPARISON_CUES = re.compile(
-    r"\b(?:while|whereas|in\s+contrast|compared?\s+(?:to|with)|both|same|different|similar(?:ly)?|unlike|"
-    r"more|less|higher|lower|agree|contradict|consistent|inconsistent|also)\b",
-    re.IGNORECASE,
-)
+# Cue words are schema lexicon files (schema/lexicon/temporal_cues.txt, comparison_cues.txt).
+_TEMPORAL_CUES = re.compile(rf"\b{phrase_pattern('temporal_cues')}\b", re.IGNORECASE)
+_COMPARISON_CUES = re.compile(rf"\b{phrase_pattern('comparison_cues')}\b", re.IGNORECASE)
 _SAME_SOURCE = re.compile(
     r"\b(?:the\s+same\s+(?:source|publication|outlet|news\s+source)|both\s+from)\b", re.IGNORECASE
 )

@@ -10,6 +10,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from graphwire.schema.lexicon import phrase_pattern
+
 MONTHS = {
     name: number
     for number, names in enumerate(
@@ -91,8 +93,9 @@ class DateMention(BaseModel):
 _MONTH = r"(?P<{g}>(?i:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r"))\.?"
 _DAY = r"(?P<{g}>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<{g}>(?:19|20)\d\d)"
-_MONTH_CUE = r"(?i:in|of|during|since|before|after|by|until|early|mid-?|late)"
-_YEAR_CUE = r"(?i:in|during|since|before|after|by|until)"
+# Cue words are schema lexicon files (schema/lexicon/month_cues.txt, year_cues.txt, date_*_cues.txt).
+_MONTH_CUE = f"(?i:{phrase_pattern('month_cues')})"
+_YEAR_CUE = f"(?i:{phrase_pattern('year_cues')})"
 _DATE_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     re.compile(pattern)
     for pattern in (
@@ -105,8 +108,8 @@ _DATE_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     )
 )
 
-_BEFORE = re.compile(r"\b(?:before|prior\s+to|by|until|earlier\s+than|preceding)\s*(?:the\s+)?$", re.IGNORECASE)
-_AFTER = re.compile(r"\b(?:after|since|following|later\s+than|subsequent\s+to)\s*(?:the\s+)?$", re.IGNORECASE)
+_BEFORE = re.compile(rf"\b{phrase_pattern('date_before_cues')}\s*(?:the\s+)?$", re.IGNORECASE)
+_AFTER = re.compile(rf"\b{phrase_pattern('date_after_cues')}\s*(?:the\s+)?$", re.IGNORECASE)
 
 
 def find_dates(text: str) -> list[DateMention]:

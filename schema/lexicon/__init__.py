@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -9,11 +10,30 @@ LEXICON_DIR = Path(__file__).resolve().parent
 
 
 @cache
-def word_list(name: str) -> frozenset[str]:
-    """The non-comment, non-blank lines of `<name>.txt`, lower-cased."""
+def phrase_list(name: str) -> tuple[str, ...]:
+    """The non-comment, non-blank lines of `<name>.txt`, lower-cased, in file order (first occurrence kept)."""
     path = LEXICON_DIR / f"{name}.txt"
     lines = (line.split("#", 1)[0].strip().lower() for line in path.read_text(encoding="utf-8").splitlines())
-    return frozenset(line for line in lines if line)
+    return tuple(dict.fromkeys(line for line in lines if line))
+
+
+@cache
+def word_list(name: str) -> frozenset[str]:
+    """The non-comment, non-blank lines of `<name>.txt`, lower-cased."""
+    return frozenset(phrase_list(name))
+
+
+@cache
+def phrase_pattern(name: str, gap: str = r"\s+") -> str:
+    """A regex alternation of the phrases of `<name>.txt`, in file order (the first that matches wins, as in a
+    hand-written alternation). Words are matched literally and joined by `gap`; a trailing `*` on a phrase
+    stands for any further word characters ("chang*": "change", "changed", ...)."""
+    return "(?:" + "|".join(_phrase_regex(phrase, gap) for phrase in phrase_list(name)) + ")"
+
+
+def _phrase_regex(phrase: str, gap: str) -> str:
+    stem, wildcard = (phrase[:-1], r"\w*") if phrase.endswith("*") else (phrase, "")
+    return gap.join(re.escape(word) for word in stem.split()) + wildcard
 
 
 def generic_words() -> frozenset[str]:
