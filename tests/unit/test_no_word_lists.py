@@ -67,7 +67,7 @@ def _word_lists(path: Path) -> list[str]:
     skip, names = _docstrings(tree) | _all_lists(tree), _assigned_names(tree)
     rel = path.relative_to(ROOT)
     return [
-        f"{rel}:{node.lineno}: {_word_count(node)} words"
+        f"{rel}:{getattr(node, 'lineno', 0)}: {_word_count(node)} words"
         for node in ast.walk(tree)
         if id(node) not in skip and _word_count(node) > MAX_WORDS and f"{rel}:{names.get(id(node), '')}" not in ALLOWED
     ]
