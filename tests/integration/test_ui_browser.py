@@ -392,6 +392,41 @@ def test_llm_answers_show_their_usage(chromium: Browser, demo_settings: Settings
             page.context.close()
 
 
+def test_an_llm_failure_is_shown_as_such(chromium: Browser, demo_settings: Settings, openai_stub: OpenAIStub) -> None:
+    """A model that keeps failing gives the abstention, marked as the LLM's failure with its reason, not as an
+    abstention for want of evidence."""
+
+    def reply(request: dict[str, Any]) -> StubReply:
+        if "response_format" in request:  # the question's names: let stage 1 work, so only the answer call fails
+            return text(json.dumps({"entities": [{"name": "Paradigm Ventures", "aliases": []}]}))(request)
+        return StubReply(status=503, body={"error": {"message": "model overloaded"}})
+
+    openai_stub.fallback = reply
+    with_llm = demo_settings.model_copy(
+        update={"llm_base_url": openai_stub.base_url, "llm_api_key": SecretStr("test-key"), "llm_model": MODEL,
+                "llm_timeout_s": 5.0, "llm_max_retries": 0}
+    )  # fmt: skip
+    with serve(create_app(with_llm)) as url:
+        page, watch = open_page(chromium)
+        try:
+            load_ui(page, url)
+            page.fill("#ask-question", QUESTION)
+            page.select_option("#ask-answerer", "llm")
+            with page.expect_response(lambda r: r.url.endswith("/v1/query")) as response:
+                page.click("#ask-submit")
+            page.wait_for_function(
+                "document.getElementById('ask-status').textContent.startsWith('Answered')", polling=100
+            )
+            body = response.value.json()
+            assert body["answer_status"] == "llm_failed" and body["llm_error"]
+            assert page.inner_text("#answer-text") == ABSTENTION
+            assert "llm-failed" in (page.get_attribute("#answer-text", "class") or "")
+            assert f"the LLM failed: {body['llm_error']}" in page.inner_text("#answer-meta")
+            watch.assert_clean()
+        finally:
+            page.context.close()
+
+
 def test_api_docs_render_offline(ui: tuple[Page, PageWatch], base_url: str) -> None:
     page, watch = ui
     page.goto(f"{base_url}/docs")

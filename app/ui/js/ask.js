@@ -118,10 +118,12 @@ export class AskView {
     const answer = document.getElementById("answer-text");
     answer.textContent = result.answer;
     answer.classList.toggle("abstained", result.abstained);
+    const failed = result.answer_status === "llm_failed"; // an abstention because the model failed, not the evidence
+    answer.classList.toggle("llm-failed", failed);
     const router = result.details && result.details.router; // auto: which mode it chose, and why
     const routed = router ? ` \u2192 ${router.mode} (${router.reason})` : "";
-    document.getElementById("answer-meta").textContent =
-      `${result.answerer} \u00b7 mode ${result.mode}${routed}${result.abstain_reason ? ` \u00b7 ${result.abstain_reason}` : ""}`;
+    const reason = failed ? ` \u00b7 the LLM failed: ${result.llm_error}` : result.abstain_reason ? ` \u00b7 ${result.abstain_reason}` : "";
+    document.getElementById("answer-meta").textContent = `${result.answerer} \u00b7 mode ${result.mode}${routed}${reason}`;
     renderCitations(document.getElementById("citations"), result.citations, "passage");
     rows(document.querySelector("#timings tbody"),
       Object.entries(result.timings_ms).map(([stage, ms]) => [stage, formatMs(ms)]));
