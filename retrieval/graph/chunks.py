@@ -30,7 +30,8 @@ def to_date(value: Any) -> date | None:
 
 
 class ChunkCache:
-    """A bounded LRU of chunk records; misses are read in one `retrieve/chunks_by_id` call."""
+    """A bounded LRU of chunk records; misses are read in one `retrieve/chunks_by_id` call. `get_many` returns the
+    records in the order of the ids asked for, whether they were cached or read."""
 
     def __init__(self, graph: Graph, max_chunks: int = 20_000) -> None:
         self.graph = graph
@@ -54,7 +55,8 @@ class ChunkCache:
                 self._records.update(loaded)
                 while len(self._records) > self.max_chunks:
                     self._records.popitem(last=False)
-        return found
+        # in the order asked, whatever was cached: callers iterate the records, and ties keep this order
+        return {chunk_id: found[chunk_id] for chunk_id in dict.fromkeys(ids) if chunk_id in found}
 
     def _load(self, ids: list[str]) -> dict[str, ChunkRecord]:
         rows = self.graph.read("retrieve/chunks_by_id", ids=ids)
