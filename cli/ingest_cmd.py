@@ -33,6 +33,8 @@ console = Console()
 def _quiet_driver_notifications() -> None:
     # "property key does not exist" on a fresh database is expected noise during the first ingest.
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+    # A lost server is reported in one line of ours (lost_neo4j_line); the driver's own connection errors repeat it.
+    logging.getLogger("neo4j").setLevel(logging.CRITICAL)
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ def ingest(
     except NEO4J_ERRORS as exc:
         graph.close()
         raise fail(neo4j_error_line(settings, exc)) from None
+    lost: BaseException | None = None
     try:
         apply_schema(graph)
         store = _chunk_store(settings) if vectors else None
@@ -115,15 +118,18 @@ def ingest(
         try:
             report = _run_ingest(request, graph, settings, store)
         except NEO4J_ERRORS as exc:
-            raise fail(lost_neo4j_line(settings, exc)) from None
-        print_summary(report)
-        if report.failures:
-            raise typer.Exit(code=2)
-        if report.load_errors or report.duplicate_ids:
-            raise typer.Exit(code=3)
+            lost = exc
+        else:
+            print_summary(report)
     finally:
         session.close()
         graph.close()
+    if lost is not None:  # printed after the session closed, so the driver's own lines come before it, not after
+        raise fail(lost_neo4j_line(settings, lost)) from None
+    if report.failures:
+        raise typer.Exit(code=2)
+    if report.load_errors or report.duplicate_ids:
+        raise typer.Exit(code=3)
 
 
 def lost_neo4j_line(settings: Settings, exc: BaseException) -> str:
