@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Response, expect, sync_playwright
 from pydantic import SecretStr
 from support.browser import PageWatch, chromium_path, serve
-from support.openai_stub import MODEL, OpenAIStub, StubReply, text
+from support.openai_stub import MODEL, OpenAIStub, Responder, StubReply, text
 
 from graphwire.app.main import create_app
 from graphwire.core.clients.chunk_store import ChunkStore
@@ -338,34 +338,43 @@ def test_api_key_is_asked_once_and_kept_for_the_session(chromium: Browser, demo_
             page.context.close()
 
 
-def test_llm_answers_show_their_usage(chromium: Browser, demo_settings: Settings, openai_stub: OpenAIStub) -> None:
-    """With an LLM configured (the OpenAI-compatible stub), the page shows the llm answerer and its token usage."""
+def with_stub_llm(settings: Settings, stub: OpenAIStub, answer: Responder) -> Settings:
+    """`settings` with the OpenAI-compatible stub as the LLM: the graph retriever's call for the question's names
+    finds Paradigm Ventures, the answer call gets `answer`."""
 
     def reply(request: dict[str, Any]) -> StubReply:
         if "response_format" in request:  # the question's names, asked of the LLM by the graph retriever
             return text(json.dumps({"entities": [{"name": "Paradigm Ventures", "aliases": []}]}))(request)
-        return text("Ada Park [1].")(request)
+        return answer(request)
 
-    openai_stub.fallback = reply
-    with_llm = demo_settings.model_copy(
-        update={"llm_base_url": openai_stub.base_url, "llm_api_key": SecretStr("test-key"), "llm_model": MODEL,
+    stub.fallback = reply
+    return settings.model_copy(
+        update={"llm_base_url": stub.base_url, "llm_api_key": SecretStr("test-key"), "llm_model": MODEL,
                 "llm_timeout_s": 5.0, "llm_max_retries": 0}
     )  # fmt: skip
-    with serve(create_app(with_llm)) as url:
+
+
+def submit(page: Page) -> Response:
+    """Submit the ask form; the /v1/query response, once the page says it answered."""
+    with page.expect_response(lambda r: r.url.endswith("/v1/query")) as response:
+        page.click("#ask-submit")
+    page.wait_for_function("document.getElementById('ask-status').textContent.startsWith('Answered')", polling=100)
+    return response.value
+
+
+def test_llm_answers_show_their_usage(chromium: Browser, demo_settings: Settings, openai_stub: OpenAIStub) -> None:
+    """With an LLM configured (the OpenAI-compatible stub), the page shows the llm answerer and its token usage."""
+    with serve(create_app(with_stub_llm(demo_settings, openai_stub, text("Ada Park [1].")))) as url:
         page, watch = open_page(chromium)
         try:
             load_ui(page, url)
             page.fill("#ask-question", QUESTION)
             page.select_option("#ask-answerer", "llm")
-            with page.expect_response(lambda r: r.url.endswith("/v1/query")) as response:
-                page.click("#ask-submit")
-            page.wait_for_function(
-                "document.getElementById('ask-status').textContent.startsWith('Answered')", polling=100
-            )
+            response = submit(page)
             assert page.inner_text("#answer-text") == "Ada Park [1]."
             assert page.inner_text("#answer-meta").startswith(f"llm:{MODEL}")
             assert page.locator("#citations a.citation").count() == 1
-            reported = response.value.json()["usage"]  # what the API says this answer cost
+            reported = response.json()["usage"]  # what the API says this answer cost
             answer_call = [r for r in openai_stub.chat_requests if "response_format" not in r.body][-1]
             assert answer_call.usage is not None and reported["llm_calls"] >= 1
             assert reported["completion_tokens"] >= answer_call.usage["completion_tokens"]  # at least the answer's
@@ -374,13 +383,9 @@ def test_llm_answers_show_their_usage(chromium: Browser, demo_settings: Settings
             assert shown == {name.replace("_", " "): str(value) for name, value in reported.items()}
 
             page.check("#ask-stream")  # the same answer as Server-Sent Events, token by token
-            with page.expect_response(lambda r: r.url.endswith("/v1/query")) as streamed:
-                page.click("#ask-submit")
-            page.wait_for_function(
-                "document.getElementById('ask-status').textContent.startsWith('Answered')", polling=100
-            )
-            assert streamed.value.headers["content-type"].startswith("text/event-stream")
-            events = [block.split("\n") for block in streamed.value.text().strip().split("\n\n")]
+            streamed = submit(page)
+            assert streamed.headers["content-type"].startswith("text/event-stream")
+            events = [block.split("\n") for block in streamed.text().strip().split("\n\n")]
             names = [lines[0].removeprefix("event: ") for lines in events]
             assert names[0] == "retrieval" and names[-1] == "answer" and names.count("token") > 1
             final = json.loads(events[-1][1].removeprefix("data: "))
@@ -394,30 +399,18 @@ def test_llm_answers_show_their_usage(chromium: Browser, demo_settings: Settings
 
 def test_an_llm_failure_is_shown_as_such(chromium: Browser, demo_settings: Settings, openai_stub: OpenAIStub) -> None:
     """A model that keeps failing gives the abstention, marked as the LLM's failure with its reason, not as an
-    abstention for want of evidence."""
+    abstention for want of evidence (stage 1's name call still works: only the answer call fails)."""
 
-    def reply(request: dict[str, Any]) -> StubReply:
-        if "response_format" in request:  # the question's names: let stage 1 work, so only the answer call fails
-            return text(json.dumps({"entities": [{"name": "Paradigm Ventures", "aliases": []}]}))(request)
+    def overloaded(request: dict[str, Any]) -> StubReply:
         return StubReply(status=503, body={"error": {"message": "model overloaded"}})
 
-    openai_stub.fallback = reply
-    with_llm = demo_settings.model_copy(
-        update={"llm_base_url": openai_stub.base_url, "llm_api_key": SecretStr("test-key"), "llm_model": MODEL,
-                "llm_timeout_s": 5.0, "llm_max_retries": 0}
-    )  # fmt: skip
-    with serve(create_app(with_llm)) as url:
+    with serve(create_app(with_stub_llm(demo_settings, openai_stub, overloaded))) as url:
         page, watch = open_page(chromium)
         try:
             load_ui(page, url)
             page.fill("#ask-question", QUESTION)
             page.select_option("#ask-answerer", "llm")
-            with page.expect_response(lambda r: r.url.endswith("/v1/query")) as response:
-                page.click("#ask-submit")
-            page.wait_for_function(
-                "document.getElementById('ask-status').textContent.startsWith('Answered')", polling=100
-            )
-            body = response.value.json()
+            body = submit(page).json()
             assert body["answer_status"] == "llm_failed" and body["llm_error"]
             assert page.inner_text("#answer-text") == ABSTENTION
             assert "llm-failed" in (page.get_attribute("#answer-text", "class") or "")
