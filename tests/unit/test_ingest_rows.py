@@ -13,7 +13,7 @@ from graphwire.ingest.chunker import chunk_article
 from graphwire.ingest.known_relations import KnownRelations
 from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
 from graphwire.ingest.resolve import EntityResolver
-from graphwire.ingest.rows import build_rows
+from graphwire.ingest.rows import GraphRows, build_rows
 from graphwire.schema.model import load_schema
 
 
@@ -42,6 +42,12 @@ def ceo_extraction(chunk_id: str, evidence: str | None = "Ada Park leads Lumen L
     )
 
 
+def ceo_rows(doc: Article, resolver: EntityResolver, known: KnownRelations) -> GraphRows:
+    """The rows of one article whose first chunk's extraction names its CEO, under the news schema's caps."""
+    chunks = chunk_article(doc)
+    return build_rows([doc], chunks, [ceo_extraction(chunks[0].id)], resolver, known, provenance=news_caps())
+
+
 def test_known_relations_need_a_way_to_read_the_stored_entities() -> None:
     known = KnownRelations({"Person:ada park"}.__contains__)
     known.prefetch(["Organization:lumen labs"])  # not stored: nothing to read
@@ -66,28 +72,14 @@ def test_new_documents_get_create_rows_and_stored_ones_merge_rows() -> None:
 def test_entities_are_written_when_new_or_changed_only() -> None:
     resolver, known = EntityResolver(schema=load_schema()), KnownRelations()
     first = article(1)
-    rows = build_rows(
-        [first],
-        chunk_article(first),
-        [ceo_extraction(chunk_article(first)[0].id)],
-        resolver,
-        known,
-        provenance=news_caps(),
-    )
+    rows = ceo_rows(first, resolver, known)
     assert {r["key"] for r in rows.entities} == {
         "Publication:harbor times",
         "Person:ada park",
         "Organization:lumen labs",
     }
     second = article(2)
-    rows = build_rows(
-        [second],
-        chunk_article(second),
-        [ceo_extraction(chunk_article(second)[0].id)],
-        resolver,
-        known,
-        provenance=news_caps(),
-    )
+    rows = ceo_rows(second, resolver, known)
     assert rows.entities == []  # nothing new about them
     third = article(3)
     renamed = ExtractedEntity(name="Lumen Labs Inc.", label="Organization")
@@ -119,14 +111,7 @@ def test_relations_are_created_once_then_merged_and_inferred_ones_carry_no_evide
     stored = {"Person:ada park", "Organization:vantor dynamics"}  # what the graph had
     known = KnownRelations(stored.__contains__, fetch)
     first, second = article(1), article(2, date(2026, 3, 11))
-    rows = build_rows(
-        [first],
-        chunk_article(first),
-        [ceo_extraction(chunk_article(first)[0].id)],
-        resolver,
-        known,
-        provenance=news_caps(),
-    )
+    rows = ceo_rows(first, resolver, known)
     created = {(r["source"], r["type"], r["target"]): r for r in rows.relations.new}
     assert set(created) == {
         ("Person:ada park", "CEO_OF", "Organization:lumen labs"),
@@ -137,14 +122,7 @@ def test_relations_are_created_once_then_merged_and_inferred_ones_carry_no_evide
     ceo = created[("Person:ada park", "CEO_OF", "Organization:lumen labs")]
     assert ceo["evidence"] == ["Ada Park leads Lumen Labs."] and ceo["chunk_ids"] == [chunk_article(first)[0].id]
     assert created[("Person:ada park", "REPORTED_BY", "Publication:harbor times")]["evidence"] is None
-    rows = build_rows(
-        [second],
-        chunk_article(second),
-        [ceo_extraction(chunk_article(second)[0].id)],
-        resolver,
-        known,
-        provenance=news_caps(),
-    )
+    rows = ceo_rows(second, resolver, known)
     assert rows.relations.new == [] and len(rows.relations.stored) == 3  # the same facts again: MERGE
     assert not known.claim("Person:ada park", "WORKS_FOR", "Organization:lumen labs")  # read from the graph
     assert fetched == [["Person:ada park"]]  # once, and only for the source the graph already had
