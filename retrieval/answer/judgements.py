@@ -11,7 +11,7 @@ from graphwire.retrieval.graph.relations import asked_relations
 from graphwire.retrieval.graph.text import content_terms
 from graphwire.retrieval.models import Fact, FactTier, RankedChunk, RetrievalResult
 from graphwire.retrieval.question import PublicationMention
-from graphwire.schema.lexicon import phrase_pattern, yes_no_pattern
+from graphwire.schema.lexicon import phrase_pattern
 from graphwire.schema.model import GraphSchema
 
 # Cue words are schema lexicon files (schema/lexicon/order_cues.txt, not_order_cues.txt); order cues are
@@ -25,7 +25,7 @@ def asks_about_order(question: str) -> bool:
     return _ORDER.search(question) is not None and _NOT_ORDER.search(question) is None
 
 
-_YES_NO = re.compile(rf"^\s*{yes_no_pattern()}\b", re.IGNORECASE)
+_YES_NO = re.compile(rf"^\s*{phrase_pattern('yes_no_auxiliaries')}\b", re.IGNORECASE)
 
 
 def looks_yes_no(question: str) -> bool:

@@ -12,11 +12,11 @@ from pydantic import BaseModel, Field
 from graphwire.retrieval.question.clauses import Segment, split_segments
 from graphwire.retrieval.question.dates import DateMention, DateRelation, find_dates
 from graphwire.retrieval.question.outlets import OutletGazetteer, PublicationMention
-from graphwire.schema.lexicon import phrase_pattern, yes_no_pattern
+from graphwire.schema.lexicon import phrase_pattern
 
 _YES_NO_START = re.compile(
     rf"^\s*(?:{phrase_pattern('yes_no_preambles')}\b[^?]*?,\s*)?"
-    rf"{yes_no_pattern()}\b",
+    rf"{phrase_pattern('yes_no_auxiliaries')}\b",
     re.IGNORECASE,
 )
 # Cue words are schema lexicon files (schema/lexicon/temporal_cues.txt, comparison_cues.txt).

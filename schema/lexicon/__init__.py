@@ -40,16 +40,6 @@ def generic_words() -> frozenset[str]:
     return word_list("generic_words")
 
 
-def yes_no_auxiliaries() -> frozenset[str]:
-    """The auxiliaries that open a yes/no question ("did", "is", "has", ...)."""
-    return word_list("yes_no_auxiliaries")
-
-
-def yes_no_pattern() -> str:
-    """A regex alternation of `yes_no_auxiliaries()` (longest first), to be followed by a word boundary."""
-    return "(?:" + "|".join(sorted(yes_no_auxiliaries(), key=lambda w: (-len(w), w))) + ")"
-
-
 # A word the corpus writes in lower case this many times as often as capitalised is a common word, not a name.
 LOWERCASE_DOMINANCE = 2.0
 
