@@ -89,8 +89,8 @@ def answer_fields(answer: Answer) -> dict[str, Any]:
 
 
 def status_fields(answer: Answer) -> dict[str, Any]:
-    """How the answer came about, for every API response: `answer_status`, and `llm_error` when the LLM failed."""
-    fields: dict[str, Any] = {"answer_status": answer.status}
+    """How the answer came about, for every API response: `answer_status`, `answer_kind`, and `llm_error` when the LLM failed."""
+    fields: dict[str, Any] = {"answer_status": answer.status, "answer_kind": answer.answer_kind}
     if answer.llm_error is not None:
         fields["llm_error"] = answer.llm_error
     return fields

@@ -10,6 +10,16 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 # NUL and the other C0 controls but tab, newline and carriage return; lone UTF-16 surrogates (JSON "\\ud800").
+PREFIX_END = "]\n"  # closes the `[Source: ... | Title: ... | Published: ...]` prefix of every chunk's text
+
+
+def strip_prefix(text: str) -> str:
+    """The body part of a chunk's text (what the extractor reads and the answerer quotes)."""
+    if text.startswith("[Source: ") and PREFIX_END in text:
+        return text.split(PREFIX_END, 1)[1]
+    return text
+
+
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

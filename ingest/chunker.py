@@ -9,25 +9,17 @@ from __future__ import annotations
 import hashlib
 import re
 
-from graphwire.core.documents import Article, Chunk
+from graphwire.core.documents import PREFIX_END, Article, Chunk
 from graphwire.core.settings import default_of
 
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+")
 _SPACES = re.compile(r"\s+")
-PREFIX_END = "]\n"
 
 
 def chunk_prefix(article: Article) -> str:
     source = _one_line(article.source or "unknown")
     published = article.published_at.isoformat() if article.published_at else "unknown"
     return f"[Source: {source} | Title: {_one_line(article.title)} | Published: {published}{PREFIX_END}"
-
-
-def strip_prefix(text: str) -> str:
-    """The body part of a chunk's text (what the extractor reads)."""
-    if text.startswith("[Source: ") and PREFIX_END in text:
-        return text.split(PREFIX_END, 1)[1]
-    return text
 
 
 def chunk_id(document_id: str, index: int, text: str) -> str:

@@ -13,9 +13,8 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 
-from graphwire.core.documents import Chunk
+from graphwire.core.documents import Chunk, strip_prefix
 from graphwire.core.names import normalise_name
-from graphwire.ingest.chunker import strip_prefix
 from graphwire.ingest.models import ExtractedEntity, Extraction
 
 OPENING_CHARS = 250  # how far into the body the title's words must all appear

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Chunk
 from graphwire.core.names import normalise_name
+from graphwire.core.sentences import sentence_of, sentence_starts
 from graphwire.ingest.entity_lookup import StoredEntities
 from graphwire.ingest.extractors.offline import extraction_text
 from graphwire.ingest.rows import Row
-from graphwire.ingest.sentences import sentence_of, sentence_starts
 from graphwire.schema.lexicon import generic_words, written_as_word
 
 MAX_SPAN_WORDS = 8

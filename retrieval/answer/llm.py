@@ -25,7 +25,17 @@ from graphwire.core.clients.llm_retry import LLM_FAILURES, failure_reason
 from graphwire.core.clients.llm_usage import UsageSnapshot
 from graphwire.core.deadline import Deadline
 from graphwire.core.settings import Settings
-from graphwire.retrieval.models import ABSTENTION, Answer, Citation, Fact, FactTier, RankedChunk, RetrievalResult, Usage
+from graphwire.retrieval.models import (
+    ABSTENTION,
+    Answer,
+    AnswerKind,
+    Citation,
+    Fact,
+    FactTier,
+    RankedChunk,
+    RetrievalResult,
+    Usage,
+)
 from graphwire.retrieval.prompts import ANSWER_PROMPT, answer_messages
 
 log = logging.getLogger(__name__)
@@ -109,7 +119,13 @@ class LLMAnswerer:
         text = " ".join(reply.text.split())
         if not text or _ABSTAIN.match(text):
             return self._abstain(reply.usage)
-        return Answer(text=text, answerer=self.name, citations=cited(text, excerpts), usage=_usage(reply.usage))
+        return Answer(
+            text=text,
+            answerer=self.name,
+            kind=AnswerKind.GENERATED,
+            citations=cited(text, excerpts),
+            usage=_usage(reply.usage),
+        )
 
     def _failed(self, error: Exception) -> Answer:
         log.warning("LLM answerer failed, abstaining: %s", error)

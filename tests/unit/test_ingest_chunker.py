@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from graphwire.core.documents import Article
-from graphwire.ingest.chunker import chunk_article, split_text, strip_prefix
+from graphwire.core.documents import Article, strip_prefix
+from graphwire.ingest.chunker import chunk_article, split_text
 
 SENTENCES = [f"Sentence number {i} says something about company {i} and its plans for the year." for i in range(60)]
 BODY = " ".join(SENTENCES)

@@ -1,4 +1,4 @@
-"""One sentence splitter for the extractor and the dictionary linker, so their sentence indices agree."""
+"""One sentence splitter for the extractor, the dictionary linker and the answerer, so their sentences agree."""
 
 from __future__ import annotations
 
@@ -16,3 +16,10 @@ def sentence_starts(text: str) -> list[int]:
 def sentence_of(starts: list[int], offset: int) -> int:
     """The index of the sentence holding character `offset`."""
     return max(bisect_right(starts, offset) - 1, 0)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of `text`, stripped, empty ones left out."""
+    starts = sentence_starts(text)
+    pieces = (text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True))
+    return [piece.strip() for piece in pieces if piece.strip()]

@@ -1,0 +1,173 @@
+"""Answers from the retrieved sentences, for questions the graph's facts do not compose an answer to:
+
+- yes/no questions about two named outlets: a sentence from each outlet's chunks that speaks to the part of the
+  question about it; before/after questions compare the two chunks' publication dates, others are "Yes" when both
+  sides have such a sentence (never a yes or no without a sentence on each side, never from the question's form);
+- questions asking for an entity ("who", "which company"): the entity of the asked type (spaCy's types onto the
+  schema's labels) that the retrieved chunks name most, weighted by how much each naming sentence speaks to the
+  question; it must not be named by the question, must be named by a sentence that speaks to it, in two or more
+  chunks and, when the question names outlets, in the chunks of each; a tie is no answer;
+- other questions: the one to three sentences that speak to the question most and name something it names, each
+  cited, as a quote (for an amount, only sentences with a number that is not a year; for a time, with a number).
+
+Nothing is answered when the passages never name one of the question's proper names, or it names an outlet the corpus
+does not have.
+
+Everything else gets None, and the caller abstains.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from graphwire.core.names import normalise_name
+from graphwire.core.nlp import shared_ner
+from graphwire.retrieval.answer.judgements import asks_about_change, asks_about_order, looks_yes_no
+from graphwire.retrieval.answer.sentences import Scored, Sentence, SentenceLimits, SentencePool, question_names
+from graphwire.retrieval.models import Answer, AnswerKind, Citation, QuestionSummary, RetrievalResult
+from graphwire.retrieval.question import PublicationMention
+from graphwire.schema.lexicon import phrase_pattern
+from graphwire.schema.model import GraphSchema
+
+_NOT_AN_ENTITY = re.compile(r"^\s*(?:how|when|why)\b", re.IGNORECASE)
+_ASKS_AN_AMOUNT = re.compile(rf"^\s*{phrase_pattern('number_questions')}\b", re.IGNORECASE)
+_ASKS_A_TIME = re.compile(rf"^\s*{phrase_pattern('time_questions')}\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d")
+_AMOUNT = re.compile(r"(?<![\d.,])(?!(?:1[89]|20)\d\d\b)\d[\d.,]*")  # a number that is not a year
+MAX_QUOTES = 3
+MENTION_WEIGHT = 0.2  # a sentence naming a candidate counts this much beyond its support for the question
+
+
+@dataclass
+class _Candidate:
+    name: str
+    support: dict[Sentence, float] = field(default_factory=dict)  # the sentences naming it, with their support
+
+    @property
+    def score(self) -> float:
+        return sum(self.support.values())
+
+    @property
+    def chunks(self) -> set[str]:
+        return {s.chunk.chunk_id for s in self.support}
+
+    @property
+    def sources(self) -> set[str]:
+        return {s.chunk.source for s in self.support if s.chunk.source}
+
+
+class SentenceAnswers:
+    """Entity, judgement and quote answers from a retrieval's sentences (see the module's docstring)."""
+
+    def __init__(self, schema: GraphSchema, name: str, limits: SentenceLimits | None = None) -> None:
+        self.schema, self.name = schema, name
+        self.limits = limits or SentenceLimits()
+
+    def answer(self, question: str, result: RetrievalResult, asked_label: str | None) -> Answer | None:
+        analysis = result.analysis or QuestionSummary()
+        if not result.chunks or analysis.unknown_publications:
+            return None  # an outlet the corpus does not have: its claims cannot be checked
+        pool = SentencePool(result, self.limits)
+        names = question_names(question, [o.mention for o in analysis.outlets])
+        if not pool.names_all(names):
+            return None  # the passages never name something the question is about
+        if analysis.yes_no or looks_yes_no(question):
+            return self._judgement(question, pool, analysis)
+        scored = pool.scored(question)
+        if not scored:
+            return None
+        if asked_label is not None and not _NOT_AN_ENTITY.match(question):
+            return self._entity(question, pool, scored, asked_label, analysis.outlets)
+        quotable = [s for s in scored if not names or s.sentence.terms & names]
+        needed = _AMOUNT if _ASKS_AN_AMOUNT.match(question) else _NUMBER if _ASKS_A_TIME.match(question) else None
+        if needed is not None:  # an amount or a time: only a sentence with such a number can answer it
+            quotable = [s for s in quotable if needed.search(s.sentence.text)]
+        return self._quote(quotable)
+
+    def _judgement(self, question: str, pool: SentencePool, analysis: QuestionSummary) -> Answer | None:
+        outlets = analysis.outlets
+        if len(outlets) < 2 or asks_about_change(question):
+            return None
+        sides = [_best(pool, outlet) for outlet in outlets[:2]]
+        if sides[0] is None or sides[1] is None:
+            return None
+        first, second = sides[0].sentence, sides[1].sentence
+        citations = [first.citation(), second.citation()]
+        if analysis.order is None or not asks_about_order(question):
+            if analysis.order is not None:
+                return None  # "was there a change after ...": sentences do not say whether something changed
+            return self._make("Yes", AnswerKind.JUDGEMENT, citations)
+        day1, day2 = first.chunk.published_at, second.chunk.published_at
+        if day1 is None or day2 is None or day1 == day2:
+            return None
+        holds = day1 < day2 if analysis.order == "before" else day1 > day2
+        return self._make("Yes" if holds else "No", AnswerKind.JUDGEMENT, citations)
+
+    def _entity(
+        self, question: str, pool: SentencePool, scored: list[Scored], label: str, outlets: list[PublicationMention]
+    ) -> Answer | None:
+        found = _candidates(question, pool, scored, label, self.schema)
+        wanted = [set(o.sources or [o.name]) for o in outlets if o.in_corpus]
+        qualified = [c for c in found.values() if len(c.chunks) >= 2 and all(c.sources & sources for sources in wanted)]
+        ranked = sorted(qualified, key=lambda c: (-c.score, c.name))
+        if not ranked or (len(ranked) > 1 and ranked[0].score == ranked[1].score):
+            return None  # nothing, or a tie: not an answer
+        best = ranked[0]
+        named = sorted(best.support, key=lambda s: (-best.support[s], s.rank))
+        citations = list({s.chunk.chunk_id: s.citation() for s in named}.values())
+        return self._make(best.name, AnswerKind.ENTITY, citations[:MAX_QUOTES])
+
+    def _quote(self, scored: list[Scored]) -> Answer | None:
+        """The best sentences, one per chunk; only sentences naming something the question names, when it names any."""
+        if not scored:
+            return None
+        picked: dict[str, Sentence] = {}
+        for s in scored:  # one sentence per chunk: three ways of saying it beat one said thrice
+            picked.setdefault(s.sentence.chunk.chunk_id, s.sentence)
+            if len(picked) == MAX_QUOTES:
+                break
+        quotes = list(picked.values())
+        text = " ".join(f'"{s.text}"' for s in quotes)
+        return self._make(text, AnswerKind.QUOTE, [s.citation() for s in quotes])
+
+    def _make(self, text: str, kind: AnswerKind, citations: list[Citation]) -> Answer:
+        return Answer(text=text, answerer=self.name, kind=kind, citations=citations)
+
+
+def _best(pool: SentencePool, outlet: PublicationMention) -> Scored | None:
+    """The sentence of this outlet's chunks that speaks most to the part of the question about the outlet."""
+    scored = pool.scored(outlet.clause, sources=set(outlet.sources or [outlet.name]))
+    return scored[0] if scored else None
+
+
+def _candidates(
+    question: str, pool: SentencePool, scored: list[Scored], label: str, schema: GraphSchema
+) -> dict[str, _Candidate]:
+    """Entities of the asked label named in the chunks that speak to the question (a chunk with a scored sentence),
+    that the question does not name, by normalised name; each sentence naming one adds its support plus
+    `MENTION_WEIGHT` (what the passages are about counts, not only the sentences worded like the question). A name
+    that ends a longer one found ("Bankman-Fried", "Sam Bankman-Fried") counts for the longer one."""
+    types = {ner for ner, schema_label in schema.ner_labels.items() if schema_label == label}
+    support = {s.sentence: s.support for s in scored}
+    read = pool.sentences
+    asked = f" {normalise_name(question, drop_suffix=False)} "
+    found: dict[str, _Candidate] = {}
+    for sentence, doc in zip(read, shared_ner().pipe([s.text for s in read]), strict=True):
+        for ent in doc.ents:
+            key = normalise_name(ent.text)
+            if ent.label_ in types and key and f" {key} " not in asked:
+                weight = support.get(sentence, 0.0) + MENTION_WEIGHT
+                found.setdefault(key, _Candidate(ent.text.strip())).support[sentence] = weight
+    return _merge_parts(found)
+
+
+def _merge_parts(found: dict[str, _Candidate]) -> dict[str, _Candidate]:
+    merged: dict[str, _Candidate] = {}
+    for key in sorted(found, key=lambda k: (-len(k), k)):
+        whole = next((k for k in merged if k.endswith(f" {key}")), None)
+        if whole is None:
+            merged[key] = found[key]
+        else:
+            merged[whole].support |= found[key].support
+    return merged

@@ -1,0 +1,78 @@
+"""Answers from retrieved sentences when the graph's facts compose none (retrieval/answer/evidence.py), on
+hand-built retrieval results: an entity, a before/after judgement, a quote, and abstention by evidence."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from graphwire.retrieval.answer.extractive import ExtractiveAnswerer
+from graphwire.retrieval.models import ABSTENTION, AnswerKind, QuestionSummary, RankedChunk, RetrievalResult
+from graphwire.retrieval.question import PublicationMention
+from graphwire.schema.model import load_schema
+
+ANSWERER = ExtractiveAnswerer(schema=load_schema())
+
+
+def _chunk(cid: str, source: str, day: date, text: str) -> RankedChunk:
+    prefix = f"[Source: {source} | Title: t | Published: {day.isoformat()}]\n"
+    return RankedChunk(chunk_id=cid, document_id=cid, title=f"t {cid}", source=source, published_at=day,
+                       text=prefix + text)  # fmt: skip
+
+
+def _outlet(name: str, clause: str) -> PublicationMention:
+    return PublicationMention(mention=name, start=0, end=len(name), name=name, sources=[name], clause=clause)
+
+
+DRONES = [
+    _chunk("a1", "Alpha Wire", date(2023, 3, 1),
+           "Greta Holm founded Skyvolt, a startup that builds solar drones for farms. The weather was mild."),
+    _chunk("b1", "Beta Post", date(2023, 5, 9),
+           "Skyvolt's solar drones, designed by founder Greta Holm, now survey farms in Norway. Investors cheered."),
+    _chunk("b2", "Beta Post", date(2023, 5, 10), "Separately, Ivo Brandt opened a bakery in a quiet Oslo street."),
+]  # fmt: skip
+
+
+def _result(question_outlets: list[PublicationMention], order: str | None = None) -> RetrievalResult:
+    analysis = QuestionSummary(yes_no=False, order=order, outlets=question_outlets)  # type: ignore[arg-type]
+    return RetrievalResult(mode="joint", chunks=DRONES, analysis=analysis)
+
+
+def test_the_one_entity_of_the_asked_type_both_outlets_name_is_the_answer() -> None:
+    question = "Who founded the startup building solar drones for farms, as reported by Alpha Wire and Beta Post?"
+    outlets = [_outlet("Alpha Wire", question), _outlet("Beta Post", question)]
+    answer = ANSWERER.answer(question, _result(outlets))
+    assert (answer.text, answer.answer_kind) == ("Greta Holm", AnswerKind.ENTITY)
+    assert {c.chunk_id for c in answer.citations} == {"a1", "b1"}
+
+
+def test_before_after_is_judged_from_a_supporting_sentence_and_its_date_on_each_side() -> None:
+    question = (
+        "Did Alpha Wire report that Greta Holm founded Skyvolt before Beta Post reported that Skyvolt drones survey "
+        "farms in Norway?"
+    )
+    outlets = [
+        _outlet("Alpha Wire", "Alpha Wire report that Greta Holm founded Skyvolt"),
+        _outlet("Beta Post", "Beta Post reported that Skyvolt drones survey farms in Norway"),
+    ]
+    before = ANSWERER.answer(question, _result(outlets, order="before"))
+    assert (before.text, before.answer_kind) == ("Yes", AnswerKind.JUDGEMENT)
+    assert [c.chunk_id for c in before.citations] == ["a1", "b1"]
+    after = ANSWERER.answer(question.replace("before", "after"), _result(outlets, order="after"))
+    assert after.text == "No"
+
+
+def test_a_question_without_an_entity_answer_gets_the_sentences_that_speak_to_it_quoted() -> None:
+    question = "Why do farms in Norway use Skyvolt solar drones?"
+    answer = ANSWERER.answer(question, _result([]))
+    assert answer.answer_kind is AnswerKind.QUOTE
+    assert answer.text.startswith('"Skyvolt') and "survey farms in Norway" in answer.text
+    assert answer.citations[0].chunk_id == "b1"
+
+
+def test_abstains_when_the_passages_never_name_what_the_question_names() -> None:
+    for question in (
+        "Why do farms in Denmark use Skyvolt solar drones?",  # Denmark: named by no passage
+        "How much did Greta Holm pay for Skyvolt solar drones?",  # an amount: no sentence has one
+    ):
+        answer = ANSWERER.answer(question, _result([]))
+        assert (answer.text, answer.answer_kind) == (ABSTENTION, AnswerKind.ABSTENTION), question
