@@ -42,7 +42,12 @@ async def answer_within(
     task = asyncio.create_task(answerer.aanswer(question, result, deadline))
     watcher = asyncio.create_task(_disconnected(request)) if request is not None else None
     waiting = {task} if watcher is None else {task, watcher}
-    done, _ = await asyncio.wait(waiting, timeout=deadline.remaining(), return_when=asyncio.FIRST_COMPLETED)
+    try:
+        done, _ = await asyncio.wait(waiting, timeout=deadline.remaining(), return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:  # the caller gave up (an MCP client cancelled the call): so does the answer
+        for pending in waiting:
+            pending.cancel()
+        raise
     if watcher is not None:
         watcher.cancel()
     if task in done:
