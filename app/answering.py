@@ -42,7 +42,12 @@ async def answer_within(
     task = asyncio.create_task(answerer.aanswer(question, result, deadline))
     watcher = asyncio.create_task(_disconnected(request)) if request is not None else None
     waiting = {task} if watcher is None else {task, watcher}
-    done, _ = await asyncio.wait(waiting, timeout=deadline.remaining(), return_when=asyncio.FIRST_COMPLETED)
+    try:
+        done, _ = await asyncio.wait(waiting, timeout=deadline.remaining(), return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:  # the caller gave up (an MCP client cancelled the call): so does the answer
+        for pending in waiting:
+            pending.cancel()
+        raise
     if watcher is not None:
         watcher.cancel()
     if task in done:
@@ -89,7 +94,8 @@ def answer_fields(answer: Answer) -> dict[str, Any]:
 
 
 def status_fields(answer: Answer) -> dict[str, Any]:
-    """How the answer came about, for every API response: `answer_status`, `answer_kind`, and `llm_error` when the LLM failed."""
+    """How the answer came about, for every API response: `answer_status`, `answer_kind`, and `llm_error` when the
+    LLM failed."""
     fields: dict[str, Any] = {"answer_status": answer.status, "answer_kind": answer.answer_kind}
     if answer.llm_error is not None:
         fields["llm_error"] = answer.llm_error

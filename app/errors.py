@@ -2,7 +2,8 @@
 
     {"error": {"code": "not_found", "message": "...", "request_id": "...", "details": ...}}
 
-Routers raise `ApiError` (or FastAPI's `HTTPException`); Neo4j being unreachable becomes a 503.
+Routers raise `ApiError` (or FastAPI's `HTTPException`); Neo4j being unreachable becomes a 503. `as_api_error` says
+what the API answers to an exception, for the surfaces that are not HTTP routes (the MCP tools, app/mcp/).
 """
 
 from __future__ import annotations
@@ -85,29 +86,50 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(422, "validation_error", "the request is not valid", details)
 
 
+NEO4J_DOWN = (ServiceUnavailable, SessionExpired, DatabaseUnavailable)  # DatabaseUnavailable: shutting down or starting
+
+
+def as_api_error(exc: BaseException) -> ApiError | None:
+    """The error the API answers `exc` with (an `ApiError` itself, or Neo4j unreachable, refusing the credentials or
+    not configured), or None for an exception the API does not expect (a 500)."""
+    if isinstance(exc, ApiError):
+        return exc
+    if isinstance(exc, NEO4J_DOWN):
+        return ApiError(503, "neo4j_unavailable", NEO4J_DOWN_MESSAGE, {"reason": str(exc)})
+    if isinstance(exc, AuthError):
+        return ApiError(503, "neo4j_auth", "Neo4j rejected the configured credentials (NEO4J_USER/NEO4J_PASSWORD)")
+    if isinstance(exc, Neo4jNotConfiguredError):
+        return ApiError(503, "neo4j_not_configured", str(exc))
+    return None
+
+
+def _respond(exc: Exception, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    error = as_api_error(exc)
+    assert error is not None
+    return error_response(error.status, error.code, error.message, error.details, headers)
+
+
 async def _neo4j_unavailable(_: Request, exc: Exception) -> JSONResponse:
     log.warning("neo4j unavailable", extra={"error": str(exc)})
     # While the circuit breaker is open, the next attempt to reach Neo4j is this many seconds away.
     retry_after = math.ceil(exc.retry_after_s) if isinstance(exc, CircuitOpenError) else 1
-    headers = {"Retry-After": str(max(retry_after, 1))}
-    return error_response(503, "neo4j_unavailable", NEO4J_DOWN_MESSAGE, {"reason": str(exc)}, headers)
+    return _respond(exc, {"Retry-After": str(max(retry_after, 1))})
 
 
 async def _neo4j_auth(_: Request, exc: Exception) -> JSONResponse:
     log.error("neo4j rejected the credentials", extra={"error": str(exc)})
-    return error_response(503, "neo4j_auth", "Neo4j rejected the configured credentials (NEO4J_USER/NEO4J_PASSWORD)")
+    return _respond(exc)
 
 
 async def _neo4j_not_configured(_: Request, exc: Exception) -> JSONResponse:
-    return error_response(503, "neo4j_not_configured", str(exc))
+    return _respond(exc)
 
 
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
-    app.add_exception_handler(ServiceUnavailable, _neo4j_unavailable)
-    app.add_exception_handler(SessionExpired, _neo4j_unavailable)
-    app.add_exception_handler(DatabaseUnavailable, _neo4j_unavailable)  # a server shutting down or starting
+    for down in NEO4J_DOWN:
+        app.add_exception_handler(down, _neo4j_unavailable)
     app.add_exception_handler(AuthError, _neo4j_auth)
     app.add_exception_handler(Neo4jNotConfiguredError, _neo4j_not_configured)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
@@ -10,17 +9,14 @@ from fastapi import APIRouter, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from graphwire.app.errors import ErrorResponse, install_error_handlers
-from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.limits import install_openapi
+from graphwire.app.mcp.http import McpEndpoint, install_mcp
 from graphwire.app.middleware import ApiKeyMiddleware, BodyLimitMiddleware, BodyLimits, RequestContextMiddleware
-from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.app.routers import build_v1_router, health
+from graphwire.app.services import Services
 from graphwire.app.web import install_web
 from graphwire.core.logging import configure_logging
 from graphwire.core.settings import Settings, get_settings
-from graphwire.retrieval.registry import RetrievalContext
-
-log = logging.getLogger(__name__)
 
 DESCRIPTION = (
     "Graph-RAG over news-like corpora: multi-hop questions answered from a Neo4j knowledge graph with "
@@ -29,34 +25,19 @@ DESCRIPTION = (
 )
 
 
-def _try_connect(provider: GraphProvider) -> None:
-    """Reach Neo4j once at start so the schema is applied early; being down is logged, never fatal."""
-    try:
-        info = provider.ping()
-        log.info("neo4j reachable", extra=info)
-    except Exception as exc:
-        log.warning("neo4j not reachable at start; /health reports it until it is", extra={"error": str(exc)})
-
-
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    settings: Settings = app.state.settings
-    app.state.graph_provider = GraphProvider(settings, apply_schema_on_connect=settings.neo4j_apply_schema_on_start)
-    app.state.chroma_provider = ChromaProvider(settings)
-    app.state.retrieval = RetrievalContext(
-        settings, graph=app.state.graph_provider.get, chroma=app.state.chroma_provider.get
-    )
-    app.state.document_writes = DocumentWrites.build(
-        settings, app.state.graph_provider.get, app.state.chroma_provider.get, app.state.retrieval.refresh
-    )
-    await run_in_threadpool(_try_connect, app.state.graph_provider)
-    app.state.document_writes.runner.start()
+    services = Services.build(app.state.settings)  # what the routes (app/deps.py) and the MCP tools share
+    app.state.services = services
+    app.state.graph_provider, app.state.chroma_provider = services.graph_provider, services.chroma_provider
+    app.state.retrieval, app.state.document_writes = services.retrieval, services.document_writes
+    await run_in_threadpool(services.start)
+    mcp: McpEndpoint = app.state.mcp
     try:
-        yield
+        async with mcp.running():
+            yield
     finally:
-        await run_in_threadpool(app.state.document_writes.runner.stop)
-        app.state.graph_provider.close()
-        log.info("neo4j driver closed")
+        await run_in_threadpool(services.stop)
 
 
 def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[APIRouter] = ()) -> FastAPI:
@@ -82,4 +63,5 @@ def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[A
     app.include_router(build_v1_router(extra_v1_routers, secured=settings.api_key is not None))
     install_openapi(app, settings, body_limits)
     install_web(app, api_key_required=settings.api_key is not None)
+    app.state.mcp = install_mcp(app, settings)  # /mcp: the MCP server over streamable HTTP, behind the same key
     return app

@@ -1,5 +1,5 @@
 """Plain ASGI middleware (no buffering, works with streaming responses): request ids and the access log, the API key
-of /v1 routes checked before any body is read, and request body size limits."""
+of /v1 routes and of the MCP endpoint /mcp checked before any body is read, and request body size limits."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ log = logging.getLogger("graphwire.access")
 
 REQUEST_ID_HEADER = "X-Request-ID"
 V1_PREFIX = "/v1"
+MCP_PATH = "/mcp"  # the MCP server's streamable HTTP transport (app/mcp/http.py)
 # A caller's id is echoed only if it is short and plain, so it cannot inject anything into headers or logs.
 _VALID_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
@@ -87,13 +88,15 @@ def _bearer(scope: Scope) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-def is_v1(path: str) -> bool:
-    return path == V1_PREFIX or path.startswith(V1_PREFIX + "/")
+def is_guarded(path: str) -> bool:
+    """A /v1 route or the MCP endpoint: what the API key protects."""
+    return any(path == prefix or path.startswith(prefix + "/") for prefix in (V1_PREFIX, MCP_PATH))
 
 
 class ApiKeyMiddleware:
-    """With API_KEY set, a /v1 request without the key is answered 401 before anything reads its body (a malformed
-    body from a caller without the key is a 401, not a 422). Covers every /v1 route, whoever adds it."""
+    """With API_KEY set, a /v1 or /mcp request without the key is answered 401 before anything reads its body (a
+    malformed body from a caller without the key is a 401, not a 422). Covers every /v1 route, whoever adds it, and
+    every MCP message over HTTP."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
@@ -106,17 +109,18 @@ class ApiKeyMiddleware:
         await self.app(scope, receive, send)
 
     def _refused(self, scope: Scope) -> bool:
-        if scope["type"] != "http" or self.settings.api_key is None or not is_v1(scope["path"]):
+        if scope["type"] != "http" or self.settings.api_key is None or not is_guarded(scope["path"]):
             return False
         return not key_accepted(self.settings, _header(scope, b"x-api-key"), _bearer(scope))
 
 
 class BodyLimits:
-    """The largest body each path may send: MAX_BODY_BYTES, except POST /v1/documents (UPLOAD_MAX_BYTES)."""
+    """The largest body each path may send: MAX_BODY_BYTES, except POST /v1/documents and the MCP endpoint (its tool
+    `add_documents` carries documents as that route does): UPLOAD_MAX_BYTES."""
 
     def __init__(self, settings: Settings) -> None:
         self.default = settings.max_body_bytes
-        self.by_path = {f"{V1_PREFIX}/documents": settings.upload_max_bytes}
+        self.by_path = {f"{V1_PREFIX}/documents": settings.upload_max_bytes, MCP_PATH: settings.upload_max_bytes}
 
     def __call__(self, path: str) -> int:
         return self.by_path.get(path, self.default)

@@ -1,17 +1,23 @@
-"""What the query routes share (`/v1/query`, `/v1/retrieve`, `/v1/chat/completions`): the request models, the
-bounds check, the deadline around blocking work, one retrieval and the context's answerers. Routers import this
-module, never each other."""
+"""What the query routes share (`/v1/query`, `/v1/retrieve`, `/v1/chat/completions`) and the MCP tools `ask` and
+`retrieve` call: the request models, the bounds check, the deadline around blocking work, one retrieval, the
+context's answerers, and a whole retrieval or question answered into its response body. Routers import this module,
+never each other."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
+from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt, StrictStr
 from starlette.concurrency import run_in_threadpool
 
+from graphwire.app.answering import answer_fields, answer_within, request_usage
 from graphwire.app.errors import ApiError
 from graphwire.app.limits import enforce, setting_limit
+from graphwire.app.query_models import retrieve_payload
+from graphwire.core.clients.llm_usage import counting_calls
 from graphwire.core.deadline import Deadline
 from graphwire.core.settings import Settings
 from graphwire.retrieval.base import Answerer
@@ -90,3 +96,30 @@ def run_retrieval(retrieval: RetrievalContext, mode: str, question: str, top_k: 
     except UnknownModeError as exc:
         raise ApiError(422, "validation_error", str(exc)) from exc
     return retriever.retrieve(question, top_k=top_k)
+
+
+async def retrieve_only(body: RetrieveRequest, settings: Settings, retrieval: RetrievalContext) -> dict[str, Any]:
+    """The body of POST /v1/retrieve (`RetrieveResponse`): the question's retrieval in `body.mode`, no answer."""
+    question = check_bounds(body, settings)
+    result: RetrievalResult = await bounded(settings, run_retrieval, retrieval, body.mode, question, body.top_k)
+    return retrieve_payload(question, result, body.include_context)
+
+
+async def answer_query(
+    body: QueryRequest, settings: Settings, retrieval: RetrievalContext, request: Request | None = None
+) -> dict[str, Any]:
+    """The body of a POST /v1/query that is not streamed (`QueryResponse`): retrieval and answer under one deadline
+    (REQUEST_TIMEOUT_S; the answer's LLM call is cancelled when it passes, app/answering.py). Raises `ClientGone`
+    when `request`'s client disconnected before the answer was ready."""
+    question = check_bounds(body, settings)
+    answerer = answerer_for(retrieval, body.answerer)
+    started = time.perf_counter()
+    deadline = Deadline.after(settings.request_timeout_s)
+    with counting_calls() as llm_calls:  # the alias call too, not only the answer's
+        result = await bounded(settings, run_retrieval, retrieval, body.mode, question, body.top_k, deadline=deadline)
+        answer, answer_ms = await answer_within(answerer, question, result, deadline, request)
+    payload = retrieve_payload(question, result, body.include_context)
+    payload["timings_ms"]["answer"] = answer_ms
+    payload["timings_ms"]["request"] = round((time.perf_counter() - started) * 1000, 3)
+    payload.update(answer_fields(answer), citations=answer.citations, usage=request_usage(llm_calls, answer))
+    return payload

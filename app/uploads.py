@@ -1,4 +1,5 @@
-"""The body of POST /v1/documents, read within the size limits and turned into the records the CLI's loader reads.
+"""The body of POST /v1/documents, read within the size limits and turned into the records the CLI's loader reads;
+`records_upload` holds the records the MCP tool `add_documents` received to the same limits.
 
 Three forms: `application/json` `{"documents": [record, ...]}` (or a bare list, as corpus.json files are),
 `application/x-ndjson` (one record per line; a line that is not JSON is a failure at its position), and
@@ -52,6 +53,19 @@ async def read_upload(request: Request, max_bytes: int, max_documents: int) -> U
             f"Content-Type {media_type or '(none)'!r} is not accepted; send application/json, "
             "application/x-ndjson or multipart/form-data with a .json/.jsonl file in the field 'file'",
         )  # fmt: skip
+    return _within_count(upload, max_documents)
+
+
+def records_upload(records: list[Any], max_bytes: int, max_documents: int) -> Upload:
+    """Records received already parsed (the MCP tool `add_documents`), held to the limits of a posted body: at most
+    `max_bytes` as JSON (UPLOAD_MAX_BYTES) and `max_documents` records (UPLOAD_MAX_DOCUMENTS)."""
+    size = len(json.dumps(records, ensure_ascii=False).encode("utf-8"))
+    if size > max_bytes:
+        raise _too_large(max_bytes)
+    return _within_count(Upload(records=records, positions=list(range(len(records))), failures=[]), max_documents)
+
+
+def _within_count(upload: Upload, max_documents: int) -> Upload:
     if upload.count == 0:
         raise ApiError(422, "validation_error", "the body holds no documents")
     if upload.count > max_documents:

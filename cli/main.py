@@ -24,7 +24,7 @@ class LazyCommand:
     help: str  # the one line `graphwire --help` shows (the command's own help can say more)
 
     def load(self, name: str) -> click.Command:
-        _check_settings()
+        check_settings()
         module, _, attribute = self.target.partition(":")
         obj = getattr(importlib.import_module(module), attribute)
         if isinstance(obj, typer.Typer):
@@ -36,7 +36,7 @@ class LazyCommand:
         return _plain_help(command)
 
 
-def _check_settings() -> None:
+def check_settings() -> None:
     """A configuration the Settings validators refuse (LLM_TIMEOUT_S not shorter than REQUEST_TIMEOUT_S, a remote
     NEO4J_URI without a password) is one line per problem and exit code 2, before any command runs."""
     from pydantic import ValidationError
@@ -67,6 +67,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "ingest": LazyCommand("graphwire.cli.ingest_cmd:ingest", "Ingest (or update, or delete) documents."),
     "ask": LazyCommand("graphwire.cli.query_cmd:ask", "Ask a question in one retrieval mode."),
     "serve": LazyCommand("graphwire.cli.serve_cmd:serve", "Run the HTTP API."),
+    "mcp": LazyCommand("graphwire.cli.mcp_cmd:mcp_command", "Serve the MCP tools over stdio (for desktop agents)."),
     "eval": LazyCommand("graphwire.cli.eval_cmd:eval_command", "Score every retrieval mode on a question set."),
     "neo4j": LazyCommand("graphwire.cli.neo4j_cmd:app", "Run a local Neo4j 5.26 Community on 127.0.0.1."),
     "db": LazyCommand("graphwire.cli.db_cmd:app", "Database administration: init, reset, check (--repair)."),

@@ -176,6 +176,9 @@ class Settings(BaseSettings):
     # deadline of /v1/query and /v1/retrieve: retrieval plus the LLM answer (504 and the LLM call cancelled after it)
     request_timeout_s: float = Field(default=180.0, gt=0)
     cypher_timeout_s: float = Field(default=30.0, gt=0)  # timeout of each Cypher statement run through Graph
+    # the MCP server (`graphwire mcp`, and /mcp of the API) offers the writing tools add_documents and delete_document;
+    # false: agents get the reading tools only
+    mcp_allow_writes: bool = True
 
     # Retrieval caps
     key_fact_cap: int = 10  # key facts passed to the answerer

@@ -66,6 +66,21 @@ def split_text(text: str, size: int, overlap: int) -> list[str]:
     return [p for p in pieces if p]
 
 
+def join_pieces(pieces: list[str]) -> str:
+    """The text `split_text` cut into `pieces`, in one piece again: each piece starts inside the one before it, so the
+    longest head of a piece that ends the piece before it is the overlap, kept once; pieces that do not overlap (a
+    window that found no word to start on) are joined with a space."""
+    text = ""
+    for previous, piece in zip(["", *pieces], pieces, strict=False):
+        if not text:
+            text = piece
+            continue
+        shared = next((size for size in range(min(len(previous), len(piece)), 0, -1)
+                       if previous.endswith(piece[:size])), 0)  # fmt: skip
+        text = text + piece[shared:] if shared else f"{text} {piece}"
+    return text
+
+
 def _window_end(text: str, start: int, size: int) -> int:
     hard_end = start + size
     if hard_end >= len(text):

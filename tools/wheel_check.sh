@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the wheel, install it into a fresh venv and use it from a folder outside the checkout: `graphwire --version`,
 # `graphwire embeddings fetch` and `graphwire neo4j build` (packaged poms, built in a user cache), `graphwire demo
-# --no-serve` (must answer every demo question) and `graphwire ingest` of a small JSONL file.
+# --no-serve` (must answer every demo question), `graphwire ingest` of a small JSONL file, and `graphwire mcp` asked
+# by the MCP SDK's client over stdio.
 # Needs a running Neo4j in NEO4J_URI / NEO4J_PASSWORD (CI's own). Usage: tools/wheel_check.sh [WORK_DIR]
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -52,4 +53,26 @@ JSONL
 graphwire ingest notes.jsonl --extractor offline | tee ingest.log
 grep -q "Mira Osei" <(graphwire ask "Who did Harbor Ledger name editor?" --json) || {
   echo "error: the ingested note is not retrievable" >&2; exit 1; }
+
+echo "--- graphwire mcp (the installed MCP server over stdio, asked by the SDK's client)"
+"$work/venv/bin/python" - <<'PY'
+import os
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+
+async def main() -> None:
+    async with Client(StdioServerParameters(command="graphwire", args=["mcp"], env=dict(os.environ))) as client:
+        result = await client.call_tool("retrieve", {"question": "Who did Harbor Ledger name editor?", "top_k": 3})
+        assert not result.is_error and result.structured_content is not None, result
+        passages = result.structured_content["passages"]
+        assert any("Mira Osei" in p["text"] for p in passages), passages
+        opened = (await client.read_resource(passages[0]["uri"])).contents[0]
+        assert getattr(opened, "text", "").startswith("[Source: "), opened
+        print("graphwire mcp: retrieve and a chunk resource OK")
+
+
+anyio.run(main)
+PY
 echo "wheel check OK ($wheel)"

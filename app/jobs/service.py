@@ -64,6 +64,13 @@ class DocumentWrites:
         self.runner.submit(job_id)
         return job
 
+    def job(self, job_id: str) -> Job:
+        """A job as the store has it now; 404 for an unknown id."""
+        job = self.store.get(job_id)
+        if job is None:
+            raise ApiError(404, "not_found", f"no job with id {job_id!r}")
+        return job
+
     def delete(self, document_id: str) -> dict[str, Any] | None:
         """The CLI's delete (provenance kept: shared entities and relationships stay), or None when unknown.
 

@@ -5,20 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from graphwire.app.deps import GraphDep, SettingsDep
-from graphwire.app.errors import ApiError
-from graphwire.core.schema import configured_schema
-from graphwire.retrieval.graph.lookup import EntityHit, GraphStats, graph_stats, lookup_entities
+from graphwire.app.graph_access import EntitiesResponse, find_entities
+from graphwire.retrieval.graph.lookup import GraphStats, graph_stats
 
 router = APIRouter(tags=["graph"])
-
-
-class EntitiesResponse(BaseModel):
-    query: str = Field(description="The lookup text.")
-    entities: list[EntityHit] = Field(description="Matching entities, best first.")
 
 
 @router.get("/entities", response_model=EntitiesResponse)
@@ -32,13 +25,7 @@ async def entities(
     ] = None,
 ) -> EntitiesResponse:
     """Entities whose name or alias matches `q` (exact, prefix, substring, then fuzzy), best first."""
-    if not q.strip():
-        raise ApiError(422, "validation_error", "q must not be blank")
-    labels = configured_schema(settings).labels  # the schema SCHEMA_PATH names, not always the news one
-    if label is not None and label not in labels:
-        raise ApiError(422, "validation_error", f"unknown label {label!r}", {"labels": labels})
-    hits = await run_in_threadpool(lookup_entities, graph, q, limit, label)
-    return EntitiesResponse(query=q, entities=hits)
+    return await run_in_threadpool(find_entities, graph, settings, q, limit, label)
 
 
 @router.get("/graph/stats", response_model=GraphStats)

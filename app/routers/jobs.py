@@ -17,10 +17,7 @@ router = APIRouter(tags=["documents"])
 @router.get("/jobs/{job_id}", response_model=Job)
 async def get_job(job_id: str, writes: DocumentWritesDep) -> Job:
     """queued, running, succeeded or failed; a job the API was killed in is failed with the reason."""
-    job = await run_in_threadpool(writes.store.get, job_id)
-    if job is None:
-        raise ApiError(404, "not_found", f"no job with id {job_id!r}")
-    return job
+    return await run_in_threadpool(writes.job, job_id)
 
 
 @router.get("/jobs", response_model=list[Job])
@@ -37,9 +34,7 @@ async def list_jobs(
 async def cancel_job(job_id: str, writes: DocumentWritesDep) -> Job:
     """A queued job is cancelled at once; a running one stops at its next batch boundary (poll it: state cancelled),
     keeping what it committed. 409 for a job that already finished."""
-    job = await run_in_threadpool(writes.store.get, job_id)
-    if job is None:
-        raise ApiError(404, "not_found", f"no job with id {job_id!r}")
+    job = await run_in_threadpool(writes.job, job_id)
     if job.state in FINISHED:
         raise ApiError(409, "conflict", f"job {job_id!r} already finished ({job.state.value})")
     await run_in_threadpool(writes.runner.cancel, job_id)

@@ -16,44 +16,20 @@ import pytest
 from playwright.sync_api import Browser, Page, Response, expect, sync_playwright
 from pydantic import SecretStr
 from support.browser import PageWatch, chromium_path, serve
+from support.demo import DEMO, ingest_demo
 from support.openai_stub import MODEL, OpenAIStub, Responder, StubReply, text
 
 from graphwire.app.main import create_app
-from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.ingest.extractors.offline import OfflineExtractor
-from graphwire.ingest.gazetteer import Gazetteer
-from graphwire.ingest.loaders import load_articles
-from graphwire.ingest.pipeline import IngestOptions, ingest_articles
-from graphwire.ingest.resolve import EntityResolver
 from graphwire.retrieval.models import ABSTENTION
-from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
-DEMO = Path(__file__).resolve().parents[2] / "data" / "demo"
 QUESTION = "Who is the chief executive of the Berlin chip startup that Paradigm Ventures invested in?"
 CITED = "Lumen Labs names Ada Park chief executive as it readies first chip"
 PATH = "Paradigm Ventures \u2014INVESTED_IN\u2192 Lumen Labs \u2190CEO_OF\u2014 Ada Park"
 API_KEY = "ui-browser-key-0123456789"
 GRAPH = "window.graphwire.views.ask.graph.cy"
-
-
-def ingest_demo(graph: Graph, settings: Settings) -> None:
-    """The demo corpus as `graphwire demo` ingests it: offline extractor, its gazetteer, vectors in Chroma."""
-    schema = load_schema()
-    articles = load_articles(DEMO / "articles.jsonl").articles
-    gazetteer = Gazetteer.from_sources((a.source for a in articles), schema=schema).with_file(DEMO / "gazetteer.yaml")
-    extractor = OfflineExtractor(schema, gazetteer)
-    ingest_articles(
-        articles,
-        graph,
-        extractor,
-        schema=schema,
-        options=IngestOptions(progress=False),
-        resolver=EntityResolver(settings.fuzzy_merge_threshold, gazetteer.publication_aliases(), schema=schema),
-        chunk_store=ChunkStore.from_settings(settings),
-    )
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from graphwire.core.documents import Article, strip_prefix
-from graphwire.ingest.chunker import chunk_article, split_text
+from graphwire.ingest.chunker import chunk_article, join_pieces, split_text
 
 SENTENCES = [f"Sentence number {i} says something about company {i} and its plans for the year." for i in range(60)]
 BODY = " ".join(SENTENCES)
@@ -32,6 +32,15 @@ def test_consecutive_windows_overlap_and_cover_everything() -> None:
         assert after[:40] in before  # the next window starts inside the previous one
     for sentence in SENTENCES:
         assert any(sentence in p for p in pieces)
+
+
+def test_joining_the_windows_gives_the_text_back() -> None:
+    """What a document's text is read back from (the MCP tool `get_document`): its chunks, overlaps kept once."""
+    words = " ".join(f"word{i}" for i in range(400))
+    for text in (BODY, words, "One short sentence.", BODY.replace(". ", ".\n\n")):
+        for size, overlap in ((1000, 150), (200, 60), (120, 40)):
+            assert join_pieces(split_text(text, size, overlap)) == text.strip(), (size, overlap)
+    assert join_pieces([]) == ""
 
 
 def test_long_unbroken_text_still_splits() -> None:

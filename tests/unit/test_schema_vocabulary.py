@@ -186,11 +186,11 @@ def test_a_bad_schema_fails_with_the_reason(raw_change: dict[str, Any], message:
 def test_the_entities_endpoint_checks_labels_against_the_configured_schema(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from graphwire.app import graph_access
     from graphwire.app.deps import get_graph
     from graphwire.app.main import create_app
-    from graphwire.app.routers import entities
 
-    monkeypatch.setattr(entities, "lookup_entities", lambda graph, q, limit, label: [])
+    monkeypatch.setattr(graph_access, "lookup_entities", lambda graph, q, limit, label: [])
     fixture_schema = ROOT / "tests" / "data" / "encyclopedia" / "schema.yaml"  # labels Film, Book, Place, ...
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None,

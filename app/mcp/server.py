@@ -1,0 +1,115 @@
+"""The graphwire MCP server (Model Context Protocol, the `mcp` SDK's `MCPServer`): the API's questions, graph and
+documents as typed tools, documents and chunks as resources, served over stdio by `graphwire mcp`
+(app/mcp/stdio.py) and over streamable HTTP at /mcp of the API (app/mcp/http.py).
+
+Every tool calls the functions the HTTP routes call (app/querying.py, app/graph_access.py, app/documents.py, the
+document jobs of app/jobs/), on the same process-wide objects (`Services`), so an answer, a lookup or a write is the
+same whichever door it came through. Errors are the API's: an `ApiError` (or Neo4j down, `as_api_error`) becomes a
+tool error (`isError`) whose text is the API's message, its code and details; invalid arguments name each field and
+what is wrong with it. Anything else is logged with its traceback and reaches the client only as the tool's name.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from contextlib import AbstractAsyncContextManager
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import (
+    ResourceError,
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedResourceError,
+)
+from mcp_types import CallToolResult, InputRequiredResult
+from pydantic import AnyUrl, ValidationError
+
+from graphwire.app.errors import ApiError, as_api_error
+from graphwire.app.services import Services
+from graphwire.core.settings import Settings
+
+INSTRUCTIONS = (
+    "graphwire answers questions from a knowledge graph built from news-like documents (entities, their relations "
+    "and the passages each fact came from). Use `ask` for a question: the answer cites the chunks it rests on, and "
+    "each citation's `uri` opens the chunk as a resource. Use `retrieve` for the passages and facts without an "
+    "answer, `find_entities`, `neighbourhood` and `path` to explore the graph, `list_documents` and `get_document` "
+    'for the documents. An answer of exactly "Insufficient information." means the documents do not answer it.'
+)
+
+
+class GraphwireMCP(MCPServer[Any]):
+    """`MCPServer` whose tool and resource errors carry the API's messages (module docstring)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            text = describe(exc.__cause__)
+            if text is None:
+                raise
+            raise ToolError(f"{name}: {text}") from exc.__cause__
+
+    async def read_resource(
+        self, uri: AnyUrl | str, context: Context[Any, Any] | None = None
+    ) -> Iterable[ReadResourceContents] | InputRequiredResult:
+        try:
+            return await super().read_resource(uri, context)
+        except UnexpectedResourceError as exc:
+            error = as_api_error(exc.__cause__) if exc.__cause__ is not None else None
+            if error is None:
+                raise
+            if error.status == 404:  # an unknown document or chunk id: the client's mistake (invalid params)
+                raise ResourceNotFoundError(api_message(error)) from exc.__cause__
+            raise ResourceError(api_message(error)) from exc.__cause__
+
+
+def describe(exc: BaseException | None) -> str | None:
+    """The text of a tool or resource error: the API's message for what the API answers (app/errors.py), each
+    field's problem for invalid arguments; None for an unexpected exception (its text stays in the server's log)."""
+    if isinstance(exc, ValidationError):
+        problems = [f"{'.'.join(str(part) for part in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()]
+        return "invalid arguments: " + "; ".join(problems)
+    error = as_api_error(exc) if exc is not None else None
+    return None if error is None else api_message(error)
+
+
+def api_message(error: ApiError) -> str:
+    text = f"{error.message} ({error.code})"
+    if error.details:
+        text += f"; details: {json.dumps(error.details, default=str, ensure_ascii=False)}"
+    return text
+
+
+def package_version() -> str:
+    try:
+        return version("graphwire")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def build_server(
+    settings: Settings,
+    services: Callable[[], Services],
+    lifespan: Callable[[GraphwireMCP], AbstractAsyncContextManager[Any]] | None = None,
+) -> GraphwireMCP:
+    """The server with every tool and resource; `services` hands out the process's `Services` when a call runs.
+    The writing tools are there only with MCP_ALLOW_WRITES."""
+    from graphwire.app.mcp import document_tools, tools
+
+    server = GraphwireMCP(
+        name="graphwire",
+        title="graphwire",
+        version=package_version(),
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,  # type: ignore[arg-type]  # MCPServer's lifespan is typed for MCPServer[Any], ours for it
+        log_level=settings.log_level.value,
+    )
+    tools.register(server, settings, services)
+    document_tools.register(server, settings, services)
+    return server

@@ -1,0 +1,52 @@
+"""What a serving process holds for its whole life, built once from the settings: the Neo4j and Chroma providers, the
+retrieval context (every mode, answerer and cache) and the document writes (jobs, their worker, deletes).
+
+The HTTP API builds one in its lifespan (app/main.py) and `graphwire mcp` one for its stdio session
+(app/mcp/stdio.py), so both surfaces serve from the same objects, built the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from graphwire.app.jobs.service import DocumentWrites
+from graphwire.app.resources import ChromaProvider, GraphProvider
+from graphwire.core.settings import Settings
+from graphwire.retrieval.registry import RetrievalContext
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    settings: Settings
+    graph_provider: GraphProvider
+    chroma_provider: ChromaProvider
+    retrieval: RetrievalContext
+    document_writes: DocumentWrites
+
+    @classmethod
+    def build(cls, settings: Settings) -> Services:
+        """Nothing is connected yet: Neo4j and Chroma are opened on first use, so a process starts without them."""
+        graphs = GraphProvider(settings, apply_schema_on_connect=settings.neo4j_apply_schema_on_start)
+        chroma = ChromaProvider(settings)
+        retrieval = RetrievalContext(settings, graph=graphs.get, chroma=chroma.get)
+        writes = DocumentWrites.build(settings, graphs.get, chroma.get, retrieval.refresh)
+        return cls(settings, graphs, chroma, retrieval, writes)
+
+    def start(self) -> None:
+        """Reach Neo4j once (the schema is applied early; being down is logged, never fatal) and start the job worker.
+        Blocking: call it from a thread in async code."""
+        try:
+            info = self.graph_provider.ping()
+            log.info("neo4j reachable", extra=info)
+        except Exception as exc:
+            log.warning("neo4j not reachable at start; /health reports it until it is", extra={"error": str(exc)})
+        self.document_writes.runner.start()
+
+    def stop(self) -> None:
+        """Stop the job worker (a running job stops at its next batch boundary) and close the Neo4j driver."""
+        self.document_writes.runner.stop()
+        self.graph_provider.close()
+        log.info("neo4j driver closed")
