@@ -23,6 +23,7 @@ from graphwire.app.querying import (
 from graphwire.app.streaming import stream_query
 from graphwire.core.clients.llm_usage import counting_calls
 from graphwire.core.deadline import Deadline
+from graphwire.retrieval.answer.check_result import AnswerCheck
 from graphwire.retrieval.models import (
     AnswerStatus,
     Citation,
@@ -171,6 +172,11 @@ class QueryResponse(RetrieveResponse):
         "its HTTP status and the attempts made).",
     )
     citations: list[Citation] = Field(description="The chunks the answer rests on, in order of use.")
+    check: AnswerCheck | None = Field(
+        default=None,
+        description="Each sentence of the answer against the retrieved evidence: its score, whether it is supported, "
+        "the evidence sentences and chunks it rests on, what they lack; absent when ANSWER_CHECK is off.",
+    )
     usage: Usage = Field(
         description="LLM calls and tokens this request cost: the question's alias call and the answer."
     )
