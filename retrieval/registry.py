@@ -243,6 +243,9 @@ def checking(answerer: Answerer, settings: Settings) -> Answerer:
     through; `answerer` itself when checking is off."""
     if not settings.answer_check:
         return answerer
+    from graphwire.core.schema import configured_schema
+    from graphwire.retrieval.answer.check_vocabulary import RelationVocabulary
     from graphwire.retrieval.answer.checked import CheckedAnswerer
 
-    return CheckedAnswerer(answerer, drop_unsupported=settings.answer_drop_unsupported)
+    vocabulary = RelationVocabulary.of(configured_schema(settings))
+    return CheckedAnswerer(answerer, vocabulary, drop_unsupported=settings.answer_drop_unsupported)

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from anyio import to_thread
 
 from graphwire.core.deadline import Deadline
+from graphwire.retrieval.answer.check_vocabulary import RelationVocabulary
 from graphwire.retrieval.answer.checking import check_answer
 from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import ABSTENTION, Answer, Citation, RetrievalResult
@@ -29,9 +30,13 @@ _MARKER = re.compile(r"\[(\d{1,3})\]")
 class CheckedAnswerer:
     """The `Answerer` protocol over `inner`, each answer checked (and, with `drop_unsupported`, pruned)."""
 
-    def __init__(self, inner: Answerer, drop_unsupported: bool = False) -> None:
+    def __init__(
+        self, inner: Answerer, vocabulary: RelationVocabulary | None = None, drop_unsupported: bool = False
+    ) -> None:
+        """`vocabulary`: the schema's words for each relationship (`RelationVocabulary.of(schema)`)."""
         self.inner = inner
         self.name = inner.name
+        self.vocabulary = vocabulary
         self.drop_unsupported = drop_unsupported
 
     def answer(self, question: str, result: RetrievalResult) -> Answer:
@@ -56,7 +61,7 @@ class CheckedAnswerer:
 
     def checked(self, question: str, result: RetrievalResult, answer: Answer) -> Answer:
         """`answer` with its check; pruned of unsupported sentences when `drop_unsupported`."""
-        check = check_answer(question, answer, result)
+        check = check_answer(question, answer, result, self.vocabulary)
         if not self.drop_unsupported or not check.unsupported:
             return answer.model_copy(update={"check": check})
         kept = [s.text for s in check.sentences if s.supported]

@@ -2,7 +2,8 @@
 
 Offline and deterministic. The evidence is what the answerer was given, as sentences: the retrieved chunks (cited
 chunks first, each headed by a line of its title, outlet and date, which the LLM's prompt shows too), the facts'
-excerpts and evidence sentences, and each fact itself ("Ada Park CEO OF Lumen Labs": the graph's relationship words).
+excerpts and evidence sentences, and each fact itself with the schema's words for its relationship ("Ada Park CEO OF
+Lumen Labs: ceo, chief executive, boss, runs, run by, ...": the relationship's question cues and answer phrases).
 
 A sentence's claims are three kinds of item:
 
@@ -10,12 +11,15 @@ A sentence's claims are three kinds of item:
   numbers (40, 310, 2021; "40,000" is 40000) and its dates (month and weekday names; an ISO date in the evidence also
   gives its month and day), each of which some evidence sentence must hold word for word;
 - soft: its other content words (not graph_stopwords.txt), compared on a crude stem (suffix stripped, first five
-  letters), so "appointed ... chief executive" and "named ... chief executive" share most of theirs.
+  letters), so "appointed ... chief executive" and "named ... chief executive" share most of theirs; a schema word for
+  a relationship counts as the relationship (`check_vocabulary`: "chief executive" in the answer, "CEO" in the
+  evidence).
 
 Evidence sentences are chosen greedily (up to `MAX_SUPPORT`): first the one covering most (hard items count twice),
-then others only where they hold more of its names, numbers or dates (a claim joining two facts rests on two
-sentences). The score is the covered share (hard items weighted twice); a sentence is supported when no hard item
-is missing and at least `MIN_WORDS` of its soft items are covered. The answer's score is the mean of its sentences'.
+then others only where they hold more of its names, numbers or dates, or more of its words beside one of its names (a
+claim joining two facts rests on two sentences). The score is the covered share (hard items weighted twice); a sentence is supported when no hard item
+is missing and at least `MIN_WORDS` of its soft items are covered (one uncovered word is always allowed: "Greta Holm
+heads Vantor Dynamics" makes no claim of its own with "heads"). The answer's score is the mean of its sentences'.
 
 Short answers: the abstention claims nothing (no sentences, score 1); a sentence that opens with yes or no is checked
 as the question's claim (the question's items with the sentence's own); a sentence of names alone (the bare entity
@@ -34,6 +38,7 @@ from functools import cache
 from typing import Any
 
 from graphwire.retrieval.answer.check_result import AnswerCheck, SentenceCheck
+from graphwire.retrieval.answer.check_vocabulary import RelationVocabulary
 from graphwire.retrieval.models import ABSTENTION, Answer, RetrievalResult
 from graphwire.schema.lexicon import word_list
 
@@ -54,6 +59,7 @@ _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 _POSSESSIVE = re.compile(r"'s\b")
 _SUFFIXES = ("ing", "ies", "ed", "es", "s")
+_ABBREVIATION = re.compile(r"(?<![\w.])[A-Z][a-z]{0,2}\.$")  # "Dr.", "St.": no sentence ends there
 
 
 @cache
@@ -79,10 +85,7 @@ class Evidence:
     chunk_id: str
     text: str
     cited: bool
-    items: Items = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.items = evidence_items(self.text)
+    items: Items = field(default_factory=lambda: Items(frozenset(), frozenset()))
 
 
 def stem(word: str) -> str:
@@ -100,11 +103,19 @@ def _number(token: str) -> str:
     return value.lstrip("0") or "0"
 
 
+def _normal(text: str) -> str:
+    return _POSSESSIVE.sub("", text.translate(_QUOTES))
+
+
 def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(_POSSESSIVE.sub("", text.translate(_QUOTES)))
+    return _TOKEN.findall(_normal(text))
 
 
-def evidence_items(text: str) -> Items:
+def _relations(text: str, vocabulary: RelationVocabulary | None) -> list[tuple[str, int, int]]:
+    return vocabulary.find(text) if vocabulary is not None else []
+
+
+def evidence_items(text: str, vocabulary: RelationVocabulary | None = None) -> Items:
     """Everything an evidence sentence holds: every word as a possible name, its numbers and dates, its stems."""
     hard: set[str] = set()
     soft: set[str] = set()
@@ -120,27 +131,30 @@ def evidence_items(text: str) -> Items:
         soft.add(stem(lower))
     for _, month, day in _ISO_DATE.findall(text):
         hard.update({f"month:{int(month)}", "num:" + _number(day)})
+    soft.update("rel:" + rel_type for rel_type, _, _ in _relations(_normal(text), vocabulary))
     return Items(frozenset(hard), frozenset(soft))
 
 
 class Claims:
     """The items of answer sentences: names from spaCy's NER (loaded once), the graph's names and capitals."""
 
-    def __init__(self, known_names: Iterable[str] = ()) -> None:
+    def __init__(self, known_names: Iterable[str] = (), vocabulary: RelationVocabulary | None = None) -> None:
+        self.vocabulary = vocabulary
         names = sorted({n for n in known_names if n.strip()}, key=len, reverse=True)
         self._known = [re.compile(rf"(?<!\w){re.escape(n)}(?!\w)", re.IGNORECASE) for n in names]
 
     def items(self, sentence: str) -> Items:
-        text = _CITATION.sub("", sentence).translate(_QUOTES)
+        text = _normal(_CITATION.sub("", sentence))
         stopwords, months = word_list("graph_stopwords"), _calendar()
+        relations = _relations(text, self.vocabulary)
         names = {w.lower() for w in _entity_words(text)}
         for pattern in self._known:
             if match := pattern.search(text):
                 names.update(t.lower() for t in _tokens(match.group(0)) if not t[0].isdigit())
         hard: set[str] = set()
-        soft: set[str] = set()
-        for i, token in enumerate(_tokens(text)):
-            lower = token.lower()
+        soft: set[str] = {"rel:" + rel_type for rel_type, _, _ in relations}
+        for i, match in enumerate(_TOKEN.finditer(text)):
+            token, lower = match.group(0), match.group(0).lower()
             if token[0].isdigit():
                 hard.add("num:" + _number(token))
             elif token[0].isupper() and lower in months:
@@ -149,8 +163,8 @@ class Claims:
                 continue
             elif lower in names or (i > 0 and token[0].isupper() and not (len(token) > 1 and token.isupper())):
                 hard.add("name:" + lower)  # acronyms (CEO) are words; a capital inside the sentence is a name
-            elif len(lower) > 1:
-                soft.add(stem(lower))
+            elif len(lower) > 1 and not any(start <= match.start() < end for _, start, end in relations):
+                soft.add(stem(lower))  # a relationship's words count once, as the relationship
         return Items(frozenset(hard), frozenset(soft))
 
 
@@ -188,7 +202,7 @@ def answer_sentences(text: str) -> list[str]:
     carry = ""
     for piece in filter(None, pieces):
         joined = f"{carry} {piece}".strip()
-        if len(_tokens(_CITATION.sub("", joined))) < 2 and piece is not pieces[-1]:
+        if _ABBREVIATION.search(joined) and piece is not pieces[-1]:
             carry = joined
             continue
         sentences.append(joined)
@@ -198,8 +212,11 @@ def answer_sentences(text: str) -> list[str]:
     return sentences
 
 
-def evidence_of(result: RetrievalResult, cited: Iterable[str] = ()) -> list[Evidence]:
-    """The evidence sentences of `result`, those of the cited chunks first, each sentence once."""
+def evidence_of(
+    result: RetrievalResult, cited: Iterable[str] = (), vocabulary: RelationVocabulary | None = None
+) -> list[Evidence]:
+    """The evidence sentences of `result`, those of the cited chunks first, each sentence once; `vocabulary`: the
+    schema's words for each relationship, added to each fact's own line."""
     cited_ids = list(dict.fromkeys(cited))
     order = {chunk_id: i for i, chunk_id in enumerate(cited_ids)}
     unique: dict[str, Any] = {}
@@ -211,7 +228,7 @@ def evidence_of(result: RetrievalResult, cited: Iterable[str] = ()) -> list[Evid
         for sentence in _EVIDENCE_END.split(text):
             sentence = " ".join(sentence.split())
             if sentence and sentence not in pool:
-                pool[sentence] = Evidence(chunk_id, sentence, chunk_id in order)
+                pool[sentence] = Evidence(chunk_id, sentence, chunk_id in order, evidence_items(sentence, vocabulary))
 
     for chunk in sorted(unique.values(), key=lambda c: order.get(c.chunk_id, len(order))):
         add(chunk.chunk_id, _header(chunk.title, chunk.source, chunk.published_at))
@@ -220,7 +237,9 @@ def evidence_of(result: RetrievalResult, cited: Iterable[str] = ()) -> list[Evid
         add(excerpt.chunk_id, excerpt.text)
     for fact in result.facts:
         chunk_id = fact.chunk_ids[0] if fact.chunk_ids else ""
-        add(chunk_id, f"{fact.subject} {fact.relationship.replace('_', ' ')} {fact.object}")
+        words = vocabulary.render(fact.relationship) if vocabulary is not None else ""
+        line = f"{fact.subject} {fact.relationship.replace('_', ' ')} {fact.object}" + (f": {words}" if words else "")
+        add(chunk_id, line)
         for i, sentence in enumerate(fact.evidence):
             add(fact.chunk_ids[i] if i < len(fact.chunk_ids) else chunk_id, sentence)
     return list(pool.values())
@@ -237,13 +256,15 @@ def _support(claim: Items, pool: list[Evidence]) -> tuple[list[Evidence], Items]
     hard: set[str] = set()
     soft: set[str] = set()
     chosen: list[Evidence] = []
+    names = {item for item in claim.hard if item.startswith("name:")}
     while len(chosen) < MAX_SUPPORT:
         best, best_gain = None, 0.0
         for e in pool:
             new_hard = len((claim.hard & e.items.hard) - hard)
-            if chosen and not new_hard:  # a further sentence must bring a name, number or date
-                continue
-            gain = HARD_WEIGHT * new_hard + len((claim.soft & e.items.soft) - soft)
+            new_soft = len((claim.soft & e.items.soft) - soft)
+            if chosen and not new_hard and not (new_soft and names & e.items.hard):
+                continue  # a further sentence brings a name, number or date, or words about one of the claim's names
+            gain = HARD_WEIGHT * new_hard + new_soft
             if gain > best_gain or (gain == best_gain and best is not None and e.cited and not best.cited):
                 best, best_gain = e, gain
         if best is None:
@@ -259,7 +280,8 @@ def check_sentence(sentence: str, claim: Items, pool: list[Evidence], wording: s
     chosen, covered = _support(claim, pool)
     total = HARD_WEIGHT * len(claim.hard) + len(claim.soft)
     score = (HARD_WEIGHT * len(covered.hard) + len(covered.soft)) / total if total else 1.0  # nothing to check
-    words = len(covered.soft) / len(claim.soft) if claim.soft else 1.0
+    uncovered = len(claim.soft) - len(covered.soft)
+    words = len(covered.soft) / len(claim.soft) if uncovered > 1 else 1.0
     missing = sorted(_surface(f"{sentence} {wording}", item) for item in claim.hard - covered.hard)
     supported = not missing and words >= MIN_WORDS
     chunk_ids = list(dict.fromkeys(e.chunk_id for e in chosen))
@@ -284,14 +306,18 @@ def _question_items(claims: Claims, question: str) -> Items:
     return Items(items.hard, items.soft - opening)
 
 
-def check_answer(question: str, answer: Answer, result: RetrievalResult) -> AnswerCheck:
-    """Each sentence of `answer` against the evidence of `result` (see the module's docstring)."""
+def check_answer(
+    question: str, answer: Answer, result: RetrievalResult, vocabulary: RelationVocabulary | None = None
+) -> AnswerCheck:
+    """Each sentence of `answer` against the evidence of `result` (see the module's docstring); `vocabulary`: the
+    schema's words for each relationship (`RelationVocabulary.of(schema)`)."""
     if answer.text.strip() == ABSTENTION:
         return AnswerCheck(sentences=[], score=1.0, unsupported=0)
     cited = [c.chunk_id for c in answer.citations]
-    pool = evidence_of(result, cited)
+    pool = evidence_of(result, cited, vocabulary)
     cited_pool = [e for e in pool if e.cited]
-    claims = Claims([e.name for e in result.entities] + [n for f in result.facts for n in (f.subject, f.object)])
+    names = [e.name for e in result.entities] + [n for f in result.facts for n in (f.subject, f.object)]
+    claims = Claims(names, vocabulary)
     checks = []
     for sentence in answer_sentences(answer.text):
         claim = claims.items(sentence)

@@ -10,6 +10,7 @@ import pytest
 from support.openai_stub import OpenAIStub, text
 
 from graphwire.core.settings import Settings
+from graphwire.retrieval.answer.check_vocabulary import RelationVocabulary
 from graphwire.retrieval.answer.checked import CheckedAnswerer
 from graphwire.retrieval.answer.checking import answer_sentences, check_answer
 from graphwire.retrieval.models import (
@@ -23,6 +24,7 @@ from graphwire.retrieval.models import (
     RetrievalResult,
 )
 from graphwire.retrieval.registry import RetrievalContext
+from graphwire.schema.model import load_schema
 
 # written for these tests
 MILL = (
@@ -66,6 +68,19 @@ def test_a_paraphrase_and_a_claim_joining_two_sentences_are_supported() -> None:
     assert _check("Odile Ferrant, who ran the paper plant in Ghent, leads Tarnby Mills.") == [(True, "")]
 
 
+def test_one_other_word_passes_and_the_schemas_words_for_a_relationship_support_its_fact() -> None:
+    assert _check("Odile Ferrant heads Tarnby Mills.") == [(True, "")]  # one word the evidence lacks
+    claim = "Tarnby Mills is led by its boss, Odile Ferrant."
+    assert _check(claim) == [(False, "")]
+    vocabulary = RelationVocabulary.of(load_schema())  # CEO_OF: "ceo, chief executive, boss, runs, ... led by"
+    check = check_answer(QUESTION, Answer(text=claim, answerer="test"), _result(), vocabulary)
+    assert check.sentences[0].supported  # "led by" and "boss" are CEO_OF's, as is the evidence's "chief executive"
+    # one relationship's words stand for each other: the chunk's "chief executive" supports the answer's "CEO"
+    ceo = "Tarnby Mills CEO Odile Ferrant previously ran the group's paper plant."
+    result = _result().model_copy(update={"facts": []})
+    assert check_answer(QUESTION, Answer(text=ceo, answerer="test"), result, vocabulary).sentences[0].supported
+
+
 def test_a_wrong_number_is_unsupported() -> None:
     assert _check("The mill paid $18 million for the Wexcombe site.") == [(True, "")]
     assert _check("The mill paid $81 million for the Wexcombe site.") == [(False, "81")]
@@ -88,6 +103,7 @@ def test_an_invented_entity_or_relation_is_unsupported() -> None:
 def test_the_planted_sentence_of_an_answer_is_the_one_flagged() -> None:
     answer = ("Odile Ferrant is the chief executive of Tarnby Mills [1]. She also chairs the Ghent Chamber of "
               "Commerce [1].")  # fmt: skip
+    assert answer_sentences("Yes [1]. Dr. Ferrant said so.") == ["Yes [1].", "Dr. Ferrant said so."]
     assert [s for s in answer_sentences(answer)] == [
         "Odile Ferrant is the chief executive of Tarnby Mills [1].",
         "She also chairs the Ghent Chamber of Commerce [1].",
