@@ -17,9 +17,10 @@ A sentence's claims are three kinds of item:
 
 Evidence sentences are chosen greedily (up to `MAX_SUPPORT`): first the one covering most (hard items count twice),
 then others only where they hold more of its names, numbers or dates, or more of its words beside one of its names (a
-claim joining two facts rests on two sentences). The score is the covered share (hard items weighted twice); a sentence is supported when no hard item
-is missing and at least `MIN_WORDS` of its soft items are covered (one uncovered word is always allowed: "Greta Holm
-heads Vantor Dynamics" makes no claim of its own with "heads"). The answer's score is the mean of its sentences'.
+claim joining two facts rests on two sentences). The score is the covered share (hard items weighted twice); a
+sentence is supported when no hard item is missing and at least `MIN_WORDS` of its soft items are covered (one
+uncovered word is always allowed: "Greta Holm heads Vantor Dynamics" makes no claim of its own with "heads"). The
+answer's score is the mean of its sentences'.
 
 Short answers: the abstention claims nothing (no sentences, score 1); a sentence that opens with yes or no is checked
 as the question's claim (the question's items with the sentence's own); a sentence of names alone (the bare entity
