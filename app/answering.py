@@ -94,11 +94,13 @@ def answer_fields(answer: Answer) -> dict[str, Any]:
 
 
 def status_fields(answer: Answer) -> dict[str, Any]:
-    """How the answer came about, for every API response: `answer_status`, `answer_kind`, and `llm_error` when the
-    LLM failed."""
+    """How the answer came about, for every API response: `answer_status`, `answer_kind`, `llm_error` when the LLM
+    failed, and `check` (each sentence against the evidence, `retrieval.answer.checking`) unless ANSWER_CHECK is off."""
     fields: dict[str, Any] = {"answer_status": answer.status, "answer_kind": answer.answer_kind}
     if answer.llm_error is not None:
         fields["llm_error"] = answer.llm_error
+    if answer.check is not None:
+        fields["check"] = answer.check
     return fields
 
 

@@ -8,7 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from graphwire.retrieval.answer.check_result import AnswerCheck
 from graphwire.retrieval.models import (
+    AnswerKind,
     AnswerStatus,
     Citation,
     Excerpt,
@@ -144,12 +146,23 @@ class QueryResponse(RetrieveResponse):
         description="answered; abstained (the evidence does not answer it); llm_failed (an abstention because the "
         "LLM could not be reached or failed after retries: the question may be answered when asked again)."
     )
+    answer_kind: AnswerKind = Field(
+        description="How the answer was made: facts (composed from the graph's typed facts), entity (the one entity of "
+        "the asked type the retrieved sentences name), judgement (yes, no, before or after, a supporting sentence "
+        "cited on each side), quote (the retrieved sentences that speak to the question), generated (an LLM) or "
+        "abstention."
+    )
     llm_error: str | None = Field(
         default=None,
         description="Why the LLM call failed, when answer_status is llm_failed (e.g. the error kind, "
         "its HTTP status and the attempts made).",
     )
     citations: list[Citation] = Field(description="The chunks the answer rests on, in order of use.")
+    check: AnswerCheck | None = Field(
+        default=None,
+        description="Each sentence of the answer against the retrieved evidence: its score, whether it is supported, "
+        "the evidence sentences and chunks it rests on, what they lack; absent when ANSWER_CHECK is off.",
+    )
     usage: Usage = Field(
         description="LLM calls and tokens this request cost: the question's alias call and the answer."
     )

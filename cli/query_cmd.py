@@ -56,6 +56,10 @@ def _print(question: str, result: RetrievalResult, answer: Answer) -> None:
     console.print(f"[bold green]A:[/] {answer.text}  [dim]({answer.answerer})[/]")
     if answer.llm_error is not None:
         console.print(f"   [yellow]the LLM failed ({answer.llm_error}): this abstention is not the evidence's[/]")
+    for sentence in answer.check.sentences if answer.check is not None else []:
+        if not sentence.supported:
+            lacks = f": no evidence for {', '.join(sentence.missing)}" if sentence.missing else ""
+            console.print(f"   [red]unsupported[/] (score {sentence.score:.2f}{lacks}): {sentence.text}", markup=True)
     for citation in answer.citations:
         console.print(
             f"   [dim]cites[/] {citation.title} ({citation.publication or '?'}, {citation.published_at or '?'})"

@@ -206,6 +206,11 @@ class Settings(BaseSettings):
     hybrid_guidance_weight: float = 0.5  # weight of the graph ranking beside dense and BM25 (1 each)
     hybrid_graph_depth: int = 10  # graph-ranked chunks that guide the flat stack
 
+    # Answer checking (retrieval/answer/checking.py): each answer sentence against the retrieved evidence sentences
+    answer_check: bool = True  # check every answer's sentences against the evidence and flag unsupported ones
+    # remove flagged sentences from the answer (all flagged: the abstention); needs ANSWER_CHECK
+    answer_drop_unsupported: bool = False
+
     # Logging
     log_level: LogLevel = LogLevel.INFO  # DEBUG, INFO, WARNING or ERROR
     log_json: bool = False  # one JSON object per log line (for log shippers)

@@ -95,7 +95,8 @@ class Graphwire:
 
     def ask(self, question: str, *, mode: str = "joint", answerer: str = "auto", top_k: int = 10) -> Answer:
         """Retrieve, then answer with citations (an abstention when the retrieved evidence does not answer it; one
-        with `status` `llm_failed` and the reason in `llm_error` when the LLM failed)."""
+        with `status` `llm_failed` and the reason in `llm_error` when the LLM failed). `check` says which sentences
+        the evidence supports (unless ANSWER_CHECK is off; see docs/query.md, "Answer checking")."""
         result = self.retrieve(question, mode=mode, top_k=top_k)
         return self._retrieval().answerer(answerer).answer(question, result)
 

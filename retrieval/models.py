@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, computed_field
 
 from graphwire.core.documents import Chunk
+from graphwire.retrieval.answer.check_result import AnswerCheck
 from graphwire.retrieval.question import PublicationMention
 
 
@@ -153,6 +154,7 @@ class Answer(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     llm_error: str | None = None  # why the LLM call failed (`core.llm_retry.failure_reason`); the text abstains
+    check: AnswerCheck | None = None  # each sentence against the evidence (`retrieval.answer.checked`); None: off
 
     @property
     def abstained(self) -> bool:

@@ -103,11 +103,12 @@ class RetrievalContext:
                 index.expire()
 
     def answerer(self, name: str | AnswererName) -> Answerer:
-        """Answerer `name` of this context's settings, built once (UnknownModeError when it cannot be built)."""
+        """Answerer `name` of this context's settings, built once (UnknownModeError when it cannot be built), its
+        answers checked against the evidence unless ANSWER_CHECK is off (`retrieval.answer.checked`)."""
         choice = AnswererName(name)
         with self._lock:
             if choice.value not in self._answerers:
-                self._answerers[choice.value] = build_answerer(choice, self.settings)
+                self._answerers[choice.value] = checking(build_answerer(choice, self.settings), self.settings)
             return self._answerers[choice.value]
 
     def retriever(self, name: str) -> Retriever:
@@ -235,3 +236,16 @@ def build_answerer(name: str | AnswererName, settings: Settings) -> Answerer:
     from graphwire.retrieval.answer.llm import LLMAnswerer
 
     return LLMAnswerer(settings)
+
+
+def checking(answerer: Answerer, settings: Settings) -> Answerer:
+    """`answerer` with answer checking (ANSWER_CHECK, ANSWER_DROP_UNSUPPORTED), the door every surface's answers go
+    through; `answerer` itself when checking is off."""
+    if not settings.answer_check:
+        return answerer
+    from graphwire.core.schema import configured_schema
+    from graphwire.retrieval.answer.check_vocabulary import RelationVocabulary
+    from graphwire.retrieval.answer.checked import CheckedAnswerer
+
+    vocabulary = RelationVocabulary.of(configured_schema(settings))
+    return CheckedAnswerer(answerer, vocabulary, drop_unsupported=settings.answer_drop_unsupported)

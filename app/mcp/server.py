@@ -107,7 +107,7 @@ def build_server(
         title="graphwire",
         version=package_version(),
         instructions=INSTRUCTIONS,
-        lifespan=lifespan,  # type: ignore[arg-type]  # MCPServer's lifespan is typed for MCPServer[Any], ours for it
+        lifespan=lifespan,  # type: ignore[arg-type,unused-ignore]  # MCPServer's lifespan is typed for MCPServer[Any], ours for it
         log_level=settings.log_level.value,
     )
     tools.register(server, settings, services)

@@ -12,7 +12,9 @@ appended to the content after a blank line:
 
 `[n]` is the cited chunk's rank among the retrieved chunks, the number the LLM answerer's inline markers use. The
 same sources come as structured data in the extra field `citations` (non-streaming) or in the last chunk, beside the
-extra fields `answer_status` (answered, abstained or llm_failed) and, when the LLM failed, `llm_error`.
+extra fields `answer_status` (answered, abstained or llm_failed), when the LLM failed `llm_error`, and `check`: each
+sentence of the answer against the retrieved evidence (the same object as /v1/query's; absent when ANSWER_CHECK is
+off).
 """
 
 from __future__ import annotations

@@ -373,6 +373,25 @@ def test_llm_answers_show_their_usage(chromium: Browser, demo_settings: Settings
             page.context.close()
 
 
+def test_unsupported_sentences_are_marked(chromium: Browser, demo_settings: Settings, openai_stub: OpenAIStub) -> None:
+    """The answer check reaches the page: the sentence the evidence does not support is marked, the other is not."""
+    planted = "Ada Park was born in Reykjavik in 1979 [1]."
+    with serve(create_app(with_stub_llm(demo_settings, openai_stub, text(f"Ada Park [1]. {planted}")))) as url:
+        page, watch = open_page(chromium)
+        try:
+            load_ui(page, url)
+            page.fill("#ask-question", QUESTION)
+            page.select_option("#ask-answerer", "llm")
+            body = submit(page).json()
+            assert [s["supported"] for s in body["check"]["sentences"]] == [True, False]
+            assert page.locator("#answer-text .sentence.unsupported").all_inner_texts() == [planted]
+            assert page.locator("#answer-text .sentence:not(.unsupported)").all_inner_texts() == ["Ada Park [1]."]
+            assert "check: 1 of 2 sentences unsupported" in page.inner_text("#answer-meta")
+            watch.assert_clean()
+        finally:
+            page.context.close()
+
+
 def test_an_llm_failure_is_shown_as_such(chromium: Browser, demo_settings: Settings, openai_stub: OpenAIStub) -> None:
     """A model that keeps failing gives the abstention, marked as the LLM's failure with its reason, not as an
     abstention for want of evidence (stage 1's name call still works: only the answer call fails)."""

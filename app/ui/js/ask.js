@@ -45,6 +45,33 @@ export function renderCitations(list, citations, anchorPrefix) {
   }
 }
 
+// The answer, sentence by sentence when it was checked: a sentence the evidence does not support is marked
+// (class "unsupported", with what its evidence lacks as the tooltip); one that was removed is not shown.
+export function renderAnswerText(node, result) {
+  const check = result.check;
+  if (!check || !check.sentences.length || check.dropped) {
+    node.textContent = result.answer;
+    return;
+  }
+  clear(node);
+  check.sentences.forEach((sentence, i) => {
+    const lacks = sentence.missing.length ? `: no evidence for ${sentence.missing.join(", ")}` : "";
+    const title = sentence.supported
+      ? `supported (score ${sentence.score.toFixed(2)}): ${sentence.evidence.join(" \u2026 ")}`
+      : `not supported by the retrieved evidence (score ${sentence.score.toFixed(2)})${lacks}`;
+    if (i) node.append(" ");
+    node.append(el("span", { class: sentence.supported ? "sentence" : "sentence unsupported", title,
+      dataset: { supported: String(sentence.supported) } }, sentence.text));
+  });
+}
+
+function checkLine(check) {
+  if (!check || !check.sentences.length) return "";
+  const flagged = check.unsupported ? `${check.unsupported} of ${check.sentences.length} sentences unsupported` : "every sentence supported";
+  const dropped = check.dropped ? ` (${check.dropped} removed)` : "";
+  return ` \u00b7 check: ${flagged}${dropped}, score ${check.score.toFixed(2)}`;
+}
+
 export class AskView {
   constructor() {
     this.form = document.getElementById("ask-form");
@@ -116,14 +143,14 @@ export class AskView {
   render(result) {
     this.result.hidden = false;
     const answer = document.getElementById("answer-text");
-    answer.textContent = result.answer;
+    renderAnswerText(answer, result);
     answer.classList.toggle("abstained", result.abstained);
     const failed = result.answer_status === "llm_failed"; // an abstention because the model failed, not the evidence
     answer.classList.toggle("llm-failed", failed);
     const router = result.details && result.details.router; // auto: which mode it chose, and why
     const routed = router ? ` \u2192 ${router.mode} (${router.reason})` : "";
     const reason = failed ? ` \u00b7 the LLM failed: ${result.llm_error}` : result.abstain_reason ? ` \u00b7 ${result.abstain_reason}` : "";
-    document.getElementById("answer-meta").textContent = `${result.answerer} \u00b7 mode ${result.mode}${routed}${reason}`;
+    document.getElementById("answer-meta").textContent = `${result.answerer} \u00b7 mode ${result.mode}${routed}${reason}${checkLine(result.check)}`;
     renderCitations(document.getElementById("citations"), result.citations, "passage");
     rows(document.querySelector("#timings tbody"),
       Object.entries(result.timings_ms).map(([stage, ms]) => [stage, formatMs(ms)]));
