@@ -3,8 +3,9 @@
     event: retrieval  data: what /v1/retrieve returns (entities, facts, chunks, analysis, timings_ms), and `citations`:
                       the retrieved chunks as sources the answer may cite (chunk_id, title, publication, published_at)
     event: token      data: {"text": "..."}  one per piece, as the LLM produces it (the extractive answerer: one)
-    event: answer     data: {"answer", "answerer", "abstained", "answer_status", "llm_error"?, "check"?, "citations",
-                             "usage", "timings_ms"}  (`llm_error` only when the LLM failed: answer_status "llm_failed")
+    event: answer     data: {"answer", "answerer", "abstained", "answer_status", "answer_kind", "llm_error"?, "check"?,
+                             "citations", "usage", "timings_ms"}
+                      (`llm_error` only when the LLM failed: answer_status "llm_failed")
 
 The answer check (`check`: per sentence its score, `supported`, evidence chunks and sentences, what is missing; the
 answer's score and `unsupported` count) comes in the `answer` event, after the last token: it is computed on the

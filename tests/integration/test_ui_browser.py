@@ -157,6 +157,7 @@ def test_ask_shows_the_answer_its_citations_timings_and_graph(ui: tuple[Page, Pa
     on_path = {(s, r, o) for s, r, o, classes in drawn["edges"] if "on-path" in classes}
     assert on_path == {("Paradigm Ventures", "INVESTED_IN", "Lumen Labs"), ("Ada Park", "CEO_OF", "Lumen Labs")}
     assert page.inner_text("#graph-path") == f"Path: {PATH}"
+    assert "composed from graph facts" in page.inner_text("#answer-meta")  # answer_kind, in words
     assert len(drawn["edges"]) == page.locator("#facts tbody tr").count()  # one edge per fact row
     ask(page, mode="auto")
     assert "mode auto \u2192 " in page.inner_text("#answer-meta")  # the mode auto chose, and why

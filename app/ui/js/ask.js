@@ -4,6 +4,15 @@ import { api, ApiError, apiStream } from "./api.js";
 import { chunkAnchor, clear, el, formatMs, rows, setStatus, sourceLine } from "./dom.js";
 import { FactGraph, nodeId } from "./graph.js";
 
+// How the answer was made (`answer_kind` of /v1/query), in words
+const KIND_WORDS = {
+  facts: "composed from graph facts",
+  entity: "entity named by the passages",
+  judgement: "judged from a sentence on each side",
+  quote: "quoted from the passages",
+  generated: "written by the LLM",
+};
+
 export function passagesOf(result) {
   // the ranked chunks first, then excerpts of fact chunks the ranking did not return
   const seen = new Set();
@@ -147,10 +156,12 @@ export class AskView {
     answer.classList.toggle("abstained", result.abstained);
     const failed = result.answer_status === "llm_failed"; // an abstention because the model failed, not the evidence
     answer.classList.toggle("llm-failed", failed);
+    answer.classList.toggle("quote", result.answer_kind === "quote"); // quoted passages, not a composed answer
     const router = result.details && result.details.router; // auto: which mode it chose, and why
     const routed = router ? ` \u2192 ${router.mode} (${router.reason})` : "";
     const reason = failed ? ` \u00b7 the LLM failed: ${result.llm_error}` : result.abstain_reason ? ` \u00b7 ${result.abstain_reason}` : "";
-    document.getElementById("answer-meta").textContent = `${result.answerer} \u00b7 mode ${result.mode}${routed}${reason}${checkLine(result.check)}`;
+    const kind = result.answer_kind && !result.abstained ? ` \u00b7 ${KIND_WORDS[result.answer_kind] ?? result.answer_kind}` : "";
+    document.getElementById("answer-meta").textContent = `${result.answerer}${kind} \u00b7 mode ${result.mode}${routed}${reason}${checkLine(result.check)}`;
     renderCitations(document.getElementById("citations"), result.citations, "passage");
     rows(document.querySelector("#timings tbody"),
       Object.entries(result.timings_ms).map(([stage, ms]) => [stage, formatMs(ms)]));
