@@ -22,6 +22,7 @@ from typing import Any
 from fastapi import Request
 
 from graphwire.app.errors import ApiError
+from graphwire.app.observability import observe_answer
 from graphwire.core.clients.llm_usage import UsageSnapshot
 from graphwire.core.deadline import Deadline
 from graphwire.retrieval.base import Answerer
@@ -49,6 +50,7 @@ async def answer_within(
         answer = task.result()
         if _failed_for_lack_of_time(answer, deadline):
             raise timeout_error(deadline)
+        observe_answer(answer)
         return answer, round((time.perf_counter() - started) * 1000, 3)
     task.cancel()
     if watcher is not None and watcher in done:
@@ -62,8 +64,10 @@ async def stream_within(
     """`answerer.astream` bounded by `deadline`: the answer's pieces, then the Answer; raises TimeoutError past it."""
     async with asyncio.timeout(deadline.remaining()):
         async for item in answerer.astream(question, result, deadline):
-            if isinstance(item, Answer) and _failed_for_lack_of_time(item, deadline):
-                raise TimeoutError
+            if isinstance(item, Answer):
+                if _failed_for_lack_of_time(item, deadline):
+                    raise TimeoutError
+                observe_answer(item)
             yield item
 
 

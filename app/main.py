@@ -13,11 +13,14 @@ from graphwire.app.errors import ErrorResponse, install_error_handlers
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.limits import install_openapi
 from graphwire.app.middleware import ApiKeyMiddleware, BodyLimitMiddleware, BodyLimits, RequestContextMiddleware
+from graphwire.app.observability import install_observability, start_metrics_listener
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.app.routers import build_v1_router, health
 from graphwire.app.web import install_web
+from graphwire.core import metrics
 from graphwire.core.logging import configure_logging
 from graphwire.core.settings import Settings, get_settings
+from graphwire.core.tracing import shutdown_tracing
 from graphwire.retrieval.registry import RetrievalContext
 
 log = logging.getLogger(__name__)
@@ -49,6 +52,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.document_writes = DocumentWrites.build(
         settings, app.state.graph_provider.get, app.state.chroma_provider.get, app.state.retrieval.refresh
     )
+    metrics.JOBS.source = app.state.document_writes.store.counts  # the queue as /metrics reads it
+    start_metrics_listener(settings)
     await run_in_threadpool(_try_connect, app.state.graph_provider)
     app.state.document_writes.runner.start()
     try:
@@ -57,6 +62,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(app.state.document_writes.runner.stop)
         app.state.graph_provider.close()
         log.info("neo4j driver closed")
+        await run_in_threadpool(shutdown_tracing)
 
 
 def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[APIRouter] = ()) -> FastAPI:
@@ -76,7 +82,8 @@ def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[A
     body_limits = BodyLimits(settings)
     app.add_middleware(BodyLimitMiddleware, limits=body_limits)  # innermost: runs after the key check
     app.add_middleware(ApiKeyMiddleware, settings=settings)
-    app.add_middleware(RequestContextMiddleware)  # outermost: every answer, 401 and 413 too, has a request id
+    app.add_middleware(RequestContextMiddleware)  # every answer, 401 and 413 too, has a request id
+    install_observability(app, settings)  # outermost: the request's span and metrics
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(build_v1_router(extra_v1_routers, secured=settings.api_key is not None))

@@ -14,12 +14,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphwire.app.deps import UNAUTHORIZED_MESSAGE, key_accepted
 from graphwire.app.errors import error_response
+from graphwire.core import tracing
 from graphwire.core.logging import request_id_var
 from graphwire.core.settings import Settings
 
 log = logging.getLogger("graphwire.access")
 
 REQUEST_ID_HEADER = "X-Request-ID"
+METRICS_PATH = "/metrics"  # app/observability.py serves it
 V1_PREFIX = "/v1"
 # A caller's id is echoed only if it is short and plain, so it cannot inject anything into headers or logs.
 _VALID_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
@@ -43,7 +45,9 @@ class RequestContextMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = _incoming_id(scope) or uuid.uuid4().hex
+        # without a caller's id, a traced request's id is its trace id: logs, X-Request-ID and the trace agree
+        request_id = _incoming_id(scope) or _trace_id() or uuid.uuid4().hex
+        tracing.annotate({"graphwire.request_id": request_id})
         token = request_id_var.set(request_id)
         started = time.perf_counter()
         status = 500
@@ -75,6 +79,11 @@ class RequestContextMiddleware:
             request_id_var.reset(token)
 
 
+def _trace_id() -> str | None:
+    ids = tracing.current_ids()
+    return ids[0] if ids is not None else None
+
+
 def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope.get("headers", []):
         if key == name:
@@ -91,9 +100,14 @@ def is_v1(path: str) -> bool:
     return path == V1_PREFIX or path.startswith(V1_PREFIX + "/")
 
 
+def guarded(path: str) -> bool:
+    """Paths that need the key when API_KEY is set: every /v1 route and the metrics."""
+    return is_v1(path) or path == METRICS_PATH
+
+
 class ApiKeyMiddleware:
-    """With API_KEY set, a /v1 request without the key is answered 401 before anything reads its body (a malformed
-    body from a caller without the key is a 401, not a 422). Covers every /v1 route, whoever adds it."""
+    """With API_KEY set, a /v1 (or /metrics) request without the key is answered 401 before anything reads its body
+    (a malformed body from a caller without the key is a 401, not a 422). Covers every /v1 route, whoever adds it."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
@@ -106,7 +120,7 @@ class ApiKeyMiddleware:
         await self.app(scope, receive, send)
 
     def _refused(self, scope: Scope) -> bool:
-        if scope["type"] != "http" or self.settings.api_key is None or not is_v1(scope["path"]):
+        if scope["type"] != "http" or self.settings.api_key is None or not guarded(scope["path"]):
             return False
         return not key_accepted(self.settings, _header(scope, b"x-api-key"), _bearer(scope))
 
