@@ -23,6 +23,7 @@ from fastapi import Request
 
 from graphwire.app.errors import ApiError
 from graphwire.app.observability import observe_answer
+from graphwire.core import tracing
 from graphwire.core.clients.llm_usage import UsageSnapshot
 from graphwire.core.deadline import Deadline
 from graphwire.retrieval.base import Answerer
@@ -39,6 +40,15 @@ async def answer_within(
     answerer: Answerer, question: str, result: RetrievalResult, deadline: Deadline, request: Request | None = None
 ) -> tuple[Answer, float]:
     """(answer, milliseconds it took); raises ApiError 504 past the deadline and ClientGone when the client left."""
+    with tracing.span("answer", {"graphwire.answerer": answerer.name}) as span:  # the LLM call's span is its child
+        answer, elapsed_ms = await _answer_within(answerer, question, result, deadline, request)
+        span.set_attribute("graphwire.answer_status", answer.status.value)
+        return answer, elapsed_ms
+
+
+async def _answer_within(
+    answerer: Answerer, question: str, result: RetrievalResult, deadline: Deadline, request: Request | None
+) -> tuple[Answer, float]:
     started = time.perf_counter()
     task = asyncio.create_task(answerer.aanswer(question, result, deadline))
     watcher = asyncio.create_task(_disconnected(request)) if request is not None else None
