@@ -20,7 +20,7 @@ from graphwire.app.web import install_web
 from graphwire.core import metrics
 from graphwire.core.logging import configure_logging
 from graphwire.core.settings import Settings, get_settings
-from graphwire.core.tracing import shutdown_tracing
+from graphwire.core.tracing import flush_tracing
 from graphwire.retrieval.registry import RetrievalContext
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings, app.state.graph_provider.get, app.state.chroma_provider.get, app.state.retrieval.refresh
     )
     metrics.JOBS.source = app.state.document_writes.store.counts  # the queue as /metrics reads it
-    start_metrics_listener(settings)
+    metrics_listener = start_metrics_listener(settings)  # METRICS_PORT, else None (/metrics is on the API)
     await run_in_threadpool(_try_connect, app.state.graph_provider)
     app.state.document_writes.runner.start()
     try:
@@ -62,7 +62,10 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(app.state.document_writes.runner.stop)
         app.state.graph_provider.close()
         log.info("neo4j driver closed")
-        await run_in_threadpool(shutdown_tracing)
+        await run_in_threadpool(flush_tracing)
+        if metrics_listener is not None:
+            metrics_listener.shutdown()
+            metrics_listener.server_close()
 
 
 def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[APIRouter] = ()) -> FastAPI:

@@ -8,6 +8,7 @@ import logging
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass
+from wsgiref.simple_server import WSGIServer
 
 from fastapi import APIRouter, FastAPI, Response
 from opentelemetry import propagate, trace
@@ -66,8 +67,9 @@ class ObservabilityMiddleware:
     its route template, and one count and duration in the HTTP metrics. Neither holds the path's raw text, the query
     string, a header or the body."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, count: bool = True) -> None:
         self.app = app
+        self.count = count  # METRICS_ENABLED: off, the request is only traced
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -97,8 +99,9 @@ class ObservabilityMiddleware:
                 if labels.mode:
                     span.set_attribute("graphwire.mode", labels.mode)
                 elapsed = time.perf_counter() - started
-                metrics.HTTP_REQUESTS.labels(route, method, labels.mode, str(status)).inc()
-                metrics.HTTP_DURATION.labels(route, method, labels.mode, str(status)).observe(elapsed)
+                if self.count:
+                    metrics.HTTP_REQUESTS.labels(route, method, labels.mode, str(status)).inc()
+                    metrics.HTTP_DURATION.labels(route, method, labels.mode, str(status)).observe(elapsed)
                 _labels.reset(token)
 
 
@@ -116,21 +119,22 @@ def get_metrics() -> Response:
 def install_observability(app: FastAPI, settings: Settings) -> None:
     """Traces when an OTLP endpoint is configured; /metrics on the API unless off or on a port of its own."""
     tracing.configure_tracing(settings)
-    app.add_middleware(ObservabilityMiddleware)
+    app.add_middleware(ObservabilityMiddleware, count=settings.metrics_enabled)
     if settings.metrics_enabled and settings.metrics_port is None:
         app.include_router(metrics_router)
 
 
-def start_metrics_listener(settings: Settings) -> None:
-    """With METRICS_PORT set, serve the metrics there. Several workers: the first to bind serves them, and with
-    PROMETHEUS_MULTIPROC_DIR its answer sums every worker's values."""
+def start_metrics_listener(settings: Settings) -> WSGIServer | None:
+    """With METRICS_PORT set, serve the metrics there until `shutdown()` is called on the server returned. Several
+    workers: the first to bind serves them, and with PROMETHEUS_MULTIPROC_DIR its answer sums every worker's values."""
     if not settings.metrics_enabled or settings.metrics_port is None:
-        return
+        return None
     try:
-        start_http_server(settings.metrics_port, settings.metrics_host, registry=metrics.scrape_registry())
+        server, _ = start_http_server(settings.metrics_port, settings.metrics_host, registry=metrics.scrape_registry())
     except OSError as exc:
         log.info(
             "metrics port already served (another worker)", extra={"port": settings.metrics_port, "error": str(exc)}
         )
-        return
+        return None
     log.info("metrics served", extra={"host": settings.metrics_host, "port": settings.metrics_port})
+    return server

@@ -114,7 +114,7 @@ def configure_tracing(settings: Settings) -> bool:
         return True
 
 
-def shutdown_tracing() -> None:
-    """Export what is buffered and stop (the API's shutdown); a no-op when tracing is off."""
+def flush_tracing() -> None:
+    """Export what is buffered (the API's shutdown; the SDK shuts its provider down at exit); no-op when off."""
     if _provider is not None:
-        _provider.shutdown()
+        _provider.force_flush()
