@@ -17,6 +17,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
+from support.openai_stub import MODEL, OpenAIStub, server_error, text
 
 from graphwire import DEMO_CORPUS, Graphwire, cypher
 from graphwire.app.main import create_app
@@ -29,8 +30,9 @@ KEY = "observability-test-key"
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
 
-def scrape(client: TestClient) -> Samples:
-    response = client.get("/metrics", headers={"X-API-Key": KEY})
+def scrape(client: TestClient, key: str | None = KEY) -> Samples:
+    """Every sample of /metrics (sent with `key`, when the app has one), parsed as Prometheus text."""
+    response = client.get("/metrics", headers={"X-API-Key": key} if key else {})
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/plain")
     return {
@@ -173,3 +175,32 @@ def test_one_query_is_one_trace_of_request_retrieval_stages_and_statements(
         assert "retrieve" in ancestors(statement, by_id) and ancestors(statement, by_id)[-1] == "POST /v1/query"
     values = [str(v) for s in finished for v in (s.attributes or {}).values()]
     assert not [v for v in values if QUESTION in v or KEY in v or "Paradigm" in v]
+
+
+def test_llm_calls_tokens_errors_and_answers_move_by_what_the_request_cost(
+    chains_graph: Graph, neo4j_settings: Settings, openai_stub: OpenAIStub, tmp_path: Path
+) -> None:
+    openai_stub.fallback = lambda request: text('{"entities": []}' if "response_format" in request else
+                                                "Insufficient information.")(request)  # fmt: skip
+    openai_stub.script(server_error(500))  # the first call's first attempt fails; its retry gets the fallback
+    settings = neo4j_settings.model_copy(
+        update={"chroma_path": tmp_path / "chroma", "ingest_state_path": tmp_path / "state", "llm_model": MODEL,
+                "llm_base_url": openai_stub.base_url, "llm_max_retries": 1, "llm_backoff_base_s": 0.01,
+                "graph_fill_mode": "none"}
+    )  # fmt: skip
+    question = "Which company supplies the supplier of Kestrel Motors?"
+    with TestClient(create_app(settings)) as client:
+        before = scrape(client, key=None)
+        response = client.post("/v1/query", json={"question": question, "mode": "graph", "answerer": "llm"})
+        after = scrape(client, key=None)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    usage = body["usage"]
+    assert usage["llm_calls"] >= 1 and body["answer_status"] == "abstained"
+    assert moved(before, after, "graphwire_llm_calls_total", model=MODEL, outcome="ok") == usage["llm_calls"]
+    assert moved(before, after, "graphwire_llm_calls_total", model=MODEL, outcome="error") == 1
+    assert moved(before, after, "graphwire_llm_tokens_total", model=MODEL, kind="prompt") == usage["prompt_tokens"]
+    completion = moved(before, after, "graphwire_llm_tokens_total", model=MODEL, kind="completion")
+    assert completion == usage["completion_tokens"] > 0
+    assert moved(before, after, "graphwire_llm_call_duration_seconds_count", model=MODEL) == usage["llm_calls"]
+    assert moved(before, after, "graphwire_answers_total", answerer=f"llm:{MODEL}", status="abstained") == 1
