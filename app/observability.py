@@ -12,7 +12,7 @@ from wsgiref.simple_server import WSGIServer
 
 from fastapi import APIRouter, FastAPI, Response
 from opentelemetry import propagate, trace
-from prometheus_client import start_http_server
+from prometheus_client import CONTENT_TYPE_LATEST, start_http_server
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphwire.app.middleware import METRICS_PATH
@@ -108,7 +108,11 @@ class ObservabilityMiddleware:
 metrics_router = APIRouter(tags=["service"])
 
 
-@metrics_router.get(METRICS_PATH, response_class=Response, include_in_schema=True)
+@metrics_router.get(
+    METRICS_PATH,
+    response_class=Response,
+    responses={200: {"description": "Every metric.", "content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}}}},
+)
 def get_metrics() -> Response:
     """Prometheus metrics (text exposition format). With API_KEY set it needs the key, as X-API-Key or as a bearer
     token (Prometheus' `authorization` setting); with METRICS_PORT set they are served there instead."""

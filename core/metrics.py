@@ -94,7 +94,7 @@ class ScrapeGauge(Collector):
         yield GaugeMetricFamily(self.name, self.help, labels=[self.label])
 
 
-# HTTP (app/observability.py): route is the route template (/v1/jobs/{job_id}), "unmatched" for a 404 of no route
+# HTTP (app/observability.py): route is the route template (/v1/jobs/{job_id}); "unmatched" when no route ran
 HTTP_REQUESTS = _counter(
     "graphwire_http_requests", "HTTP requests answered, by route template, method, retrieval mode and status.",
     ("route", "method", "mode", "status"),
