@@ -22,6 +22,8 @@ from typing import Any
 from fastapi import Request
 
 from graphwire.app.errors import ApiError
+from graphwire.app.observability import observe_answer
+from graphwire.core import tracing
 from graphwire.core.clients.llm_usage import UsageSnapshot
 from graphwire.core.deadline import Deadline
 from graphwire.retrieval.base import Answerer
@@ -38,6 +40,15 @@ async def answer_within(
     answerer: Answerer, question: str, result: RetrievalResult, deadline: Deadline, request: Request | None = None
 ) -> tuple[Answer, float]:
     """(answer, milliseconds it took); raises ApiError 504 past the deadline and ClientGone when the client left."""
+    with tracing.span("answer", {"graphwire.answerer": answerer.name}) as span:  # the LLM call's span is its child
+        answer, elapsed_ms = await _answer_within(answerer, question, result, deadline, request)
+        span.set_attribute("graphwire.answer_status", answer.status.value)
+        return answer, elapsed_ms
+
+
+async def _answer_within(
+    answerer: Answerer, question: str, result: RetrievalResult, deadline: Deadline, request: Request | None
+) -> tuple[Answer, float]:
     started = time.perf_counter()
     task = asyncio.create_task(answerer.aanswer(question, result, deadline))
     watcher = asyncio.create_task(_disconnected(request)) if request is not None else None
@@ -54,6 +65,7 @@ async def answer_within(
         answer = task.result()
         if _failed_for_lack_of_time(answer, deadline):
             raise timeout_error(deadline)
+        observe_answer(answer)
         return answer, round((time.perf_counter() - started) * 1000, 3)
     task.cancel()
     if watcher is not None and watcher in done:
@@ -67,8 +79,10 @@ async def stream_within(
     """`answerer.astream` bounded by `deadline`: the answer's pieces, then the Answer; raises TimeoutError past it."""
     async with asyncio.timeout(deadline.remaining()):
         async for item in answerer.astream(question, result, deadline):
-            if isinstance(item, Answer) and _failed_for_lack_of_time(item, deadline):
-                raise TimeoutError
+            if isinstance(item, Answer):
+                if _failed_for_lack_of_time(item, deadline):
+                    raise TimeoutError
+                observe_answer(item)
             yield item
 
 

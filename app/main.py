@@ -12,11 +12,14 @@ from graphwire.app.errors import ErrorResponse, install_error_handlers
 from graphwire.app.limits import install_openapi
 from graphwire.app.mcp.http import McpEndpoint, install_mcp
 from graphwire.app.middleware import ApiKeyMiddleware, BodyLimitMiddleware, BodyLimits, RequestContextMiddleware
+from graphwire.app.observability import install_observability, start_metrics_listener
 from graphwire.app.routers import build_v1_router, health
 from graphwire.app.services import Services
 from graphwire.app.web import install_web
+from graphwire.core import metrics
 from graphwire.core.logging import configure_logging
 from graphwire.core.settings import Settings, get_settings
+from graphwire.core.tracing import flush_tracing
 
 DESCRIPTION = (
     "Graph-RAG over news-like corpora: multi-hop questions answered from a Neo4j knowledge graph with "
@@ -31,6 +34,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.services = services
     app.state.graph_provider, app.state.chroma_provider = services.graph_provider, services.chroma_provider
     app.state.retrieval, app.state.document_writes = services.retrieval, services.document_writes
+    metrics.JOBS.source = services.document_writes.store.counts  # the queue as /metrics reads it
+    metrics_listener = start_metrics_listener(app.state.settings)  # METRICS_PORT, else None (/metrics is on the API)
     await run_in_threadpool(services.start)
     mcp: McpEndpoint = app.state.mcp
     try:
@@ -38,6 +43,10 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
             yield
     finally:
         await run_in_threadpool(services.stop)
+        await run_in_threadpool(flush_tracing)
+        if metrics_listener is not None:
+            metrics_listener.shutdown()
+            metrics_listener.server_close()
 
 
 def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[APIRouter] = ()) -> FastAPI:
@@ -57,7 +66,8 @@ def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[A
     body_limits = BodyLimits(settings)
     app.add_middleware(BodyLimitMiddleware, limits=body_limits)  # innermost: runs after the key check
     app.add_middleware(ApiKeyMiddleware, settings=settings)
-    app.add_middleware(RequestContextMiddleware)  # outermost: every answer, 401 and 413 too, has a request id
+    app.add_middleware(RequestContextMiddleware)  # every answer, 401 and 413 too, has a request id
+    install_observability(app, settings)  # outermost: the request's span and metrics
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(build_v1_router(extra_v1_routers, secured=settings.api_key is not None))

@@ -14,12 +14,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphwire.app.deps import UNAUTHORIZED_MESSAGE, key_accepted
 from graphwire.app.errors import error_response
+from graphwire.core import tracing
 from graphwire.core.logging import request_id_var
 from graphwire.core.settings import Settings
 
 log = logging.getLogger("graphwire.access")
 
 REQUEST_ID_HEADER = "X-Request-ID"
+METRICS_PATH = "/metrics"  # app/observability.py serves it
 V1_PREFIX = "/v1"
 MCP_PATH = "/mcp"  # the MCP server's streamable HTTP transport (app/mcp/http.py)
 # A caller's id is echoed only if it is short and plain, so it cannot inject anything into headers or logs.
@@ -44,7 +46,9 @@ class RequestContextMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = _incoming_id(scope) or uuid.uuid4().hex
+        # without a caller's id, a traced request's id is its trace id: logs, X-Request-ID and the trace agree
+        request_id = _incoming_id(scope) or _trace_id() or uuid.uuid4().hex
+        tracing.annotate({"graphwire.request_id": request_id})
         token = request_id_var.set(request_id)
         started = time.perf_counter()
         status = 500
@@ -76,6 +80,11 @@ class RequestContextMiddleware:
             request_id_var.reset(token)
 
 
+def _trace_id() -> str | None:
+    ids = tracing.current_ids()
+    return ids[0] if ids is not None else None
+
+
 def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope.get("headers", []):
         if key == name:
@@ -89,14 +98,14 @@ def _bearer(scope: Scope) -> str | None:
 
 
 def is_guarded(path: str) -> bool:
-    """A /v1 route or the MCP endpoint: what the API key protects."""
-    return any(path == prefix or path.startswith(prefix + "/") for prefix in (V1_PREFIX, MCP_PATH))
+    """What the API key protects: every /v1 route, the MCP endpoint and the metrics."""
+    return path == METRICS_PATH or any(path == p or path.startswith(p + "/") for p in (V1_PREFIX, MCP_PATH))
 
 
 class ApiKeyMiddleware:
-    """With API_KEY set, a /v1 or /mcp request without the key is answered 401 before anything reads its body (a
-    malformed body from a caller without the key is a 401, not a 422). Covers every /v1 route, whoever adds it, and
-    every MCP message over HTTP."""
+    """With API_KEY set, a /v1, /mcp or /metrics request without the key is answered 401 before anything reads its
+    body (a malformed body from a caller without the key is a 401, not a 422). Covers every /v1 route, whoever adds
+    it, and every MCP message over HTTP."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app

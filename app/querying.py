@@ -16,7 +16,9 @@ from starlette.concurrency import run_in_threadpool
 from graphwire.app.answering import answer_fields, answer_within, request_usage
 from graphwire.app.errors import ApiError
 from graphwire.app.limits import enforce, setting_limit
+from graphwire.app.observability import label_mode, observe_retrieval
 from graphwire.app.query_models import retrieve_payload
+from graphwire.core import tracing
 from graphwire.core.clients.llm_usage import counting_calls
 from graphwire.core.deadline import Deadline
 from graphwire.core.settings import Settings
@@ -91,11 +93,15 @@ async def bounded(settings: Settings, fn: Any, *args: Any, deadline: Deadline | 
 
 
 def run_retrieval(retrieval: RetrievalContext, mode: str, question: str, top_k: int) -> RetrievalResult:
+    label_mode(mode)
     try:
         retriever = retrieval.retriever(mode)
     except UnknownModeError as exc:
         raise ApiError(422, "validation_error", str(exc)) from exc
-    return retriever.retrieve(question, top_k=top_k)
+    with tracing.span("retrieve", {"graphwire.mode": mode, "graphwire.top_k": top_k}):
+        result = retriever.retrieve(question, top_k=top_k)
+    observe_retrieval(mode, result.timings_ms)
+    return result
 
 
 async def retrieve_only(body: RetrieveRequest, settings: Settings, retrieval: RetrievalContext) -> dict[str, Any]:

@@ -57,6 +57,16 @@ class GraphProvider:
             self._schema_ready = True
             log.info("schema applied", extra={"statements": len(applied)})
 
+    @property
+    def schema_applied(self) -> bool:
+        """The schema was applied since this process first reached Neo4j (or applying it is off: someone else does)."""
+        return self._schema_ready or not self._apply_schema
+
+    def breaker_state(self) -> str:
+        """The serving graph's breaker: closed, open (Neo4j found unreachable) or half_open (the next call probes)."""
+        graph = self._graph
+        return graph.breaker.state if graph is not None and graph.breaker is not None else "closed"
+
     def ping(self) -> dict[str, Any]:
         """Reach the server (raises when it is down) and return what it says about itself."""
         graph = self.get()

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+from pathlib import Path
 from typing import Annotated
 
 import typer
 import uvicorn
 
 from graphwire.core.logging import configure_logging
+from graphwire.core.metrics import multiprocess_dir
 from graphwire.core.settings import get_settings
 
 
@@ -29,6 +31,7 @@ def serve(
             "set API_KEY or bind to 127.0.0.1",
             bind,
         )
+    fresh_multiprocess_dir()
     uvicorn.run(
         "graphwire.app.main:create_app",
         factory=True,
@@ -39,6 +42,19 @@ def serve(
         log_config=None,  # graphwire's own logging (core/logging.py) handles uvicorn's loggers too
         proxy_headers=True,
     )
+
+
+def fresh_multiprocess_dir() -> Path | None:
+    """With PROMETHEUS_MULTIPROC_DIR set, create it and remove the metric files a previous run left there (the
+    workers' counters would otherwise carry on from them: docs/operations.md)."""
+    folder = multiprocess_dir()
+    if folder is None:
+        return None
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob("*.db"):
+        stale.unlink()
+    return path
 
 
 def open_to_others(host: str, has_key: bool) -> bool:

@@ -9,6 +9,8 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
+from graphwire.core.tracing import current_ids
+
 request_id_var: ContextVar[str | None] = ContextVar("graphwire_request_id", default=None)
 
 # Attributes every LogRecord has; anything else on a record came from `extra=` and is logged as a field.
@@ -21,10 +23,12 @@ _HANDLER_NAME = "graphwire"
 
 
 class RequestIdFilter(logging.Filter):
-    """Stamp the current request id (or "-") on every record."""
+    """Stamp the current request id (or "-") on every record, and the trace and span ids inside a recorded trace."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = request_id_var.get() or "-"
+        if (ids := current_ids()) is not None:
+            record.trace_id, record.span_id = ids
         return True
 
 

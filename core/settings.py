@@ -210,6 +210,16 @@ class Settings(BaseSettings):
     answer_check: bool = True  # check every answer's sentences against the evidence and flag unsupported ones
     # remove flagged sentences from the answer (all flagged: the abstention); needs ANSWER_CHECK
     answer_drop_unsupported: bool = False
+    # Observability (docs/operations.md)
+    metrics_enabled: bool = True  # serve Prometheus metrics at GET /metrics (behind API_KEY when one is set)
+    # serve /metrics on this port of METRICS_HOST instead of the API's port (no API key there); unset = the API's port
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"  # address the METRICS_PORT listener binds to
+    # OTLP/HTTP base URL of a trace collector (spans go to <url>/v1/traces); traces are off while both are unset
+    otel_exporter_otlp_endpoint: str | None = None
+    otel_exporter_otlp_traces_endpoint: str | None = None  # full OTLP/HTTP traces URL; wins over the base URL
+    otel_sdk_disabled: bool = False  # true turns tracing off whatever endpoint is set (the OpenTelemetry switch)
+    health_probe_timeout_s: float = Field(default=1.0, gt=0)  # longest wait of each check of GET /health/ready
 
     # Logging
     log_level: LogLevel = LogLevel.INFO  # DEBUG, INFO, WARNING or ERROR

@@ -10,6 +10,7 @@ chunks replaced, and documents a run could not finish (killed, failed chunks) ar
 
 from __future__ import annotations
 
+import contextvars
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -19,6 +20,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from graphwire.core import tracing
 from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article, Chunk
 from graphwire.core.settings import default_of
@@ -111,10 +113,12 @@ def ingest_articles(
         run = _Run(extractor, schema, resolver, known, writer, chunk_store, report, progress)
         in_flight: Future[_Written] | None = None
         for batch in _batched(work, opts.batch_documents):
-            prepared = run.prepare(batch)  # extraction of this batch overlaps the write of the previous one
+            with tracing.span("ingest extract", {"graphwire.documents": len(batch)}):
+                prepared = run.prepare(batch)  # extraction of this batch overlaps the write of the previous one
             if in_flight is not None:
                 run.finish(in_flight.result(), state, opts)
-            in_flight = write_thread.submit(run.store, prepared)
+            # the write's spans (statements, embeddings) under one span of this trace, in the writer thread
+            in_flight = write_thread.submit(contextvars.copy_context().run, _traced_store, run, len(batch), prepared)
         if in_flight is not None:
             run.finish(in_flight.result(), state, opts)
     if opts.link_names:
@@ -344,6 +348,11 @@ def _names(extractions: Sequence[Extraction]) -> Iterator[tuple[str, str]]:
         for rel in extraction.relations:
             yield rel.source, rel.source_label
             yield rel.target, rel.target_label
+
+
+def _traced_store(run: _Run, documents: int, prepared: _Prepared) -> _Written:
+    with tracing.span("ingest write", {"graphwire.documents": documents}):
+        return run.store(prepared)
 
 
 def _batched(items: list[_Work], size: int) -> Iterator[list[_Work]]:

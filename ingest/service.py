@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from graphwire.core import metrics, tracing
 from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article
 from graphwire.core.settings import Settings
@@ -107,16 +108,34 @@ class IngestRun:
             self.settings.fuzzy_merge_threshold, self.gazetteer.publication_aliases(), schema=self.schema
         )
         try:
-            return ingest_articles(
-                self.articles, graph, self.extractor, schema=self.schema, options=self.options, resolver=resolver,
-                chunk_store=chunk_store, state=state,
-            )  # fmt: skip
+            with tracing.span(
+                "ingest", {"graphwire.documents": len(self.articles), "graphwire.extractor": self.extractor.name}
+            ):
+                report = ingest_articles(
+                    self.articles, graph, self.extractor, schema=self.schema, options=self.options, resolver=resolver,
+                    chunk_store=chunk_store, state=state,
+                )  # fmt: skip
+        except BaseException:
+            metrics.INGEST_RUNS.labels("error").inc()
+            raise
         finally:
             self.close()
+        observe(report)
+        return report
 
     def close(self) -> None:
         if (close := getattr(self.extractor, "close", None)) is not None:
             close()
+
+
+def observe(report: IngestReport) -> None:
+    """Count what a finished run did in the ingest metrics (core/metrics.py)."""
+    metrics.INGEST_RUNS.labels("ok").inc()
+    for outcome, count in (("written", report.documents_written), ("updated", report.documents_updated),
+                           ("unchanged", report.documents_unchanged)):  # fmt: skip
+        metrics.INGEST_DOCUMENTS.labels(outcome).inc(count)
+    metrics.INGEST_CHUNKS.inc(report.chunks_written)
+    metrics.INGEST_FAILURES.labels("extraction").inc(len(report.failures))
 
 
 def ingest_loaded(

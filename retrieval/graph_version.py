@@ -40,7 +40,7 @@ class GraphVersion:
     def __init__(self, graph: Graph, check_every_s: float = default_of("ppr_snapshot_check_s")) -> None:
         self.graph = graph
         self._counts: Refreshing[dict[str, int], dict[str, int]] = Refreshing(
-            lambda: read_counts(graph), lambda counts: counts, check_every_s
+            lambda: read_counts(graph), lambda counts: counts, check_every_s, name="graph_counts"
         )
 
     def expire(self) -> None:

@@ -6,6 +6,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from graphwire.core import tracing
+
 
 class StageTimer:
     """Collects per-stage wall times in milliseconds; `finish()` adds the total since construction."""
@@ -18,7 +20,8 @@ class StageTimer:
     def stage(self, name: str) -> Iterator[None]:
         started = time.perf_counter()
         try:
-            yield
+            with tracing.span(f"stage {name}", {"graphwire.stage": name}):
+                yield
         finally:
             self.timings_ms[name] = self.timings_ms.get(name, 0.0) + (time.perf_counter() - started) * 1000
 

@@ -17,6 +17,7 @@ from graphwire.app.jobs.models import Job
 from graphwire.app.jobs.runner import JobRunner, WriterBusyError
 from graphwire.app.jobs.store import JobStore
 from graphwire.app.uploads import Upload
+from graphwire.core import metrics
 from graphwire.core.clients.graph import Graph
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings
@@ -56,6 +57,7 @@ class DocumentWrites:
         os.replace(tmp, path)
         loaded = load_payload(path, self.settings.upload_max_document_chars)
         failures = sorted([*upload.failures, *loaded.failures], key=lambda f: f.position)
+        metrics.INGEST_FAILURES.labels("record").inc(len(failures))
         if not loaded.articles:
             path.unlink(missing_ok=True)
             details = [f.model_dump() for f in failures[:20]]

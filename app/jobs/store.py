@@ -116,6 +116,12 @@ class JobStore:
             rows = db.execute(f"{query} ORDER BY created_at DESC LIMIT ?", (*args, limit)).fetchall()  # noqa: S608
         return [_job(row) for row in rows]
 
+    def counts(self) -> dict[str, float]:
+        """Jobs per state, every state named (0 when none): the `graphwire_document_jobs` gauge."""
+        with self._connect() as db:
+            found = dict(db.execute("SELECT state, COUNT(*) FROM jobs GROUP BY state").fetchall())
+        return {state.value: float(found.get(state.value, 0)) for state in JobState}
+
     def cancel_queued(self, job_id: str, reason: str) -> bool:
         """Cancel a job that has not started; False when it is not queued (running, finished or unknown)."""
         with self._connect() as db:

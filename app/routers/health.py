@@ -1,11 +1,14 @@
-"""GET /health (is Neo4j reachable, is Chroma reachable) and GET /version. Neither needs an API key; with API_KEY set,
-a caller without it sees only the status (no versions, paths or addresses)."""
+"""GET /health (is Neo4j reachable, is Chroma reachable), the platform probes GET /health/live (the process answers)
+and GET /health/ready (it can serve: Neo4j and Chroma reachable, schema applied, name index built), and GET /version.
+None needs an API key; with API_KEY set, a caller without it sees only the status (no versions, paths or addresses)."""
 
 from __future__ import annotations
 
 import platform
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal
 
@@ -14,7 +17,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from graphwire.app.deps import ChromaProviderDep, GraphProviderDep, SettingsDep, caller_has_key
+from graphwire.app.deps import ChromaProviderDep, GraphProviderDep, RetrievalDep, SettingsDep, caller_has_key
+from graphwire.app.resources import ChromaProvider, GraphProvider
+from graphwire.retrieval.registry import RetrievalContext
 from graphwire.schema.model import load_schema
 
 HEALTH_RETRY_AFTER_S = 5
@@ -76,6 +81,95 @@ def health(request: Request, graph: GraphProviderDep, chroma: ChromaProviderDep,
     headers = {} if healthy else {"Retry-After": str(HEALTH_RETRY_AFTER_S)}  # a probe or balancer knows when to ask
     return JSONResponse(
         body.model_dump(mode="json", exclude_none=True), status_code=200 if healthy else 503, headers=headers
+    )
+
+
+class LiveResponse(BaseModel):
+    status: Literal["ok"] = Field(description="Always ok: the process answers.")
+
+
+class ReadyResponse(BaseModel):
+    status: Literal["ready", "unready"] = Field(description="ready when every check is ok.")
+    checks: dict[str, ComponentHealth] | None = Field(
+        default=None,
+        description="neo4j (with the circuit breaker's state), chroma, schema, caches; left out for callers without "
+        "the key when API_KEY is set.",
+    )
+
+
+@router.get("/health/live", response_model=LiveResponse)
+def live() -> LiveResponse:
+    """Liveness: the process answers (no backing service is asked). Restart the process when this fails."""
+    return LiveResponse(status="ok")
+
+
+# Probes run here, each waited for at most HEALTH_PROBE_TIMEOUT_S: a hung connection makes the check fail in time
+# rather than the probe hang (its thread finishes on its own; four of them at most, later probes queue and time out).
+_probes = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphwire-probe")
+
+
+def _bounded(probe: Callable[[], dict[str, Any]], timeout_s: float) -> ComponentHealth:
+    started = time.perf_counter()
+    future: Future[ComponentHealth] = _probes.submit(_check, probe)
+    try:
+        return future.result(timeout=timeout_s)
+    except FutureTimeout:
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        return ComponentHealth(status="error", latency_ms=elapsed, reason=f"no answer within {timeout_s:g} s")
+
+
+def _neo4j(graph: GraphProvider) -> Callable[[], dict[str, Any]]:
+    def probe() -> dict[str, Any]:
+        try:
+            return {**graph.ping(), "breaker": graph.breaker_state()}
+        except Exception as exc:
+            raise RuntimeError(f"{type(exc).__name__}: {exc} (breaker {graph.breaker_state()})") from exc
+
+    return probe
+
+
+def _schema(graph: GraphProvider) -> dict[str, Any]:
+    if not graph.schema_applied:
+        raise RuntimeError("the schema (cypher/schema/) is not applied yet")
+    return {}
+
+
+def _caches(retrieval: RetrievalContext) -> dict[str, Any]:
+    """Build (first probe) or check the name index every graph mode's first stage reads; its size."""
+    return {"name_index_entries": len(retrieval.services().names.get())}
+
+
+def readiness(
+    graph: GraphProvider, chroma: ChromaProvider, retrieval: RetrievalContext, timeout_s: float
+) -> dict[str, ComponentHealth]:
+    checks = {"neo4j": _bounded(_neo4j(graph), timeout_s), "chroma": _bounded(chroma.ping, timeout_s)}
+    if checks["neo4j"].status == "ok":
+        checks["schema"] = _check(lambda: _schema(graph))
+        checks["caches"] = _bounded(lambda: _caches(retrieval), timeout_s)
+    else:
+        skipped = ComponentHealth(status="error", latency_ms=0.0, reason="not checked: Neo4j is unreachable")
+        checks["schema"] = checks["caches"] = skipped
+    return checks
+
+
+@router.get(
+    "/health/ready",
+    response_model=ReadyResponse,
+    responses={503: {"model": ReadyResponse, "description": "A check failed; `reason` says why."}},
+)
+def ready(
+    request: Request, graph: GraphProviderDep, chroma: ChromaProviderDep, retrieval: RetrievalDep, settings: SettingsDep
+) -> JSONResponse:
+    """Readiness: 200 when Neo4j and Chroma answer, the schema is applied and the name index is built (the first
+    probe builds it), else 503 within about HEALTH_PROBE_TIMEOUT_S. Take the instance out of rotation on 503."""
+    checks = readiness(graph, chroma, retrieval, settings.health_probe_timeout_s)
+    is_ready = all(c.status == "ok" for c in checks.values())
+    body = ReadyResponse(
+        status="ready" if is_ready else "unready", checks=checks if caller_has_key(request, settings) else None
+    )
+    headers = {} if is_ready else {"Retry-After": str(HEALTH_RETRY_AFTER_S)}
+    return JSONResponse(
+        body.model_dump(mode="json", exclude_none=True), status_code=200 if is_ready else 503, headers=headers
     )
 
 

@@ -14,6 +14,8 @@ from typing import Literal, TypeVar
 
 from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
 
+from graphwire.core import metrics
+
 T = TypeVar("T")
 UNREACHABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable)  # the last: a server shutting down
 State = Literal["closed", "open", "half_open"]
@@ -77,7 +79,11 @@ class CircuitBreaker:
         with self._lock:
             self._opened_at, self._probing = self._clock(), False
             self._reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        metrics.BREAKER_OPEN.set(1)
+        metrics.BREAKER_TRIPS.inc()
 
     def _close(self) -> None:
         with self._lock:
-            self._opened_at, self._probing = None, False
+            was_open, self._opened_at, self._probing = self._opened_at is not None, None, False
+        if was_open:
+            metrics.BREAKER_OPEN.set(0)

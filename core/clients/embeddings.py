@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from graphwire.core import tracing
 from graphwire.core.paths import maven_project
 from graphwire.core.settings import EmbeddingBackend, OfflineEmbeddingModel, Settings, default_of
 
@@ -187,7 +188,10 @@ class OnnxEmbedder:
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             positions = order[start : start + self.batch_size]
-            out[positions] = self._encode_batch([texts[i] for i in positions])
+            with tracing.span(
+                "embed batch", {"graphwire.embedding.texts": len(positions), "graphwire.backend": "onnx"}
+            ):
+                out[positions] = self._encode_batch([texts[i] for i in positions])
         return out
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
@@ -332,7 +336,10 @@ class OpenAIEmbedder:
         for start in range(0, len(texts), self.batch_size):
             batch = [text if text.strip() else " " for text in texts[start : start + self.batch_size]]
             try:
-                response = self._client.embeddings.create(model=self.model_id, input=batch)
+                with tracing.span(
+                    "embed batch", {"graphwire.embedding.texts": len(batch), "graphwire.backend": "openai"}
+                ):
+                    response = self._client.embeddings.create(model=self.model_id, input=batch)
             except Exception as exc:  # the openai client raises many types; callers only need one
                 raise EmbeddingError(f"embedding request to {self.base_url or 'OpenAI'} failed: {exc}") from exc
             rows.extend(item.embedding for item in sorted(response.data, key=lambda item: item.index))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextvars
 import math
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -12,6 +14,7 @@ from neo4j import Driver, GraphDatabase, Query, RoutingControl
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 
 from graphwire import cypher
+from graphwire.core import metrics, tracing
 from graphwire.core.clients.breaker import CircuitBreaker
 from graphwire.core.settings import Settings
 
@@ -79,15 +82,18 @@ class Graph:
         return self._call(lambda: self._execute(name, params, RoutingControl.WRITE))
 
     def _execute(self, name: str, params: dict[str, Any], routing: RoutingControl) -> list[dict[str, Any]]:
-        records, _, _ = self.driver.execute_query(self._query(name), params, database_=self.database, routing_=routing)
-        return [r.data() for r in records]
+        with observed(name):
+            records, _, _ = self.driver.execute_query(
+                self._query(name), params, database_=self.database, routing_=routing
+            )
+            return [r.data() for r in records]
 
     def write_once(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named statement once, in an auto-commit transaction: no retries, for a best-effort write whose caller
         tries again later or can do without it (the writer lease's renewal and release)."""
 
         def run() -> list[dict[str, Any]]:
-            with self.session() as session:
+            with observed(name), self.session() as session:
                 return [r.data() for r in session.run(self._query(name), params)]
 
         return self._call(run)
@@ -106,7 +112,9 @@ class Graph:
         batches = [list(rows[start : start + size]) for start in range(0, len(rows), size)] if size else []
         if threads > 1 and len(batches) > 1:
             with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="graphwire-write") as pool:
-                list(pool.map(lambda batch: self.write(name, rows=batch), batches))
+                # each batch in a copy of this context, so its statement's span has the caller's as parent
+                contexts = [contextvars.copy_context() for _ in batches]
+                list(pool.map(lambda c, batch: c.run(lambda: self.write(name, rows=batch)), contexts, batches))
         else:
             for batch in batches:
                 self.write(name, rows=batch)
@@ -127,6 +135,20 @@ class Graph:
 
     def close(self) -> None:
         self.driver.close()
+
+
+@contextmanager
+def observed(name: str) -> Iterator[None]:
+    """One statement's span (its cypher/ file name, never its parameters) and its latency and error metrics."""
+    started = time.perf_counter()
+    with tracing.span(f"cypher {name}", {"db.system.name": "neo4j", "db.query.summary": name}):
+        try:
+            yield
+        except BaseException:
+            metrics.CYPHER_ERRORS.labels(name).inc()
+            raise
+        finally:
+            metrics.CYPHER_DURATION.labels(name).observe(time.perf_counter() - started)
 
 
 __all__ = ["Graph", "Neo4jError", "RETRYABLE", "create_driver"]

@@ -18,7 +18,8 @@ import json
 import re
 import ssl
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -29,6 +30,7 @@ from openai.types import CompletionUsage
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from pydantic import BaseModel
 
+from graphwire.core import metrics, tracing
 from graphwire.core.clients.llm_retry import RetryPolicy, with_retries, with_retries_async
 from graphwire.core.clients.llm_usage import UsageCounter, UsageSnapshot, record_call
 from graphwire.core.deadline import Deadline
@@ -107,7 +109,7 @@ class LLMClient:
 
         # A client of this call's own, closed when it ends: an attempt that timed out leaves no pooled connection
         # open, so the server sees the hang-up and stops generating (llama.cpp does).
-        with self._sync_client() as client:
+        with self._sync_client() as client, self._observed("chat", call_usage):
 
             def once() -> ChatCompletion:
                 timeout = self._timeout(deadline)
@@ -144,7 +146,8 @@ class LLMClient:
                 return response
 
             try:
-                response, attempts = await with_retries_async(once, self.policy, deadline=deadline)
+                with self._observed("chat", call_usage):
+                    response, attempts = await with_retries_async(once, self.policy, deadline=deadline)
             finally:
                 record_call(call_usage.snapshot())
         return _reply(response, attempts, call_usage, time.perf_counter() - started)
@@ -178,19 +181,20 @@ class LLMClient:
                     raise
 
             try:
-                stream, attempts = await with_retries_async(opened, self.policy, deadline=deadline)
-                async with stream:  # leaving it (done, failed or cancelled) closes the HTTP stream to the model
-                    pieces: list[str] = []
-                    finish: str | None = None
-                    tokens: CompletionUsage | None = None
-                    async for chunk in self._read(stream, call_usage):
-                        tokens = chunk.usage or tokens
-                        for choice in chunk.choices:
-                            finish = choice.finish_reason or finish
-                            if choice.delta.content:
-                                pieces.append(choice.delta.content)
-                                yield choice.delta.content
-                self._count_success(call_usage, tokens)
+                with self._observed("stream", call_usage):
+                    stream, attempts = await with_retries_async(opened, self.policy, deadline=deadline)
+                    async with stream:  # leaving it (done, failed or cancelled) closes the HTTP stream to the model
+                        pieces: list[str] = []
+                        finish: str | None = None
+                        tokens: CompletionUsage | None = None
+                        async for chunk in self._read(stream, call_usage):
+                            tokens = chunk.usage or tokens
+                            for choice in chunk.choices:
+                                finish = choice.finish_reason or finish
+                                if choice.delta.content:
+                                    pieces.append(choice.delta.content)
+                                    yield choice.delta.content
+                    self._count_success(call_usage, tokens)
             finally:
                 record_call(call_usage.snapshot())
         elapsed = time.perf_counter() - started
@@ -255,10 +259,32 @@ class LLMClient:
     def _count_failure(self, call_usage: UsageCounter) -> None:
         for counter in (self.usage, call_usage):
             counter.add_failure()
+        metrics.LLM_CALLS.labels(self.model, "error").inc()
 
     def _count_success(self, call_usage: UsageCounter, tokens: CompletionUsage | None) -> None:
+        prompt, completion = (tokens.prompt_tokens, tokens.completion_tokens) if tokens else (0, 0)
         for counter in (self.usage, call_usage):
-            counter.add(tokens.prompt_tokens if tokens else 0, tokens.completion_tokens if tokens else 0)
+            counter.add(prompt, completion)
+        metrics.LLM_CALLS.labels(self.model, "ok").inc()
+        metrics.LLM_TOKENS.labels(self.model, "prompt").inc(prompt)
+        metrics.LLM_TOKENS.labels(self.model, "completion").inc(completion)
+
+    @contextmanager
+    def _observed(self, operation: str, call_usage: UsageCounter) -> Iterator[None]:
+        """One call's span (model, attempts, token counts; never the messages) and its latency, retries included."""
+        started = time.perf_counter()
+        attributes = {"gen_ai.operation.name": operation, "gen_ai.request.model": self.model}
+        with tracing.leaf_span(f"llm {operation}", attributes) as current:
+            try:
+                yield
+            finally:
+                usage = call_usage.snapshot()
+                current.set_attributes({
+                    "gen_ai.usage.input_tokens": usage.prompt_tokens,
+                    "gen_ai.usage.output_tokens": usage.completion_tokens,
+                    "graphwire.llm.failed_attempts": usage.failed_calls,
+                })  # fmt: skip
+                metrics.LLM_DURATION.labels(self.model).observe(time.perf_counter() - started)
 
 
 @functools.cache

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from graphwire.core import metrics, tracing
+
 # "never checked": not 0.0, since the monotonic clock starts near 0 at boot, and on a machine up for less than
 # `check_every_s` a reset to 0.0 would still read as a fresh check (an expired cache went unchecked)
 NEVER = float("-inf")
@@ -23,7 +25,10 @@ T = TypeVar("T")  # the cached value
 class Refreshing(Generic[V, T]):
     """`get()` returns the value built for the current version, rebuilding it when the version changed."""
 
-    def __init__(self, version: Callable[[], V], build: Callable[[V], T], check_every_s: float = 5.0) -> None:
+    def __init__(
+        self, version: Callable[[], V], build: Callable[[V], T], check_every_s: float = 5.0, name: str = "unnamed"
+    ) -> None:
+        self.name = name  # the `cache` label of its refresh metrics
         self._version_of = version
         self._build = build
         self.check_every_s = check_every_s
@@ -50,8 +55,11 @@ class Refreshing(Generic[V, T]):
             version = self._version_of()
             if value is None or version != self._version:
                 started = time.perf_counter()
-                value = self._build(version)
+                with tracing.span(f"cache refresh {self.name}"):
+                    value = self._build(version)
                 self.last_build_ms = (time.perf_counter() - started) * 1000
+                metrics.CACHE_REFRESHES.labels(self.name).inc()
+                metrics.CACHE_REFRESH_DURATION.labels(self.name).observe(self.last_build_ms / 1000)
                 self.builds += 1
                 self._value, self._version = value, version
             self._checked_at = time.monotonic()

@@ -168,7 +168,9 @@ class FlatIndex:
         self.bm25_k1 = bm25_k1
         self.bm25_b = bm25_b
         self.check_every_s = check_every_s
-        self._cache: Refreshing[str, IndexSnapshot] = Refreshing(store.revision, self._build, check_every_s)
+        self._cache: Refreshing[str, IndexSnapshot] = Refreshing(
+            store.revision, self._build, check_every_s, name="flat_index"
+        )
 
     def _build(self, revision: str) -> IndexSnapshot:
         return build_snapshot(self.store, revision, self.tokenizer, self.bm25_k1, self.bm25_b)

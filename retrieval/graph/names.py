@@ -117,7 +117,9 @@ class NameIndexCache:
         self.graph = graph
         self.schema = schema
         self.version = version or GraphVersion(graph, check_every_s=ttl_s)
-        self._cache: Refreshing[tuple[int, ...], NameIndex] = Refreshing(self.version.entities, self._load, 0.0)
+        self._cache: Refreshing[tuple[int, ...], NameIndex] = Refreshing(
+            self.version.entities, self._load, 0.0, name="name_index"
+        )
 
     def get(self) -> NameIndex:
         return self._cache.get()

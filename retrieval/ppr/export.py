@@ -70,7 +70,9 @@ class SnapshotCache:
         self.graph = graph
         self.version = version or GraphVersion(graph, check_every_s=check_interval_s)
         self._exporter = exporter
-        self._cache: Refreshing[str, GraphSnapshot] = Refreshing(self.version.fingerprint, self._export, 0.0)
+        self._cache: Refreshing[str, GraphSnapshot] = Refreshing(
+            self.version.fingerprint, self._export, 0.0, name="ppr_snapshot"
+        )
         self._walks: dict[str, WalkGraph] = {}
         self._lock = threading.Lock()
 

@@ -150,3 +150,39 @@ def test_neo4j_dying_mid_ingest_prints_one_line_that_says_to_resume(own_neo4j: L
     assert "Traceback" not in stderr
     last = stderr.strip().splitlines()[-1]
     assert last.startswith("error: Neo4j is not reachable") and "--resume" in last, stderr[-3000:]
+
+
+def _poll_ready(client: TestClient, want: int, timeout_s: float = 240.0) -> Response:
+    deadline = time.monotonic() + timeout_s
+    response = client.get("/health/ready")
+    while response.status_code != want and time.monotonic() < deadline:
+        time.sleep(0.5)
+        response = client.get("/health/ready")
+    return response
+
+
+def test_readiness_follows_neo4j_down_and_back_while_liveness_stays_up(own_neo4j: LocalNeo4j, tmp_path: Path) -> None:
+    if not own_neo4j.status().running:
+        own_neo4j.start(timeout_s=240)
+    settings = _settings(own_neo4j, tmp_path)
+    with TestClient(create_app(settings)) as client:
+        ready = _poll_ready(client, 200)  # the first probe builds the name index
+        assert ready.status_code == 200, ready.text
+        checks = ready.json()["checks"]
+        assert set(checks) == {"neo4j", "chroma", "schema", "caches"}
+        assert checks["neo4j"]["details"]["breaker"] == "closed"
+
+        own_neo4j.stop()
+        down = client.get("/health/ready")  # the first probe after the stop: each check waits HEALTH_PROBE_TIMEOUT_S
+        assert down.status_code == 503 and down.json()["status"] == "unready", down.text
+        assert down.json()["checks"]["neo4j"]["status"] == "error"
+        assert down.headers["Retry-After"]
+        again = client.get("/health/ready")  # the breaker is open now: said in the reason
+        assert again.status_code == 503 and "breaker open" in again.json()["checks"]["neo4j"]["reason"], again.text
+        assert client.get("/health/live").json() == {"status": "ok"}
+
+        own_neo4j.start(timeout_s=240)
+        back = _poll_ready(client, 200)  # the same app, no restart
+        assert back.status_code == 200, back.text
+        assert back.json()["checks"]["neo4j"]["details"]["breaker"] == "closed"
+        assert client.get("/health/live").status_code == 200

@@ -19,6 +19,13 @@ OTHER_NAMES = {
     "CHROMIUM_PATH": "the browser tests' chromium binary",
     "OLLAMA_CONTEXT_LENGTH": "Ollama's own setting",
     "Q4_K_M": "a GGUF quantisation",
+    "PROMETHEUS_MULTIPROC_DIR": "prometheus-client's multiprocess folder",
+    "OTEL_SERVICE_NAME": "an OpenTelemetry SDK variable",
+    "OTEL_RESOURCE_ATTRIBUTES": "an OpenTelemetry SDK variable",
+    "OTEL_TRACES_SAMPLER": "an OpenTelemetry SDK variable",
+    "OTEL_TRACES_SAMPLER_ARG": "an OpenTelemetry SDK variable",
+    "OTEL_EXPORTER_OTLP_HEADERS": "an OpenTelemetry SDK variable",
+    "OTEL_BSP_SCHEDULE_DELAY": "an OpenTelemetry SDK variable",
 }
 UPPER_NAME = re.compile(r"(?<![A-Za-z0-9_./-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?![A-Za-z0-9_])")
 STATED_DEFAULT = re.compile(r"`?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`?,? \(default `?([^`),;]+)`?\)")

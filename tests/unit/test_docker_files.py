@@ -68,7 +68,8 @@ def _container_port(mapping: str) -> int:
 
 
 def test_the_stack_is_neo4j_and_the_api(compose: dict[str, Any]) -> None:
-    assert set(compose["services"]) == {"neo4j", "api"}
+    default = {name for name, service in compose["services"].items() if not service.get("profiles")}
+    assert default == {"neo4j", "api"}
     assert compose["services"]["neo4j"]["image"] == "neo4j:5.26-community"  # the version the tests run against
     assert compose["services"]["api"]["build"] == "."
 
@@ -215,3 +216,63 @@ def test_compose_mounts_a_documents_folder_for_ingest(compose: dict[str, Any]) -
     volumes = compose["services"]["api"]["volumes"]
     assert "./documents:/documents:ro" in volumes
     assert "/srv/graphwire/data/demo/articles.jsonl" in (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
+
+
+def test_the_observability_profile_adds_prometheus_grafana_and_jaeger(compose: dict[str, Any]) -> None:
+    profiled = {name for name, service in compose["services"].items() if service.get("profiles")}
+    assert profiled == {"prometheus", "grafana", "jaeger"}
+    assert all(compose["services"][name]["profiles"] == ["observability"] for name in profiled)
+    for name in profiled:
+        for volume in compose["services"][name].get("volumes", []):
+            source = volume.split(":", 1)[0]
+            if source.startswith("./"):
+                assert (ROOT / source).is_file(), volume  # every file a service mounts is committed
+            else:
+                assert source in compose["volumes"], volume
+
+
+def test_prometheus_scrapes_the_api_metrics_port(compose: dict[str, Any]) -> None:
+    config = yaml.safe_load((ROOT / "docs" / "observability" / "prometheus.yml").read_text(encoding="utf-8"))
+    [job] = config["scrape_configs"]
+    [target] = job["static_configs"][0]["targets"]
+    host, port = target.split(":")
+    api = compose["services"]["api"]["environment"]
+    assert host == "api" and port == api["METRICS_PORT"] and api["METRICS_HOST"] == "0.0.0.0"
+    rules = yaml.safe_load((ROOT / "docs" / "observability" / "alerts.yml").read_text(encoding="utf-8"))
+    assert _metric_names(*(r["expr"] for g in rules["groups"] for r in g["rules"])) <= _exported()
+
+
+def test_grafana_is_provisioned_with_the_dashboard_of_exported_metrics(compose: dict[str, Any]) -> None:
+    grafana = compose["services"]["grafana"]
+    mounts = dict(v.split(":")[:2] for v in grafana["volumes"] if v.startswith("./"))
+    provider = yaml.safe_load((ROOT / "docs/observability/grafana/dashboards.yml").read_text(encoding="utf-8"))
+    dashboard_dir = provider["providers"][0]["options"]["path"]
+    assert any(target.startswith(dashboard_dir + "/") and source.endswith(".json") for source, target in mounts.items())
+    sources = yaml.safe_load((ROOT / "docs/observability/grafana/datasources.yml").read_text(encoding="utf-8"))
+    uids = {d["uid"] for d in sources["datasources"]}
+    dashboard = json.loads((ROOT / "docs/observability/grafana/graphwire.json").read_text(encoding="utf-8"))
+    assert dashboard["panels"] and {p["datasource"]["uid"] for p in dashboard["panels"]} <= uids
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    used = _metric_names(*exprs)
+    assert used <= _exported(), used - _exported()
+    from graphwire.core.metrics import catalogue
+
+    assert {m.name for m in catalogue()} <= {_family(n) for n in used}  # a panel shows every metric
+
+
+def _metric_names(*exprs: str) -> set[str]:
+    return {n for e in exprs for n in re.findall(r"\b((?:graphwire|process)_[a-z0-9_]+)\b", e)}
+
+
+def _family(name: str) -> str:
+    return re.sub(r"_(bucket|count|sum)$", "", name)
+
+
+def _exported() -> set[str]:
+    """Every series name graphwire's metrics expose, histograms' _bucket/_count/_sum included, and the process ones."""
+    from graphwire.core.metrics import catalogue
+
+    names = {"process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds"}
+    for m in catalogue():
+        names |= {m.name} | ({f"{m.name}_{s}" for s in ("bucket", "count", "sum")} if m.kind == "histogram" else set())
+    return names
