@@ -6,7 +6,7 @@
 - questions asking for an entity ("who", "which company"): the entity of the asked type (spaCy's types onto the
   schema's labels) that the retrieved chunks name most, weighted by how much each naming sentence speaks to the
   question; it must not be named by the question, must be named by a sentence that speaks to it, in two or more
-  chunks and, when the question names outlets, in the chunks of each; a tie is no answer;
+  chunks and, when the question names outlets, in the chunks of two of them (of the one it names); a tie is no answer;
 - other questions: the one to three sentences that speak to the question most and name something it names, each
   cited, as a quote (for an amount, only sentences with a number that is not a year; for a time, with a number).
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from graphwire.core.names import normalise_name
+from graphwire.core.names import POSSESSIVE, normalise_name
 from graphwire.core.nlp import shared_ner
 from graphwire.retrieval.answer.judgements import asks_about_change, asks_about_order, looks_yes_no
 from graphwire.retrieval.answer.sentences import Scored, Sentence, SentenceLimits, SentencePool, question_names
@@ -36,6 +36,7 @@ _ASKS_A_TIME = re.compile(rf"^\s*{phrase_pattern('time_questions')}\b", re.IGNOR
 _NUMBER = re.compile(r"\d")
 _AMOUNT = re.compile(r"(?<![\d.,])(?!(?:1[89]|20)\d\d\b)\d[\d.,]*")  # a number that is not a year
 MAX_QUOTES = 3
+OUTLETS_NEEDED = 2  # an entity answer is named in the passages of this many of the outlets the question names (or all)
 MENTION_WEIGHT = 0.2  # a sentence naming a candidate counts this much beyond its support for the question
 
 
@@ -109,7 +110,15 @@ class SentenceAnswers:
     ) -> Answer | None:
         found = _candidates(question, pool, scored, label, self.schema)
         wanted = [set(o.sources or [o.name]) for o in outlets if o.in_corpus]
-        qualified = [c for c in found.values() if len(c.chunks) >= 2 and all(c.sources & sources for sources in wanted)]
+        enough = min(len(wanted), OUTLETS_NEEDED)
+        speaking = {s.sentence for s in scored}
+        qualified = [
+            c
+            for c in found.values()
+            if len(c.chunks) >= 2
+            and speaking & c.support.keys()
+            and sum(bool(c.sources & sources) for sources in wanted) >= enough
+        ]
         ranked = sorted(qualified, key=lambda c: (-c.score, c.name))
         if not ranked or (len(ranked) > 1 and ranked[0].score == ranked[1].score):
             return None  # nothing, or a tie: not an answer
@@ -158,7 +167,7 @@ def _candidates(
             key = normalise_name(ent.text)
             if ent.label_ in types and key and f" {key} " not in asked:
                 weight = support.get(sentence, 0.0) + MENTION_WEIGHT
-                found.setdefault(key, _Candidate(ent.text.strip())).support[sentence] = weight
+                found.setdefault(key, _Candidate(POSSESSIVE.sub("", ent.text).strip())).support[sentence] = weight
     return _merge_parts(found)
 
 
