@@ -1,8 +1,9 @@
 """Answers from the retrieved sentences, for questions the graph's facts do not compose an answer to:
 
-- yes/no questions about two named outlets: a sentence from each outlet's chunks that speaks to the part of the
-  question about it; before/after questions compare the two chunks' publication dates, others are "Yes" when both
-  sides have such a sentence (never a yes or no without a sentence on each side, never from the question's form);
+- yes/no questions about two reports (two named outlets, or one outlet named twice): a sentence from each side's
+  chunks, of two different articles, that speaks to the part of the question about it; before/after questions
+  compare the two chunks' publication dates, others are "Yes" when both sides have such a sentence (never a yes or no
+  without a sentence on each side, never from the question's form; not whether reports changed, agree or differ);
 - questions asking for an entity ("who", "which company"): the entity of the asked type (spaCy's types onto the
   schema's labels) that the retrieved chunks name most, weighted by how much each naming sentence speaks to the
   question; it must not be named by the question, must be named by a sentence that speaks to it, in two or more
@@ -87,13 +88,17 @@ class SentenceAnswers:
         return self._quote(quotable)
 
     def _judgement(self, question: str, pool: SentencePool, analysis: QuestionSummary) -> Answer | None:
-        outlets = analysis.outlets
-        if len(outlets) < 2 or asks_about_change(question):
+        sides = _sides(question, analysis.outlets)
+        if sides is None or asks_about_change(question):
             return None
-        sides = [_best(pool, outlet) for outlet in outlets[:2]]
-        if sides[0] is None or sides[1] is None:
-            return None
-        first, second = sides[0].sentence, sides[1].sentence
+        picks = [_best(pool, clause, sources) for clause, sources in sides]
+        if (
+            picks[0] is None
+            or picks[1] is None
+            or picks[0].sentence.chunk.document_id == picks[1].sentence.chunk.document_id
+        ):
+            return None  # a side without a supporting sentence, or both sides resting on one article
+        first, second = picks[0].sentence, picks[1].sentence
         citations = [first.citation(), second.citation()]
         if analysis.order is None or not asks_about_order(question):
             if analysis.order is not None:
@@ -144,9 +149,24 @@ class SentenceAnswers:
         return Answer(text=text, answerer=self.name, kind=kind, citations=citations)
 
 
-def _best(pool: SentencePool, outlet: PublicationMention) -> Scored | None:
-    """The sentence of this outlet's chunks that speaks most to the part of the question about the outlet."""
-    scored = pool.scored(outlet.clause, sources=set(outlet.sources or [outlet.name]))
+def _sides(question: str, outlets: list[PublicationMention]) -> list[tuple[str, set[str]]] | None:
+    """The two sides of a yes/no question about two reports: each named outlet's part of the question with its
+    sources; when it names one outlet twice ("the Sporting News article ... the Sporting News report ..."), the
+    question before and from the second mention, both of that outlet. None when there are not two sides."""
+    if len(outlets) >= 2:
+        return [(o.clause, set(o.sources or [o.name])) for o in outlets[:2]]
+    if len(outlets) == 1:
+        outlet = outlets[0]
+        second = question.find(outlet.mention, outlet.end)
+        if second > 0:
+            sources = set(outlet.sources or [outlet.name])
+            return [(question[:second], sources), (question[second:], sources)]
+    return None
+
+
+def _best(pool: SentencePool, clause: str, sources: set[str]) -> Scored | None:
+    """The sentence of these outlets' chunks that speaks most to this part of the question."""
+    scored = pool.scored(clause, sources=sources)
     return scored[0] if scored else None
 
 

@@ -76,3 +76,18 @@ def test_abstains_when_the_passages_never_name_what_the_question_names() -> None
     ):
         answer = ANSWERER.answer(question, _result([]))
         assert (answer.text, answer.answer_kind) == (ABSTENTION, AnswerKind.ABSTENTION), question
+
+
+def test_one_outlet_named_twice_gives_two_sides_that_must_be_two_articles() -> None:
+    question = (
+        "Did the Beta Post article say Skyvolt drones survey farms in Norway, and did the Beta Post report say Ivo "
+        "Brandt opened a bakery in a quiet Oslo street?"
+    )
+    start = question.index("Beta Post")
+    outlet = PublicationMention(mention="Beta Post", start=start, end=start + 9, name="Beta Post",
+                                sources=["Beta Post"], clause=question)  # fmt: skip
+    answer = ANSWERER.answer(question, _result([outlet]))
+    assert (answer.text, answer.answer_kind) == ("Yes", AnswerKind.JUDGEMENT)
+    assert [c.chunk_id for c in answer.citations] == ["b1", "b2"]
+    one_article = question.replace("Ivo Brandt opened a bakery in a quiet Oslo street", "investors cheered Skyvolt")
+    assert ANSWERER.answer(one_article, _result([outlet])).abstained  # both sides rest on b1: no judgement
