@@ -81,7 +81,8 @@ class SentenceAnswers:
             return None
         if asked_label is not None and not _NOT_AN_ENTITY.match(question):
             return self._entity(question, pool, scored, asked_label, analysis.outlets)
-        quotable = [s for s in scored if not names or s.sentence.terms & names]
+        enough = self.limits.quote_support
+        quotable = [s for s in scored if s.support >= enough and (not names or s.sentence.terms & names)]
         needed = _AMOUNT if _ASKS_AN_AMOUNT.match(question) else _NUMBER if _ASKS_A_TIME.match(question) else None
         if needed is not None:  # an amount or a time: only a sentence with such a number can answer it
             quotable = [s for s in quotable if needed.search(s.sentence.text)]

@@ -25,6 +25,7 @@ class SentenceLimits(BaseModel):
     min_support: float = 0.5  # share of the text's content terms a sentence must contain ...
     saturation: int = 6  # ... counting at most this many (a long question is asked one part at a time)
     min_terms: int = 3  # and at least this many terms
+    quote_support: float = 0.67  # a quoted answer's sentences speak to the question more than that
     min_chars: int = 25  # shorter pieces (headings, captions, bylines) are not sentences
     max_chars: int = 600
 
