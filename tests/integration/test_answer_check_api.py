@@ -4,7 +4,6 @@ and with ANSWER_DROP_UNSUPPORTED it is gone from the answer. The chains corpus i
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from support.openai_stub import MODEL, OpenAIStub, StubReply, text
+from support.sse import sse_events
 
 from graphwire.app.main import create_app
 from graphwire.core.clients.graph import Graph
@@ -46,18 +46,6 @@ def client(
         yield client
 
 
-def _events(lines: Iterator[str]) -> list[tuple[str, Any]]:
-    events, name = [], "message"
-    for line in lines:
-        if line.startswith("event: "):
-            name = line.removeprefix("event: ")
-        elif line.startswith("data: "):
-            data = line.removeprefix("data: ")
-            events.append((name, data if data == "[DONE]" else json.loads(data)))
-            name = "message"
-    return events
-
-
 def _flags(check: dict[str, Any]) -> list[tuple[str, bool]]:
     return [(s["text"], s["supported"]) for s in check["sentences"]]
 
@@ -75,7 +63,7 @@ def test_query_flags_exactly_the_planted_sentence(client: TestClient) -> None:
     assert check["score"] == pytest.approx((supported["score"] + planted["score"]) / 2, abs=1e-3)
 
     with client.stream("POST", "/v1/query", json={**request, "stream": True}) as streamed:
-        events = _events(streamed.iter_lines())
+        events = list(sse_events(streamed.iter_lines()))
     name, answer = events[-1]
     assert name == "answer" and _flags(answer["check"]) == _flags(check)  # the check arrives with the answer event
     assert "".join(data["text"] for n, data in events if n == "token") == body["answer"]
@@ -87,7 +75,7 @@ def test_chat_completions_carry_the_check(client: TestClient) -> None:
     assert _flags(completion["check"]) == [(SUPPORTED, True), (PLANTED, False)]
 
     with client.stream("POST", "/v1/chat/completions", json={**request, "stream": True}) as streamed:
-        chunks = [data for _, data in _events(streamed.iter_lines())]
+        chunks = [data for _, data in sse_events(streamed.iter_lines())]
     last = next(c for c in chunks if c != "[DONE]" and c["choices"] and c["choices"][0]["finish_reason"])
     assert _flags(last["check"]) == _flags(completion["check"])
 
@@ -101,6 +89,6 @@ def test_answer_drop_unsupported_removes_the_planted_sentence(
         assert body["answer"] == SUPPORTED and len(body["citations"]) == 1
         assert (body["check"]["unsupported"], body["check"]["dropped"]) == (1, 1)
         with client.stream("POST", "/v1/query", json={**request, "stream": True}) as streamed:
-            events = _events(streamed.iter_lines())
+            events = list(sse_events(streamed.iter_lines()))
         assert [data["text"] for n, data in events if n == "token"] == [SUPPORTED]
         assert events[-1][1]["answer"] == SUPPORTED

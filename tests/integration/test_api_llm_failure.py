@@ -4,7 +4,6 @@ the event stream's `answer` event) and /v1/chat/completions (streamed and not) s
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from support.openai_stub import MODEL, OpenAIStub, StubReply, server_error, text
+from support.sse import sse_events
 
 from graphwire.app.main import create_app
 from graphwire.core.clients.graph import Graph
@@ -43,18 +43,6 @@ def client(
         yield client
 
 
-def _events(lines: Iterator[str]) -> list[tuple[str, Any]]:
-    events, name = [], "message"
-    for line in lines:
-        if line.startswith("event: "):
-            name = line.removeprefix("event: ")
-        elif line.startswith("data: "):
-            data = line.removeprefix("data: ")
-            events.append((name, data if data == "[DONE]" else json.loads(data)))
-            name = "message"
-    return events
-
-
 def test_query_says_the_llm_failed(client: TestClient) -> None:
     response = client.post("/v1/query", json={"question": QUESTION, "mode": "graph", "answerer": "llm"})
     assert response.status_code == 200, response.text
@@ -63,7 +51,7 @@ def test_query_says_the_llm_failed(client: TestClient) -> None:
     assert body["llm_error"] == FAILURE
 
     with client.stream("POST", "/v1/query", json={"question": QUESTION, "mode": "graph", "stream": True}) as streamed:
-        events = _events(streamed.iter_lines())
+        events = list(sse_events(streamed.iter_lines()))
     name, answer = events[-1]
     assert name == "answer" and (answer["answer"], answer["answer_status"]) == (ABSTENTION, "llm_failed")
     assert answer["llm_error"] == FAILURE and "token" not in [n for n, _ in events]
@@ -88,6 +76,6 @@ def test_chat_completions_say_the_llm_failed(client: TestClient) -> None:
     assert (body["answer_status"], body["llm_error"]) == ("llm_failed", FAILURE)
 
     with client.stream("POST", "/v1/chat/completions", json={**request, "stream": True}) as streamed:
-        chunks = [data for _, data in _events(streamed.iter_lines())]
+        chunks = [data for _, data in sse_events(streamed.iter_lines())]
     last = next(c for c in chunks if c != "[DONE]" and c["choices"] and c["choices"][0]["finish_reason"])
     assert (last["answer_status"], last["llm_error"]) == ("llm_failed", FAILURE) and chunks[-1] == "[DONE]"

@@ -4,7 +4,6 @@ that disconnects cancelling the model's stream. The chains corpus in real Neo4j;
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +13,7 @@ import openai
 import pytest
 from support.api_process import ApiProcess, settings_env
 from support.openai_stub import MODEL, OpenAIStub, StubReply, text
+from support.sse import sse_events
 
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
@@ -33,16 +33,6 @@ def api(
     settings = neo4j_settings.model_copy(update={"chroma_path": folder / "chroma", "ingest_state_path": folder / "s"})
     with ApiProcess(settings_env(settings), folder / "api.log") as api:
         yield api
-
-
-def sse_events(response: httpx.Response) -> Iterator[tuple[str, Any]]:
-    name = "message"
-    for line in response.iter_lines():
-        if line.startswith("event: "):
-            name = line.removeprefix("event: ")
-        elif line.startswith("data: "):
-            yield name, json.loads(line.removeprefix("data: "))
-            name = "message"
 
 
 def test_the_openai_sdk_lists_models_and_gets_a_cited_answer(api: ApiProcess) -> None:
@@ -78,7 +68,7 @@ def test_query_streams_server_sent_events(api: ApiProcess) -> None:
     body = {"question": QUESTION, "answerer": "extractive", "stream": True}
     with httpx.stream("POST", f"{api.url}/v1/query", json=body, timeout=30) as response:
         assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
-        events = list(sse_events(response))
+        events = list(sse_events(response.iter_lines()))
     assert [name for name, _ in events] == ["retrieval", "token", "answer"]
     retrieval, token, answer = (data for _, data in events)
     assert any(f["subject"] == "Quarrow Minerals" for f in retrieval["facts"]) and retrieval["entities"]
@@ -131,7 +121,7 @@ def test_llm_tokens_stream_as_produced_and_a_disconnect_cancels_the_model(
     openai_stub.fallback = _llm_replies("Quarrow Minerals supplies Brightcell Energy [1].", 0.0)
     body = {"question": QUESTION, "stream": True}
     with httpx.stream("POST", f"{llm_api.url}/v1/query", json=body, timeout=30) as response:
-        events = list(sse_events(response))
+        events = list(sse_events(response.iter_lines()))
     tokens = [data["text"] for name, data in events if name == "token"]
     assert len(tokens) == 6 and "".join(tokens) == "Quarrow Minerals supplies Brightcell Energy [1]."
     retrieval, answer = events[0][1], events[-1][1]
@@ -142,7 +132,7 @@ def test_llm_tokens_stream_as_produced_and_a_disconnect_cancels_the_model(
     words = " ".join(f"word{i}" for i in range(40))
     openai_stub.fallback = _llm_replies(words, 0.1)  # 40 chunks, 4 s in all
     with httpx.stream("POST", f"{llm_api.url}/v1/query", json=body, timeout=30) as response:
-        for name, _ in sse_events(response):
+        for name, _ in sse_events(response.iter_lines()):
             if name == "token":
                 break  # the client hangs up after the first token
     streamed = [r for r in openai_stub.chat_requests if r.body.get("stream")][-1]
@@ -158,7 +148,7 @@ def test_an_answer_past_the_request_deadline_ends_the_stream_with_an_error_and_c
     openai_stub.fallback = _llm_replies(" ".join(f"word{i}" for i in range(40)), 1.0)  # 40 s, past the deadline
     body = {"question": QUESTION, "stream": True}
     with httpx.stream("POST", f"{llm_api.url}/v1/query", json=body, timeout=30) as response:
-        events = list(sse_events(response))
+        events = list(sse_events(response.iter_lines()))
     name, data = events[-1]
     assert name == "error" and data["error"]["code"] == "timeout" and "REQUEST_TIMEOUT_S" in data["error"]["message"]
     assert "answer" not in [n for n, _ in events] and any(n == "token" for n, _ in events)

@@ -374,16 +374,22 @@ def test_llm_answers_show_their_usage(chromium: Browser, demo_settings: Settings
             page.context.close()
 
 
+def ask_with_llm(page: Page, url: str) -> dict[str, Any]:
+    """Open the UI, ask QUESTION with the LLM answerer, and return the /v1/query response."""
+    load_ui(page, url)
+    page.fill("#ask-question", QUESTION)
+    page.select_option("#ask-answerer", "llm")
+    body: dict[str, Any] = submit(page).json()
+    return body
+
+
 def test_unsupported_sentences_are_marked(chromium: Browser, demo_settings: Settings, openai_stub: OpenAIStub) -> None:
     """The answer check reaches the page: the sentence the evidence does not support is marked, the other is not."""
     planted = "Ada Park was born in Reykjavik in 1979 [1]."
     with serve(create_app(with_stub_llm(demo_settings, openai_stub, text(f"Ada Park [1]. {planted}")))) as url:
         page, watch = open_page(chromium)
         try:
-            load_ui(page, url)
-            page.fill("#ask-question", QUESTION)
-            page.select_option("#ask-answerer", "llm")
-            body = submit(page).json()
+            body = ask_with_llm(page, url)
             assert [s["supported"] for s in body["check"]["sentences"]] == [True, False]
             assert page.locator("#answer-text .sentence.unsupported").all_inner_texts() == [planted]
             assert page.locator("#answer-text .sentence:not(.unsupported)").all_inner_texts() == ["Ada Park [1]."]
@@ -403,10 +409,7 @@ def test_an_llm_failure_is_shown_as_such(chromium: Browser, demo_settings: Setti
     with serve(create_app(with_stub_llm(demo_settings, openai_stub, overloaded))) as url:
         page, watch = open_page(chromium)
         try:
-            load_ui(page, url)
-            page.fill("#ask-question", QUESTION)
-            page.select_option("#ask-answerer", "llm")
-            body = submit(page).json()
+            body = ask_with_llm(page, url)
             assert body["answer_status"] == "llm_failed" and body["llm_error"]
             assert page.inner_text("#answer-text") == ABSTENTION
             assert "llm-failed" in (page.get_attribute("#answer-text", "class") or "")
