@@ -49,3 +49,10 @@ def test_imports_point_one_way(layer: str) -> None:
                 if target != layer and target in ALLOWED and target not in ALLOWED[layer]:
                     wrong.append(f"{path.relative_to(ROOT)}: from {node.module}")
     assert not wrong, wrong
+
+
+def test_test_files_have_unique_names() -> None:
+    """pytest imports test files by their base name (no __init__.py in tests/): two test_x.py in two folders break
+    collection of the whole suite."""
+    names = [path.name for path in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
