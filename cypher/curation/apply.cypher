@@ -1,18 +1,18 @@
 // One edit in one transaction: the touched entities ($remove) and their relationships go, the edit's result ($nodes,
 // $rels) is written, the audit record ($edit) created and, for an undo, the undone record marked. A kill leaves the
 // old state or the new one. Ends are found by entity key, chunk id or document id.
-CALL {
+CALL () {
   UNWIND $remove AS key
   MATCH (e:Entity {key: key})
   DETACH DELETE e
 }
-CALL {
+CALL () {
   UNWIND $nodes AS n
   CREATE (e:Entity)
   SET e = n.props
   SET e:$(n.labels)
 }
-CALL {
+CALL () {
   UNWIND $rels AS r
   CALL (r) {
     MATCH (s:Entity {key: r.start_id}) WHERE r.start_kind = 'Entity' RETURN s
