@@ -99,6 +99,8 @@ class Curation:
             raise EditError(f"no chunk with id {spec.chunk_id!r}", status=404)
         before = read_snapshot(graph, keys_read(spec))
         after = compute(spec, before, self.rules)
+        if dumps(after) == dumps(before):
+            raise EditError(f"the {spec.kind} changes nothing")
         new_keys = {n.key for n in after.nodes} - {n.key for n in before.nodes}
         taken = read_snapshot(graph, new_keys).nodes if new_keys else []
         if taken:
