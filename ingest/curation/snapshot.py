@@ -13,7 +13,8 @@ from graphwire.ingest.curation.models import NodeState, RelState, Snapshot
 def read_snapshot(graph: Graph, keys: Iterable[str]) -> Snapshot:
     """The entities of `keys` that exist and every relationship at them, sorted."""
     wanted = sorted(set(keys))
-    nodes = [NodeState(**row) for row in graph.read("curation/entities", keys=wanted)]
+    rows = graph.read("curation/entities", keys=wanted)
+    nodes = [NodeState(key=r["key"], labels=sorted(r["labels"]), props=r["props"]) for r in rows]  # any label order
     rels = [RelState(**row) for row in graph.read("curation/relationships", keys=wanted)]
     return Snapshot(nodes=nodes, rels=rels).sorted()
 
