@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from support.chains import ingest_chains
 
+from graphwire import Graphwire
 from graphwire.app.main import create_app
 from graphwire.core.clients.chroma import open_client
 from graphwire.core.clients.graph import Graph
@@ -139,24 +140,19 @@ def test_merge_dry_run_apply_audit_and_undo(chains: Graph, curation: Curation, s
 def test_rename_relabel_alias_and_facts_undo_exactly(chains: Graph, curation: Curation, settings: Settings) -> None:
     before = export(chains)
     chunk_id = _chunk_mentioning(chains, OSLO)
-    ids = [
-        _apply(curation, Rename(key=KESTREL, name="Kestrel Automotive")),
-        _apply(curation, Alias(key="Organization:kestrel automotive", alias="KM")),
-        _apply(curation, DeleteFact(source=BRIGHTCELL, type="LOCATED_IN", target=OSLO)),
-        _apply(
-            curation,
-            AddFact(
-                source=BRIGHTCELL,
-                type="LOCATED_IN",
-                target=OSLO,
-                chunk_id=chunk_id,
-                evidence="Brightcell is based in Oslo.",
-            ),
-        ),  # fmt: skip
-        _apply(curation, Relabel(key="Product:kestrel k2", label="CreativeWork")),
-        _apply(curation, DeleteEntity(key="Organization:hyperscalers group")),
-    ]
-    _healthy(chains, settings)
+    edits: list[EditSpec] = [
+        Rename(key=KESTREL, name="Kestrel Automotive"),
+        Alias(key="Organization:kestrel automotive", alias="KM"),
+        DeleteFact(source=BRIGHTCELL, type="LOCATED_IN", target=OSLO),
+        AddFact(source=BRIGHTCELL, type="LOCATED_IN", target=OSLO, chunk_id=chunk_id,
+                evidence="Brightcell is based in Oslo."),
+        Relabel(key="Product:kestrel k2", label="CreativeWork"),
+        DeleteEntity(key="Organization:hyperscalers group"),
+    ]  # fmt: skip
+    ids = []
+    for edit in edits:
+        ids.append(_apply(curation, edit))
+        _healthy(chains, settings)
     relabelled = chains.read("curation/entities", keys=["CreativeWork:kestrel k2"])[0]["labels"]
     assert sorted(relabelled) == ["CreativeWork", "Entity"]
     aliases = chains.read("curation/entities", keys=["Organization:kestrel automotive"])[0]["props"]["aliases"]
@@ -231,13 +227,14 @@ def test_undo_is_refused_after_a_later_ingest_touched_the_entities(
 def test_http_and_cli_use_the_same_door(chains: Graph, settings: Settings, tmp_path: Path) -> None:
     before = export(chains)
     with TestClient(create_app(settings)) as client:
-        body = {"edit": {"kind": "merge", "survivor": LUMEN, "merged": CORVID}, "by": "ana", "reason": "dupe"}
+        merge = {"kind": "merge", "survivor": LUMEN, "merged": CORVID}
+        body: dict[str, Any] = {"edit": merge, "by": "ana", "reason": "dupe"}
         dry = client.post("/v1/graph/edits", params={"dry_run": True}, json=body)
         assert dry.status_code == 200 and dry.json()["applied"] is False
         assert dry.json()["change"]["entities_removed"] == [CORVID]
         assert export(chains) == before
 
-        bad = client.post("/v1/graph/edits", json={**body, "edit": {**body["edit"], "merged": LUMEN}})
+        bad = client.post("/v1/graph/edits", json={**body, "edit": {**merge, "merged": LUMEN}})
         assert bad.status_code == 422 and "into itself" in bad.json()["error"]["message"]
         missing = client.post("/v1/graph/edits/nope/undo", json={"by": "ana"})
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
@@ -272,8 +269,8 @@ def test_http_and_cli_use_the_same_door(chains: Graph, settings: Settings, tmp_p
 
     log = cli("log", "--entity", CORVID)
     assert log.returncode == 0 and edit_id in log.stdout and "merge by ana: dupe" in log.stdout
-    dry = cli("undo", edit_id, "--dry-run")
-    assert dry.returncode == 0 and "dry run" in dry.stdout and CORVID in dry.stdout
+    preview = cli("undo", edit_id, "--dry-run")
+    assert preview.returncode == 0 and "dry run" in preview.stdout and CORVID in preview.stdout
     done = cli("undo", edit_id, "--by", "ana")
     assert done.returncode == 0, done.stderr
     assert export(chains) == before
@@ -281,6 +278,20 @@ def test_http_and_cli_use_the_same_door(chains: Graph, settings: Settings, tmp_p
     assert again.returncode == 1 and again.stderr.startswith("error: ") and "undone already" in again.stderr
     itself = cli("merge", LUMEN, LUMEN)
     assert itself.returncode == 1 and "into itself" in itself.stderr
+    assert export(chains) == before
+
+
+def test_the_python_api_uses_the_same_door(chains: Graph, settings: Settings) -> None:
+    before = export(chains)
+    with Graphwire(settings) as gw:
+        merge = Merge(survivor=LUMEN, merged=CORVID)
+        assert gw.edit(merge, by="ana", dry_run=True).change.entities_removed == [CORVID]
+        assert export(chains) == before
+        done = gw.edit(merge, by="ana", reason="dupe")
+        assert done.record is not None and [r.id for r in gw.edits(entity=CORVID)] == [done.record.id]
+        with pytest.raises(EditError, match="into itself"):
+            gw.edit(Merge(survivor=LUMEN, merged=LUMEN), by="ana")
+        gw.undo_edit(done.record.id, by="ana")
     assert export(chains) == before
 
 
