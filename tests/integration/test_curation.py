@@ -5,6 +5,7 @@ gives back exactly the graph before it, and bad input changes nothing."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -304,3 +305,34 @@ def test_a_writer_holding_the_lock_is_named(chains: Graph, curation: Curation, s
     finally:
         lock.release()
     assert chains.read("curation/entities", keys=[MARA])
+
+
+def test_a_killed_edit_leaves_the_old_state_or_the_new_one(
+    chains: Graph, curation: Curation, settings: Settings
+) -> None:
+    env = {
+        **os.environ,
+        "NEO4J_URI": settings.neo4j_uri,
+        "NEO4J_PASSWORD": settings.resolved_neo4j_password(),
+        "STORE_LOCK_DIR": str(settings.store_lock_dir),
+    }
+
+    def killed(when: str) -> None:
+        command = [sys.executable, "-m", "support.curation_crash", when, LUMEN, CORVID]
+        run = subprocess.run(command, env=env, cwd=REPO / "tests", capture_output=True, text=True, timeout=240)
+        assert run.returncode == -signal.SIGKILL, run.stderr[-3000:]
+
+    before = export(chains)
+    killed("before")  # holding the lock, the snapshot read, nothing sent
+    assert export(chains) == before and curation.log() == []
+    edit_id = _apply(curation, Merge(survivor=LUMEN, merged=CORVID))  # the dead writer's lease is taken over
+    merged = export(chains)
+    curation.undo(edit_id, by="tester")
+    assert export(chains) == before
+
+    killed("after")  # committed, the lock never released
+    assert export(chains) == merged
+    _healthy(chains, settings)
+    [record] = [r for r in curation.log() if r.kind == "merge" and r.undone_by is None]
+    curation.undo(record.id, by="tester")
+    assert export(chains) == before
