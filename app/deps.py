@@ -20,6 +20,7 @@ from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
+from graphwire.ingest.curation.service import Curation
 from graphwire.retrieval.registry import RetrievalContext
 
 API_KEY_HEADER = "X-API-Key"
@@ -49,6 +50,12 @@ def get_document_writes(request: Request) -> DocumentWrites:
     """The app's document jobs and deletes (app/jobs/service.py), built once in the lifespan."""
     writes: DocumentWrites = request.app.state.document_writes
     return writes
+
+
+def get_curation(request: Request) -> Curation:
+    """The app's graph edits (ingest/curation/service.py), built once in the lifespan."""
+    curation: Curation = request.app.state.curation
+    return curation
 
 
 def get_retrieval(request: Request) -> RetrievalContext:
@@ -105,3 +112,4 @@ ChromaDep = Annotated[ClientAPI, Depends(get_chroma)]
 ApiKeyDep = Annotated[None, Depends(require_api_key)]
 RetrievalDep = Annotated[RetrievalContext, Depends(get_retrieval)]
 DocumentWritesDep = Annotated[DocumentWrites, Depends(get_document_writes)]
+CurationDep = Annotated[Curation, Depends(get_curation)]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.core.settings import Settings
+from graphwire.ingest.curation.service import Curation
 from graphwire.retrieval.registry import RetrievalContext
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,7 @@ class Services:
     chroma_provider: ChromaProvider
     retrieval: RetrievalContext
     document_writes: DocumentWrites
+    curation: Curation  # graph edits by hand (ingest/curation/), the one door of /v1/graph/edits
 
     @classmethod
     def build(cls, settings: Settings) -> Services:
@@ -33,7 +35,8 @@ class Services:
         chroma = ChromaProvider(settings)
         retrieval = RetrievalContext(settings, graph=graphs.get, chroma=chroma.get)
         writes = DocumentWrites.build(settings, graphs.get, chroma.get, retrieval.refresh)
-        return cls(settings, graphs, chroma, retrieval, writes)
+        curation = Curation(settings, graphs.get, retrieval.schema, on_change=retrieval.refresh)
+        return cls(settings, graphs, chroma, retrieval, writes, curation)
 
     def start(self) -> None:
         """Reach Neo4j once (the schema is applied early; being down is logged, never fatal) and start the job worker.

@@ -70,6 +70,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "mcp": LazyCommand("graphwire.cli.mcp_cmd:mcp_command", "Serve the MCP tools over stdio (for desktop agents)."),
     "eval": LazyCommand("graphwire.cli.eval_cmd:eval_command", "Score every retrieval mode on a question set."),
     "neo4j": LazyCommand("graphwire.cli.neo4j_cmd:app", "Run a local Neo4j 5.26 Community on 127.0.0.1."),
+    "edit": LazyCommand("graphwire.cli.edit_cmd:app", "Fix the graph by hand: preview, audit and undo each edit."),
     "db": LazyCommand("graphwire.cli.db_cmd:app", "Database administration: init, reset, check (--repair)."),
     "embeddings": LazyCommand("graphwire.cli.embeddings_cmd:app", "Offline embedding models."),
     "llm": LazyCommand("graphwire.cli.llm_cmd:app", "The LLM endpoint and the extraction cache."),

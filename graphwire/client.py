@@ -15,6 +15,8 @@ from graphwire.core.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from graphwire.core.clients.graph import Graph
+    from graphwire.ingest.curation.models import EditRecord, EditResult, EditSpec
+    from graphwire.ingest.curation.service import Curation
     from graphwire.ingest.report import IngestReport
     from graphwire.retrieval.models import Answer, RetrievalResult
     from graphwire.retrieval.registry import RetrievalContext
@@ -87,6 +89,36 @@ class Graphwire:
         from graphwire.core.clients.chunk_store import ChunkStore
 
         return ChunkStore.from_settings(self.settings)
+
+    # edits ----------------------------------------------------------------------------------------------
+    def _curation(self) -> Curation:
+        from graphwire.core.schema import configured_schema
+        from graphwire.ingest.curation.service import Curation
+
+        refresh = self._context.refresh if self._context is not None else None  # this process's caches, at once
+        return Curation(self.settings, lambda: self.graph, configured_schema(self.settings), on_change=refresh)
+
+    def edit(
+        self, edit: EditSpec, *, by: str, reason: str = "", dry_run: bool = False, wait_s: float = 0.0
+    ) -> EditResult:
+        """Apply one graph edit (`graphwire.ingest.curation.models`: Merge, Rename, Relabel, Alias, DeleteEntity,
+        DeleteFact, AddFact) with its audit record, or only say what it would change (`dry_run`). Refusals raise
+        `EditError` with the reason; another writer holding the store raises `StoreBusyError` naming it."""
+        from graphwire.ingest.curation.models import EditRequest
+
+        request = EditRequest(edit=edit, by=by, reason=reason)
+        curation = self._curation()
+        return curation.preview(request) if dry_run else curation.apply(request, wait_s=wait_s)
+
+    def undo_edit(
+        self, edit_id: str, *, by: str, reason: str = "", dry_run: bool = False, wait_s: float = 0.0
+    ) -> EditResult:
+        """Write back the state before an edit (refused when a later edit or ingest touched its entities)."""
+        return self._curation().undo(edit_id, by, reason, dry_run=dry_run, wait_s=wait_s)
+
+    def edits(self, *, entity: str | None = None, limit: int = 50) -> list[EditRecord]:
+        """The audit log, newest first: all edits, or those that touched the entity key `entity`."""
+        return self._curation().log(entity, limit)
 
     # query ----------------------------------------------------------------------------------------------
     def retrieve(self, question: str, *, mode: str = "joint", top_k: int = 10) -> RetrievalResult:

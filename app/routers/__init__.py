@@ -23,6 +23,7 @@ V1_ROUTERS: list[str] = [
     "graphwire.app.routers.documents",
     "graphwire.app.routers.jobs",
     "graphwire.app.routers.chat",
+    "graphwire.app.routers.curation",
 ]
 
 

@@ -18,6 +18,7 @@ UNIQUE_KEYS = {
     "document_id": (["Document"], ["id"]),
     "chunk_id": (["Chunk"], ["id"]),
     "date_key": (["Date"], ["date"]),
+    "edit_id": (["Edit"], ["id"]),  # the audit records of graph edits (docs/curation.md)
 }
 INDEXES = {
     "entity_names": ("FULLTEXT", ["Entity"], ["name", "aliases"]),  # entity lookup by name or alias
@@ -27,6 +28,7 @@ INDEXES = {
     "document_title": ("RANGE", ["Document"], ["title"]),  # `ingest --delete` by title without a scan
     "entity_lookup": ("FULLTEXT", ["Entity"], ["resolve_keys", "link_keys"]),  # ingest reads only what it names
     "entity_fuzzy_key": ("RANGE", ["Entity"], ["fuzzy_key"]),
+    "edit_seq": ("RANGE", ["Edit"], ["seq"]),
 }
 
 

@@ -1,0 +1,3 @@
+// One audit record by id.
+MATCH (ed:Edit {id: $id})
+RETURN properties(ed) AS edit
