@@ -1,0 +1,73 @@
+"""PDF with a text layer (pypdf, the optional extra `documents`): the text of each page, a segment per page, and the
+title, author and date of the document's metadata."""
+
+from __future__ import annotations
+
+import io
+import logging
+from datetime import date
+from typing import Any
+
+from graphwire.ingest.formats.base import DocumentError, TextBuilder
+
+MAGIC = b"%PDF-"
+EXTRA_HINT = "install the extra: pip install 'graphwire[documents]'"
+
+
+def read_pdf(data: bytes, stem: str) -> dict[str, Any]:
+    """One record; DocumentError for an encrypted, scanned (no text layer) or corrupt PDF."""
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import FileNotDecryptedError, PdfReadError
+    except ImportError as exc:
+        raise DocumentError(f"reading PDF needs pypdf: {EXTRA_HINT}") from exc
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # its warnings about damaged files are our one-line reason
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise DocumentError("encrypted PDF: it needs a password, which ingestion does not take")
+        body = TextBuilder()
+        pages = len(reader.pages)
+        for number, page in enumerate(reader.pages, start=1):
+            body.mark(page=number)
+            body.add(page.extract_text() or "")
+        meta = reader.metadata
+    except DocumentError:
+        raise
+    except (FileNotDecryptedError, NotImplementedError) as exc:
+        raise DocumentError(f"encrypted PDF: {exc}") from exc
+    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
+        raise DocumentError(f"corrupt or truncated PDF: {_short(exc)}") from exc
+    if not body.text.strip():
+        raise DocumentError(f"no text layer on any of its {pages} pages (scanned?): OCR is not configured")
+    title = _meta_text(meta, "title") or _first_line(body.text) or stem
+    return body.record(title=title, author=_meta_text(meta, "author"), published_at=_meta_date(meta))
+
+
+def _meta_text(meta: Any, name: str) -> str | None:
+    try:
+        value = getattr(meta, name, None) if meta is not None else None
+    except (ValueError, TypeError, KeyError):
+        return None
+    return str(value).strip() or None if value else None
+
+
+def _meta_date(meta: Any) -> date | None:
+    for name in ("creation_date", "modification_date"):
+        try:
+            value = getattr(meta, name, None) if meta is not None else None
+        except (ValueError, TypeError, KeyError):  # a malformed D:... date in the metadata
+            continue
+        if value is not None:
+            day: date = value.date()
+            return day
+    return None
+
+
+def _first_line(text: str) -> str | None:
+    line = text.strip().splitlines()[0].strip() if text.strip() else ""
+    return line[:200] or None
+
+
+def _short(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
