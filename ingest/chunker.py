@@ -1,5 +1,9 @@
 """Split an article into overlapping windows that end at sentence boundaries where possible.
 
+A document with parts (the pages of a PDF, the sections under headings) is cut part by part, so that each chunk
+lies in one part and cites it ("p. 4", "Results > Revenue"); a part shorter than the overlap (a heading with no text
+of its own) joins the next one. Other documents are cut as one text.
+
 Each chunk's text starts with `[Source: X | Title: Y | Published: YYYY-MM-DD]` on its own line, so every retriever
 and the extractor see where the text came from. Ids are content hashes: the same article always gives the same ids.
 """
@@ -37,7 +41,7 @@ def chunk_article(
     body = article.body.strip()
     lead = len(article.body) - len(article.body.lstrip())  # offsets are into the body as stored
     chunks = []
-    for index, (start, end) in enumerate(split_spans(body, size, overlap)):
+    for index, (start, end) in enumerate(_spans(article, body, size, overlap)):
         text = prefix + body[start:end]
         chunks.append(
             Chunk(
@@ -54,6 +58,22 @@ def chunk_article(
             )
         )
     return chunks
+
+
+def _spans(article: Article, body: str, size: int, overlap: int) -> list[tuple[int, int]]:
+    """Windows over the body, or over each of its parts (offsets into the body either way)."""
+    if not article.segments:
+        return split_spans(body, size, overlap)
+    lead = len(article.body) - len(article.body.lstrip())
+    edges = sorted({0, len(body), *(min(max(s.start - lead, 0), len(body)) for s in article.segments)})
+    parts: list[tuple[int, int]] = []
+    lo = 0
+    for hi in edges[1:]:
+        if hi - lo < overlap and hi < len(body):
+            continue  # too short to stand alone: it joins the next part
+        parts.append((lo, hi))
+        lo = hi
+    return [(lo + start, lo + end) for lo, hi in parts for start, end in split_spans(body[lo:hi], size, overlap)]
 
 
 def split_text(text: str, size: int, overlap: int) -> list[str]:

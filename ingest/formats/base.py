@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -60,14 +61,22 @@ class TextBuilder:
             self.segments.pop()  # an empty part: the later mark names where the text starts
         self.segments.append(Segment(start=start, label=label, page=page))
 
+    def heading(self, path: str, text: str) -> None:
+        """A heading starts a section named `path`; its text is a sentence of its own (a full stop added where it
+        ends without punctuation), so that extraction never reads it as the start of the sentence after it."""
+        self.mark(label=path)
+        text = " ".join(text.split())
+        self.add(text if not text or text[-1] in ".!?:;" else f"{text}.")
+
     @property
     def text(self) -> str:
         return "".join(self.parts)
 
     def record(self, **fields: Any) -> dict[str, Any]:
         """The corpus record: the given metadata (None values left out), the body and its segments."""
-        segments = [s for s in self.segments if s.start < self.length]
-        return {**{k: v for k, v in fields.items() if v}, "body": self.text, "segments": segments}
+        segments = [s.model_dump() for s in self.segments if s.start < self.length]
+        values = {k: v.isoformat() if isinstance(v, date) else v for k, v in fields.items() if v}
+        return {**values, "body": self.text, "segments": segments}
 
 
 def check_size(data: bytes, options: LoadOptions) -> None:

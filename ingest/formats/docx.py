@@ -55,8 +55,7 @@ def read_docx(data: bytes, stem: str, options: LoadOptions) -> dict[str, Any]:
                 continue
             first_heading = first_heading or text
             path = [(lvl, name) for lvl, name in path if lvl < level] + [(level, text)]
-            body.mark(label=PATH_SEPARATOR.join(name for _, name in path))
-            body.add(text)
+            body.heading(PATH_SEPARATOR.join(name for _, name in path), text)
         props = document.core_properties
     except DocumentError:
         raise

@@ -24,7 +24,7 @@ _SKIP_TAGS = frozenset(
 _SKIP_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search", "menu", "dialog"})
 _SKIP_NAMES = re.compile(
     r"\b(nav|navbar|menu|footer|sidebar|comments?|share|sharing|social|cookies?|banner|advert|ads|promo|related|"
-    r"breadcrumbs?|subscribe|newsletter|skip-link)\b",
+    r"breadcrumbs?|subscribe|newsletter|skip-link|byline|dateline)\b",
     re.IGNORECASE,
 )
 _BLOCKS = frozenset(
@@ -137,8 +137,7 @@ class _Walker:
         if not text or text.lower() == self.title:
             return
         self.path = [(lvl, name) for lvl, name in self.path if lvl < level] + [(level, text)]
-        self.body.mark(label=PATH_SEPARATOR.join(name for _, name in self.path))
-        self.body.add(text)
+        self.body.heading(PATH_SEPARATOR.join(name for _, name in self.path), text)
 
     def _flush(self) -> None:
         text = " ".join("".join(self.inline).split())

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from datetime import date
 from typing import Any
 
 from graphwire.ingest.formats.base import DocumentError, TextBuilder
 
 MAGIC = b"%PDF-"
+_HYPHENATED = re.compile(r"(\w)-\n(\w)")
 EXTRA_HINT = "install the extra: pip install 'graphwire[documents]'"
 
 
@@ -30,7 +32,7 @@ def read_pdf(data: bytes, stem: str) -> dict[str, Any]:
         pages = len(reader.pages)
         for number, page in enumerate(reader.pages, start=1):
             body.mark(page=number)
-            body.add(page.extract_text() or "")
+            body.add(page_text(page.extract_text() or ""))
         meta = reader.metadata
     except DocumentError:
         raise
@@ -42,6 +44,11 @@ def read_pdf(data: bytes, stem: str) -> dict[str, Any]:
         raise DocumentError(f"no text layer on any of its {pages} pages (scanned?): OCR is not configured")
     title = _meta_text(meta, "title") or _first_line(body.text) or stem
     return body.record(title=title, author=_meta_text(meta, "author"), published_at=_meta_date(meta))
+
+
+def page_text(text: str) -> str:
+    """A page's lines as running text: a word hyphenated at a line end joined again, other line ends a space."""
+    return " ".join(_HYPHENATED.sub(r"\1\2", text).split())
 
 
 def _meta_text(meta: Any, name: str) -> str | None:
