@@ -12,6 +12,7 @@ from typing import Any
 from graphwire.ingest.formats.base import DocumentError, TextBuilder
 
 MAGIC = b"%PDF-"
+MAX_TITLE_CHARS = 150  # a longer first line is running text, not a title: the file name is the title then
 _HYPHENATED = re.compile(r"(\w)-\n(\w)")
 EXTRA_HINT = "install the extra: pip install 'graphwire[documents]'"
 
@@ -30,9 +31,12 @@ def read_pdf(data: bytes, stem: str) -> dict[str, Any]:
             raise DocumentError("encrypted PDF: it needs a password, which ingestion does not take")
         body = TextBuilder()
         pages = len(reader.pages)
+        first_line = None
         for number, page in enumerate(reader.pages, start=1):
+            raw = page.extract_text() or ""
+            first_line = first_line or _first_line(raw)
             body.mark(page=number)
-            body.add(page_text(page.extract_text() or ""))
+            body.add(page_text(raw))
         meta = reader.metadata
     except DocumentError:
         raise
@@ -42,7 +46,7 @@ def read_pdf(data: bytes, stem: str) -> dict[str, Any]:
         raise DocumentError(f"corrupt or truncated PDF: {_short(exc)}") from exc
     if not body.text.strip():
         raise DocumentError(f"no text layer on any of its {pages} pages (scanned?): OCR is not configured")
-    title = _meta_text(meta, "title") or _first_line(body.text) or stem
+    title = _meta_text(meta, "title") or first_line or stem
     return body.record(title=title, author=_meta_text(meta, "author"), published_at=_meta_date(meta))
 
 
@@ -72,8 +76,9 @@ def _meta_date(meta: Any) -> date | None:
 
 
 def _first_line(text: str) -> str | None:
+    """The first line of a page's text when it is short enough to be a title."""
     line = text.strip().splitlines()[0].strip() if text.strip() else ""
-    return line[:200] or None
+    return line if 0 < len(line) <= MAX_TITLE_CHARS else None
 
 
 def _short(exc: Exception) -> str:

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from support.documents import make_docx, make_pdf, news_page
 
 from graphwire.app.main import create_app
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
-from support.documents import make_docx, make_pdf, news_page
 
 pytestmark = pytest.mark.integration
 DEMO_ROUND = (
