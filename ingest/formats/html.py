@@ -15,6 +15,7 @@ from graphwire.ingest.formats.base import DocumentError, TextBuilder
 from graphwire.ingest.formats.html_meta import page_metadata
 from graphwire.ingest.formats.html_tree import Node, parse_html
 from graphwire.ingest.locators import PATH_SEPARATOR
+from graphwire.schema.lexicon import phrase_pattern
 
 MIN_ARTICLE_CHARS = 50  # less text than this after boilerplate is removed: the page has no article
 _SKIP_TAGS = frozenset(
@@ -22,11 +23,7 @@ _SKIP_TAGS = frozenset(
      "select", "menu", "dialog"]
 )  # fmt: skip
 _SKIP_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search", "menu", "dialog"})
-_SKIP_NAMES = re.compile(
-    r"\b(nav|navbar|menu|footer|sidebar|comments?|share|sharing|social|cookies?|banner|advert|ads|promo|related|"
-    r"breadcrumbs?|subscribe|newsletter|skip-link|byline|dateline)\b",
-    re.IGNORECASE,
-)
+_SKIP_NAMES = re.compile(rf"\b{phrase_pattern('html_boilerplate_names')}\b", re.IGNORECASE)
 _BLOCKS = frozenset(
     ["p", "div", "section", "article", "main", "li", "ul", "ol", "blockquote", "pre", "tr", "table", "dl", "dt", "dd",
      "figcaption", "address", "details", "summary"]

@@ -4,6 +4,9 @@ answerer in `joint` mode with citations whose locators name the page or the sect
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 import threading
 import time
@@ -14,13 +17,14 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from support.documents import make_docx, make_pdf, news_page
+from support.documents import encrypt_pdf, make_docx, make_pdf, news_page
 
 from graphwire.app.main import create_app
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 
 pytestmark = pytest.mark.integration
+REPO = Path(__file__).resolve().parents[2]
 DEMO_ROUND = (
     "Paradigm Ventures invested $40 million in Lumen Labs, a Berlin-based startup that designs low-power inference "
     "chips. The round values the company at about $310 million, according to two people familiar with the deal. "
@@ -163,3 +167,40 @@ def test_a_url_is_fetched_and_answered_with_the_section_of_the_answer(client: Te
         "Lumen Labs picks its chief executive", "Circuit Weekly", "2026-03-04",
     )  # fmt: skip
     assert item["url"] == f"{site}/moved"
+
+
+def test_the_cli_ingests_a_document_folder_and_reports_each_bad_file_in_one_line(
+    graph: Graph, neo4j_settings: Settings, tmp_path: Path, site: str
+) -> None:
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    (folder / "report.pdf").write_bytes(make_pdf([_lines(DEMO_ROUND)], title="Lumen Labs funding"))
+    (folder / "locked.pdf").write_bytes(encrypt_pdf(make_pdf([["A secret page."]])))
+    (folder / "scan.pdf").write_bytes(make_pdf([[]]))
+    env = {
+        **os.environ,
+        "NEO4J_URI": neo4j_settings.neo4j_uri,
+        "NEO4J_PASSWORD": neo4j_settings.resolved_neo4j_password(),
+        "INGEST_STATE_PATH": str(tmp_path / "state"),
+        "STORE_LOCK_DIR": str(tmp_path / "locks"),
+        "COLUMNS": "300",
+    }
+
+    def ingest(source: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "graphwire.cli.main", "ingest", source, "--no-vectors"], env=env,
+                              cwd=REPO, capture_output=True, text=True, timeout=240)  # fmt: skip
+
+    run = ingest(str(folder))
+    out = run.stdout + run.stderr
+    assert run.returncode == 3, out[-3000:]  # files skipped, the others ingested
+    assert "Traceback" not in out
+    assert f"skipped {folder / 'locked.pdf'}: encrypted PDF: it needs a password" in out
+    assert (
+        f"skipped {folder / 'scan.pdf'}: no text layer on any of its 1 pages (scanned?): OCR is not configured" in out
+    )
+    [row] = graph.read("check/chunk_locators")
+    assert (row["title"], row["locator"], row["start"]) == ("Lumen Labs funding", "p. 1", 0)
+
+    refused = ingest(f"{site}/harbour")  # FETCH_ALLOWED_HOSTS unset: the test's own loopback server is refused
+    assert refused.returncode == 3, refused.stdout[-2000:]
+    assert f"skipped {site}/harbour: refused: 127.0.0.1 resolves to 127.0.0.1" in refused.stdout
