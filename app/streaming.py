@@ -67,7 +67,10 @@ def _candidates(result: RetrievalResult) -> list[Citation]:
     sources: dict[str, Citation] = {}
     for c in result.chunks:
         sources.setdefault(
-            c.chunk_id, Citation(chunk_id=c.chunk_id, title=c.title, publication=c.source, published_at=c.published_at)
+            c.chunk_id,
+            Citation(
+                chunk_id=c.chunk_id, title=c.title, publication=c.source, published_at=c.published_at, locator=c.locator
+            ),
         )
     return list(sources.values())
 

@@ -1,9 +1,10 @@
 """The body of POST /v1/documents, read within the size limits and turned into the records the CLI's loader reads;
 `records_upload` holds the records the MCP tool `add_documents` received to the same limits.
 
-Three forms: `application/json` `{"documents": [record, ...]}` (or a bare list, as corpus.json files are),
-`application/x-ndjson` (one record per line; a line that is not JSON is a failure at its position), and
-`multipart/form-data` with one field `file` holding a .json or .jsonl file.
+Three forms: `application/json` `{"documents": [record, ...]}` (or a bare list, as corpus.json files are) or
+`{"urls": [url, ...]}` (each fetched and read, app/document_files.py), `application/x-ndjson` (one record per line;
+a line that is not JSON is a failure at its position), and `multipart/form-data` with one field `file` holding a
+.json or .jsonl file, or one document (PDF, DOCX, HTML, text, Markdown), recognised by its content.
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 
 from graphwire.app.errors import ApiError
 from graphwire.app.jobs.models import JobFailure
+from graphwire.ingest.formats.base import LoadOptions
+from graphwire.ingest.formats.dispatch import sniff
 
 JSON_TYPES = ("application/json",)
 JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "application/x-jsonlines")
@@ -38,20 +42,31 @@ class Upload:
         return len(self.records) + len(self.failures)
 
 
-async def read_upload(request: Request, max_bytes: int, max_documents: int) -> Upload:
+async def read_upload(
+    request: Request, max_bytes: int, max_documents: int, options: LoadOptions | None = None
+) -> Upload:
+    """The posted records; `options` (LoadOptions.from_settings) bounds the documents and URLs the loader reads."""
+    options = options or LoadOptions()
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     body = await _read_limited(request, max_bytes)
     if media_type in JSON_TYPES:
-        upload = _json(body)
+        urls = _urls(body)
+        if urls is not None:
+            from graphwire.app.document_files import urls_upload
+
+            _within_count(Upload(records=urls, positions=[], failures=[]), max_documents)  # before fetching any
+            upload = await run_in_threadpool(urls_upload, urls, options)
+        else:
+            upload = _json(body)
     elif media_type in JSONL_TYPES:
         upload = _jsonl(body)
     elif media_type == "multipart/form-data":
-        upload = await _multipart(request, body)
+        upload = await _multipart(request, body, options)
     else:
         raise ApiError(
             415, "unsupported_media_type",
             f"Content-Type {media_type or '(none)'!r} is not accepted; send application/json, "
-            "application/x-ndjson or multipart/form-data with a .json/.jsonl file in the field 'file'",
+            "application/x-ndjson or multipart/form-data with a .json/.jsonl file or a document in the field 'file'",
         )  # fmt: skip
     return _within_count(upload, max_documents)
 
@@ -129,6 +144,19 @@ def _json(body: bytes) -> Upload:
     return Upload(records=data, positions=list(range(len(data))), failures=[])
 
 
+def _urls(body: bytes) -> list[Any] | None:
+    """The list of `{"urls": [...]}`, or None when the body is not that form (then it is read as records)."""
+    try:
+        data = _loads(_text(body))
+    except ValueError:
+        return None
+    if isinstance(data, dict) and "urls" in data and not any(k in data for k in LIST_KEYS):
+        if not isinstance(data["urls"], list):
+            raise ApiError(422, "validation_error", '"urls" must be a list of http(s) URLs')
+        return list(data["urls"])
+    return None
+
+
 def _jsonl(body: bytes) -> Upload:
     records, positions, failures = [], [], []
     lines = [line for line in _text(body).splitlines() if line.strip()]
@@ -141,7 +169,7 @@ def _jsonl(body: bytes) -> Upload:
     return Upload(records=records, positions=positions, failures=failures)
 
 
-async def _multipart(request: Request, body: bytes) -> Upload:
+async def _multipart(request: Request, body: bytes, options: LoadOptions) -> Upload:
     async def once() -> AsyncGenerator[bytes, None]:
         yield body
 
@@ -152,10 +180,17 @@ async def _multipart(request: Request, body: bytes) -> Upload:
     file = form.get("file")
     if not isinstance(file, UploadFile):
         raise ApiError(422, "validation_error", "multipart/form-data needs the file in a field named 'file'")
-    name = (file.filename or "").lower()
     content = await file.read()
-    if name.endswith((".jsonl", ".ndjson")):
+    kind = sniff(content, file.filename or "")
+    if kind == "jsonl":
         return _jsonl(content)
-    if name.endswith(".json"):
+    if kind == "json":
         return _json(content)
-    raise ApiError(422, "validation_error", f"file {file.filename!r}: expected a .json or .jsonl file")
+    if kind is not None:
+        from graphwire.app.document_files import file_upload
+
+        return await run_in_threadpool(file_upload, file.filename or "document", content, options)
+    raise ApiError(
+        422, "validation_error",
+        f"file {file.filename!r}: expected a .json or .jsonl file, or a PDF, DOCX, HTML, text or Markdown document",
+    )  # fmt: skip

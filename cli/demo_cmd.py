@@ -37,7 +37,7 @@ def demo(
     configure_logging("WARNING", settings.log_json)
     _ensure_neo4j(settings)
     console.rule("[bold]1. ingest the demo corpus (offline extractor)")
-    ingest_cmd.ingest(path=DEMO_DIR / "articles.jsonl", extractor=ingest_cmd.ExtractorChoice.OFFLINE)
+    ingest_cmd.ingest(source=str(DEMO_DIR / "articles.jsonl"), extractor=ingest_cmd.ExtractorChoice.OFFLINE)
     api_port = port or settings.api_port
     server = _start_api(settings.api_host, api_port)
     base = f"http://{settings.api_host}:{api_port}"

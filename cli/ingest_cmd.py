@@ -1,4 +1,5 @@
-"""`graphwire ingest PATH`: build (or update) the graph and the vector store from a corpus; `--delete DOC` removes."""
+"""`graphwire ingest PATH|URL`: build (or update) the graph and the vector store from a corpus (files, a folder or
+a URL); `--delete DOC` removes."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from graphwire.core.stores.bootstrap import apply_schema
 from graphwire.core.stores.store_lock import StoreBusyError
 from graphwire.core.stores.write_session import WriteSession
 from graphwire.ingest import service
+from graphwire.ingest.formats.base import LoadOptions
+from graphwire.ingest.formats.fetch import is_url
 from graphwire.ingest.loaders import load_articles, printable
 from graphwire.ingest.pipeline import ChunkSink, delete_documents
 from graphwire.ingest.provenance import ProvenanceCaps
@@ -41,7 +44,7 @@ def _quiet_driver_notifications() -> None:
 class IngestRequest:
     """What `graphwire ingest PATH` was asked to do, from its options."""
 
-    path: Path
+    path: Path | str  # a file or folder, or an http(s) URL to fetch
     extractor: ExtractorChoice
     limit: int | None  # only the first N documents
     resume: bool  # skip documents a previous run of this input finished
@@ -56,7 +59,13 @@ DEFAULT_PROCESSES = min(2, os.cpu_count() or 1)  # spaCy NER is the slowest part
 
 
 def ingest(
-    path: Annotated[Path | None, typer.Argument(help="corpus.json list, .jsonl, or a folder of .txt/.md files")] = None,
+    source: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="PATH|URL",
+            help="corpus.json list, .jsonl, .txt/.md, PDF, DOCX or HTML file, a folder mixing them, or an http(s) URL",
+        ),
+    ] = None,
     extractor: Annotated[
         ExtractorChoice, typer.Option(help="offline (spaCy + patterns) or llm")
     ] = ExtractorChoice.AUTO,
@@ -82,8 +91,9 @@ def ingest(
     Exit codes: 0 done; 1 error (Neo4j, usage, a --delete naming no document, another writer holding the store);
     2 extraction failures; 3 records skipped at load (bad or duplicate), the rest ingested."""
     _quiet_driver_notifications()
-    if path is not None and not path.exists():
-        raise fail(f"no such file or folder: {path} (give a .json or .jsonl file, or a folder of .txt/.md files)")
+    path: Path | str | None = source if source is None or is_url(source) else Path(source)
+    if isinstance(path, Path) and not path.exists():
+        raise fail(f"no such file or folder: {path} (give a file, a folder of documents, or an http(s) URL)")
     settings = get_settings()
     graph = open_graph_or_exit(settings)
     session = WriteSession(settings, lambda: graph, f"graphwire ingest {'--delete' if delete else path}")
@@ -143,13 +153,13 @@ def lost_neo4j_line(settings: Settings, exc: BaseException) -> str:
 def _run_ingest(request: IngestRequest, graph: Graph, settings: Settings, store: ChunkSink | None) -> IngestReport:
     path = request.path
     try:
-        loaded = load_articles(path)
+        loaded = load_articles(path, LoadOptions.from_settings(settings))
     except ValueError as exc:  # an unreadable file or an unsupported format: nothing was written
         raise fail(str(exc)) from None
     for error in loaded.errors:
         title = f" {printable(error.title)!r}" if error.title else ""
         console.print(f"[yellow]skipped[/] {escape(error.location)}{escape(title)}: {escape(error.reason)}")
-    gazetteer_file = request.gazetteer or default_gazetteer(path)
+    gazetteer_file = request.gazetteer or (default_gazetteer(path) if isinstance(path, Path) else None)
     options = service.ingest_options(
         settings, batch_documents=request.batch_docs, limit=request.limit,
         force=request.force or request.retry_failed, progress=True,
@@ -167,7 +177,7 @@ def _run_ingest(request: IngestRequest, graph: Graph, settings: Settings, store:
         failed_docs = _failed_documents(run)
         run.articles = [a for a in run.articles if a.doc_id in failed_docs]
         console.print(f"retrying {len(run.articles)} documents with failed chunks")
-    state = run.state_store(str(path.resolve()))
+    state = run.state_store(str(path.resolve()) if isinstance(path, Path) else path)
     if request.resume:
         state.load()
     else:

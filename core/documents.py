@@ -29,8 +29,17 @@ def clean_text(text: str) -> str:
     return _SURROGATE.sub("\ufffd", _CONTROL.sub("", text))
 
 
+class Segment(BaseModel):
+    """Where a part of an article's body starts and what names it: a page of a PDF, or a heading path."""
+
+    start: int = Field(ge=0)  # character offset into the article's body where the part starts
+    label: str = ""  # the heading path ("Results > Revenue"); empty before the first heading
+    page: int | None = Field(default=None, ge=1)  # the page number of a PDF page
+
+
 class Article(BaseModel):
-    """One input document, in the MultiHop-RAG corpus field names."""
+    """One input document, in the MultiHop-RAG corpus field names, with the parts of its body (`segments`) when the
+    format has pages or headings."""
 
     title: str = Field(min_length=1)
     body: str = Field(min_length=1)
@@ -39,6 +48,7 @@ class Article(BaseModel):
     url: str | None = None
     author: str | None = None
     category: str | None = None
+    segments: list[Segment] = Field(default_factory=list)
 
     @field_validator("*", mode="before")
     @classmethod
@@ -56,7 +66,9 @@ class Article(BaseModel):
 
     @property
     def content_hash(self) -> str:
-        return hashlib.sha256(self.model_dump_json().encode("utf-8")).hexdigest()
+        """Without `segments` when there are none, so documents without pages or headings hash as they always did."""
+        exclude = None if self.segments else {"segments"}
+        return hashlib.sha256(self.model_dump_json(exclude=exclude).encode("utf-8")).hexdigest()
 
 
 class Chunk(BaseModel):
@@ -67,3 +79,6 @@ class Chunk(BaseModel):
     title: str
     source: str | None = None
     published_at: date | None = None
+    locator: str | None = None  # where in the document: "p. 4", "pp. 4-5" or a heading path ("Results > Revenue")
+    char_start: int | None = None  # offset of the chunk's body text into the document's body
+    char_end: int | None = None  # offset just past it

@@ -152,6 +152,12 @@ class Settings(BaseSettings):
     fuzzy_merge_threshold: float = 92.0  # rapidfuzz score (0-100) above which two entity names merge
     # most implied chunk ids (no sentence) a REPORTED_BY or `provenance: inferred` relationship keeps: the smallest
     provenance_cap: int = Field(default=100, ge=1)
+    document_max_bytes: int = Field(default=52_428_800, ge=1)  # largest PDF, DOCX or HTML file (or fetched page) read
+    docx_max_unpacked_bytes: int = Field(default=104_857_600, ge=1)  # most bytes a DOCX may unpack to (zip bombs)
+    fetch_timeout_s: float = Field(default=20.0, gt=0)  # connect and read timeout of each URL fetched for ingestion
+    fetch_max_redirects: int = Field(default=5, ge=0)  # redirects followed per URL fetched for ingestion
+    # comma-separated hosts URLs may be fetched from; when set only these, and they may resolve to private addresses
+    fetch_allowed_hosts: str = ""
     ingest_state_path: Path = Path(".graphwire/ingest-state")  # folder of per-input ingest-state records (--resume)
     # folder of the writer locks (core/stores/store_lock.py); one for every process of the machine, whatever its cwd
     store_lock_dir: Path = Path("/tmp/graphwire-locks")

@@ -64,14 +64,21 @@ class Graphwire:
         vectors: bool = True,
         force: bool = False,
     ) -> IngestReport:
-        """Ingest a file or folder (the formats `graphwire ingest` reads) or records (`title`, `body`, optional
-        `source`, `published_at`, `url`, ...). Unchanged documents are skipped unless `force`. Records that cannot
-        be used are listed in the report's `load_errors`; the others are ingested."""
+        """Ingest a file, a folder or an http(s) URL (the formats `graphwire ingest` reads: JSON, JSON Lines, text,
+        Markdown, PDF, DOCX, HTML) or records (`title`, `body`, optional `source`, `published_at`, `url`, ...).
+        Unchanged documents are skipped unless `force`. Records that cannot be used are listed in the report's
+        `load_errors`; the others are ingested."""
         from graphwire.core.stores.write_session import WriteSession
+        from graphwire.ingest.formats.base import LoadOptions
+        from graphwire.ingest.formats.fetch import is_url
         from graphwire.ingest.loaders import load_articles, load_records
         from graphwire.ingest.service import ExtractorChoice, ingest_loaded, ingest_options
 
-        loaded = load_articles(Path(documents)) if isinstance(documents, str | Path) else load_records(list(documents))
+        if isinstance(documents, str | Path):
+            source = documents if isinstance(documents, str) and is_url(documents) else Path(documents)
+            loaded = load_articles(source, LoadOptions.from_settings(self.settings))
+        else:
+            loaded = load_records(list(documents))
         refresh = self._context.refresh if self._context is not None else None  # this process's caches, at once
         with WriteSession(self.settings, lambda: self.graph, "graphwire Python API: Graphwire.ingest", refresh):
             report = ingest_loaded(

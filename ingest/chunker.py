@@ -1,5 +1,9 @@
 """Split an article into overlapping windows that end at sentence boundaries where possible.
 
+A document with parts (the pages of a PDF, the sections under headings) is cut part by part, so that each chunk
+lies in one part and cites it ("p. 4", "Results > Revenue"); a part shorter than the overlap (a heading with no text
+of its own) joins the next one. Other documents are cut as one text.
+
 Each chunk's text starts with `[Source: X | Title: Y | Published: YYYY-MM-DD]` on its own line, so every retriever
 and the extractor see where the text came from. Ids are content hashes: the same article always gives the same ids.
 """
@@ -11,6 +15,7 @@ import re
 
 from graphwire.core.documents import PREFIX_END, Article, Chunk
 from graphwire.core.settings import default_of
+from graphwire.ingest.locators import locate
 
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+")
 _SPACES = re.compile(r"\s+")
@@ -33,9 +38,11 @@ def chunk_article(
         raise ValueError(f"chunk overlap ({overlap}) must be smaller than chunk size ({size})")
     prefix = chunk_prefix(article)
     doc_id = article.doc_id
+    body = article.body.strip()
+    lead = len(article.body) - len(article.body.lstrip())  # offsets are into the body as stored
     chunks = []
-    for index, piece in enumerate(split_text(article.body.strip(), size, overlap)):
-        text = prefix + piece
+    for index, (start, end) in enumerate(_spans(article, body, size, overlap)):
+        text = prefix + body[start:end]
         chunks.append(
             Chunk(
                 id=chunk_id(doc_id, index, text),
@@ -45,25 +52,55 @@ def chunk_article(
                 title=article.title,
                 source=article.source,
                 published_at=article.published_at,
+                locator=locate(article.segments, lead + start, lead + end),
+                char_start=lead + start,
+                char_end=lead + end,
             )
         )
     return chunks
 
 
+def _spans(article: Article, body: str, size: int, overlap: int) -> list[tuple[int, int]]:
+    """Windows over the body, or over each of its parts (offsets into the body either way)."""
+    if not article.segments:
+        return split_spans(body, size, overlap)
+    lead = len(article.body) - len(article.body.lstrip())
+    edges = sorted({0, len(body), *(min(max(s.start - lead, 0), len(body)) for s in article.segments)})
+    parts: list[tuple[int, int]] = []
+    lo = 0
+    for hi in edges[1:]:
+        if hi - lo < overlap and hi < len(body):
+            continue  # too short to stand alone: it joins the next part
+        parts.append((lo, hi))
+        lo = hi
+    return [(lo + start, lo + end) for lo, hi in parts for start, end in split_spans(body[lo:hi], size, overlap)]
+
+
 def split_text(text: str, size: int, overlap: int) -> list[str]:
     """Windows of at most `size` characters; each ends at a sentence end (else a space) in its second half and
     the next starts at a sentence start (else a word) within the last `overlap` characters of the previous one."""
+    return [text[start:end] for start, end in split_spans(text, size, overlap)]
+
+
+def split_spans(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
+    """The (start, end) offsets into `text` of `split_text`'s windows, whitespace at either end left out."""
     if len(text) <= size:
-        return [text] if text else []
-    pieces = []
+        return [_trimmed(text, 0, len(text))] if text.strip() else []
+    spans = []
     start = 0
     while start < len(text):
         end = _window_end(text, start, size)
-        pieces.append(text[start:end].strip())
+        if text[start:end].strip():
+            spans.append(_trimmed(text, start, end))
         if end >= len(text):
             break
         start = max(_next_start(text, end, overlap), start + 1)
-    return [p for p in pieces if p]
+    return spans
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    piece = text[start:end]
+    return start + len(piece) - len(piece.lstrip()), end - (len(piece) - len(piece.rstrip()))
 
 
 def join_pieces(pieces: list[str]) -> str:

@@ -1,4 +1,9 @@
-"""Read articles from MultiHop-RAG `corpus.json` lists, JSON Lines, or a folder of .txt/.md files with front matter.
+"""Read articles from MultiHop-RAG `corpus.json` lists, JSON Lines, .txt/.md files with front matter, PDF, DOCX and
+HTML documents, a folder mixing any of them, or a URL: the one loading interface every surface calls.
+
+Each file goes to its reader by its content (magic bytes) first and its name after (ingest/formats/dispatch.py); a
+document that cannot be read (encrypted, scanned, corrupt, too large, no article) is a LoadError with a one-line
+reason. Documents with pages or headings carry `segments`, from which chunks get their locators.
 
 A bad record is reported (where, which title, why in words a person reads) and skipped; the rest of the input still
 loads. A record whose id (its url, else its content) an earlier record already has is reported and skipped: the first
@@ -18,8 +23,13 @@ from dateutil import parser as date_parser
 from pydantic import BaseModel, ValidationError
 
 from graphwire.core.documents import Article, clean_text
+from graphwire.ingest.formats.base import DocumentError, LoadOptions
+from graphwire.ingest.formats.dispatch import DOCUMENT_KINDS, read_document, sniff, sniff_file
+from graphwire.ingest.formats.fetch import fetch, is_url
+from graphwire.ingest.locators import markdown_segments
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
+MARKDOWN_SUFFIXES = (".md", ".markdown")  # their `#` headings become the chunks' locators
 _FIELDS = ("title", "body", "source", "published_at", "url", "author", "category")
 
 
@@ -36,10 +46,11 @@ class LoadResult(BaseModel):
     errors: list[LoadError]
 
 
-def load_articles(path: Path) -> LoadResult:
-    """Load every article under `path` (a .json/.jsonl file or a folder), collecting errors instead of raising."""
+def load_articles(path: Path | str, options: LoadOptions | None = None) -> LoadResult:
+    """Load every article of `path` (a file, a folder, or an http(s) URL to fetch), collecting errors instead of
+    raising; `options` holds the size limits and the fetch settings (LoadOptions.from_settings)."""
     errors: list[LoadError] = []
-    return _load(_records(path, errors), errors)
+    return _load(_records(path, errors, options or LoadOptions()), errors)
 
 
 def load_records(records: Sequence[Any]) -> LoadResult:
@@ -72,17 +83,66 @@ def printable(text: str) -> str:
 _VISIBLE_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F] if chr(c) not in "\t"}
 
 
-def _records(path: Path, errors: list[LoadError]) -> Iterator[tuple[str, Any]]:
+def _records(source: Path | str, errors: list[LoadError], options: LoadOptions) -> Iterator[tuple[str, Any]]:
+    if isinstance(source, str) and is_url(source):
+        yield from _url_records(source, errors, options)
+        return
+    path = Path(source)
     if path.is_dir():
-        yield from _folder_records(path, errors)
-    elif path.suffix.lower() in (".jsonl", ".ndjson"):
-        yield from _jsonl_records(path, errors)
-    elif path.suffix.lower() == ".json":
+        yield from _folder_records(path, errors, options)
+        return
+    kind = sniff_file(path) if path.is_file() else None
+    if kind is None:
+        raise ValueError(f"cannot load {path}: expected a .json, .jsonl, .txt/.md, PDF, DOCX or HTML file or a folder")
+    if kind == "json":
         yield from _json_records(path, errors)
-    elif path.suffix.lower() in TEXT_SUFFIXES:
-        yield from _text_file_record(path, errors)
     else:
-        raise ValueError(f"cannot load {path}: expected a .json, .jsonl, .txt/.md file or a folder")
+        yield from _file_records(path, kind, errors, options)
+
+
+def _file_records(path: Path, kind: str, errors: list[LoadError], options: LoadOptions) -> Iterator[tuple[str, Any]]:
+    if kind == "jsonl":
+        yield from _jsonl_records(path, errors)
+    elif kind == "text":
+        yield from _text_file_record(path, errors)
+    elif kind in DOCUMENT_KINDS:
+        try:
+            size = path.stat().st_size
+            if size > options.document_max_bytes:  # refused before it is read
+                raise DocumentError(
+                    f"{size} bytes, over the limit of {options.document_max_bytes} (DOCUMENT_MAX_BYTES)"
+                )
+            yield str(path), read_document(path.read_bytes(), kind, path.name, options)
+        except (DocumentError, OSError) as exc:
+            errors.append(LoadError(location=str(path), reason=str(exc)))
+
+
+def _url_records(url: str, errors: list[LoadError], options: LoadOptions) -> Iterator[tuple[str, Any]]:
+    try:
+        fetched = fetch(url, options)
+        kind = sniff(fetched.data, fetched.url.split("?")[0], fetched.content_type)
+        if kind in DOCUMENT_KINDS:
+            yield url, read_document(fetched.data, kind or "", fetched.url.rsplit("/", 1)[-1], options,
+                                     charset=fetched.charset, url=url)  # fmt: skip
+            return
+        text = _decoded(fetched.data, fetched.charset or "utf-8")
+    except DocumentError as exc:
+        errors.append(LoadError(location=url, reason=str(exc)))
+        return
+    meta, body = split_front_matter(clean_text(text))
+    yield url, {"title": _heading_or_stem(body, Path(url.rstrip("/"))), **meta, "body": body, "url": url}
+
+
+def _decoded(data: bytes, encoding: str) -> str:
+    try:
+        return data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise DocumentError(_encoding_reason(exc)) from exc
+
+
+def _encoding_reason(exc: Exception) -> str:
+    where = f" at byte {exc.start}" if isinstance(exc, UnicodeDecodeError) else ""
+    return f"not valid UTF-8{where}: mixed or unknown encodings; save the file as UTF-8"
 
 
 def _json_records(path: Path, errors: list[LoadError]) -> Iterator[tuple[str, Any]]:
@@ -111,25 +171,30 @@ def _jsonl_records(path: Path, errors: list[LoadError]) -> Iterator[tuple[str, A
                 errors.append(LoadError(location=f"{path.name}:{line_no}", reason=f"invalid JSON: {exc.msg}"))
 
 
-def _folder_records(folder: Path, errors: list[LoadError]) -> Iterator[tuple[str, Any]]:
+def _folder_records(folder: Path, errors: list[LoadError], options: LoadOptions) -> Iterator[tuple[str, Any]]:
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        suffix = path.suffix.lower()
-        if suffix in TEXT_SUFFIXES:
-            yield from _text_file_record(path, errors)
-        elif suffix in (".jsonl", ".ndjson"):
-            yield from _jsonl_records(path, errors)
-        elif suffix == ".json":
+        try:
+            kind = sniff_file(path)
+        except OSError as exc:
+            errors.append(LoadError(location=str(path), reason=f"cannot read: {exc}"))
+            continue
+        if kind == "json":
             try:
                 yield from _json_records(path, errors)
             except ValueError as exc:
                 errors.append(LoadError(location=str(path), reason=str(exc)))
+        elif kind is not None:
+            yield from _file_records(path, kind, errors, options)
 
 
 def _text_file_record(path: Path, errors: list[LoadError]) -> Iterator[tuple[str, Any]]:
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         errors.append(LoadError(location=str(path), reason=f"cannot read: {exc}"))
+        return
+    except UnicodeDecodeError as exc:
+        errors.append(LoadError(location=str(path), reason=_encoding_reason(exc)))
         return
     try:
         meta, body = split_front_matter(text)
@@ -137,6 +202,9 @@ def _text_file_record(path: Path, errors: list[LoadError]) -> Iterator[tuple[str
         errors.append(LoadError(location=str(path), reason=str(exc)))
         return
     record: dict[str, Any] = {**meta, "body": body}
+    if path.suffix.lower() in MARKDOWN_SUFFIXES:
+        record["body"] = body = clean_text(body).strip()  # the offsets of the headings are into the stored body
+        record["segments"] = markdown_segments(body)
     if not record.get("title"):
         record["title"] = _heading_or_stem(body, path)
     yield str(path), record
@@ -172,6 +240,7 @@ def _to_article(location: str, record: Any, errors: list[LoadError]) -> Article 
     for key in ("title", "body", "source", "url", "author", "category"):
         value = fields[key]
         fields[key] = clean_text(value).strip() or None if isinstance(value, str) else value
+    fields["segments"] = record.get("segments") or []
     missing = _missing_reason(fields)
     if missing:
         errors.append(LoadError(location=location, title=title, reason=missing))

@@ -177,6 +177,9 @@ def _chunk_row(chunk: Chunk) -> Row:
         "title": chunk.title,
         "source": chunk.source,
         "published_at": chunk.published_at.isoformat() if chunk.published_at else None,
+        "locator": chunk.locator,
+        "char_start": chunk.char_start,
+        "char_end": chunk.char_end,
     }
 
 

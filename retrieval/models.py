@@ -58,6 +58,7 @@ class ChunkRecord(BaseModel):
     title: str
     source: str | None = None
     published_at: date | None = None
+    locator: str | None = None  # where in its document: "p. 4" or a heading path
     text: str
 
 
@@ -69,7 +70,8 @@ class RankedChunk(ChunkRecord):
     def from_chunk(cls, chunk: Chunk, score: float) -> RankedChunk:
         """A stored chunk (the vector store's, the flat index's) with its score."""
         return cls(chunk_id=chunk.id, document_id=chunk.document_id, title=chunk.title, source=chunk.source,
-                   published_at=chunk.published_at, text=chunk.text, score=float(score))  # fmt: skip
+                   published_at=chunk.published_at, locator=chunk.locator, text=chunk.text,
+                   score=float(score))  # fmt: skip
 
     @classmethod
     def from_record(cls, record: ChunkRecord, score: float) -> RankedChunk:
@@ -84,6 +86,7 @@ class Excerpt(BaseModel):
     title: str
     source: str | None = None
     published_at: date | None = None
+    locator: str | None = None
     text: str
 
 
@@ -125,6 +128,11 @@ class Citation(BaseModel):
     title: str = Field(description="Title of the chunk's article.")
     publication: str | None = Field(default=None, description="The article's outlet, if known.")
     published_at: date | None = Field(default=None, description="The article's publication date, if known.")
+    locator: str | None = Field(
+        default=None,
+        description='Where in the document the chunk is: a page ("p. 4", "pp. 4-5") or a heading '
+        'path ("Results > Revenue"); absent for documents without pages or headings.',
+    )
 
 
 ABSTENTION = "Insufficient information."

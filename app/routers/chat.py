@@ -197,7 +197,8 @@ def sources(citations: list[NumberedCitation]) -> str:
     lines = []
     for c in citations:
         where = ", ".join(part for part in (c.publication, c.published_at and c.published_at.isoformat()) if part)
-        lines.append(f"[{c.number}] {c.title}" + (f" ({where})" if where else ""))
+        at = f", {c.locator}" if c.locator else ""
+        lines.append(f"[{c.number}] {c.title}{at}" + (f" ({where})" if where else ""))
     return "\n\nSources:\n" + "\n".join(lines)
 
 

@@ -25,6 +25,7 @@ from graphwire.app.documents import (
     list_documents as list_stored,
 )
 from graphwire.app.uploads import read_upload
+from graphwire.ingest.formats.base import LoadOptions
 
 MAX_OFFSET = 1_000_000_000  # far below Neo4j's 64-bit SKIP + LIMIT, far above any store
 
@@ -39,11 +40,17 @@ _RECORD = {"type": "object", "description": "title, body (required); source, pub
 _POST_BODY = {
     "required": True,
     "content": {
-        "application/json": {"schema": {"type": "object", "required": ["documents"], "properties": {
-            "documents": {"type": "array", "minItems": 1, "items": _RECORD}}}},
+        "application/json": {"schema": {"oneOf": [
+            {"type": "object", "required": ["documents"], "properties": {
+                "documents": {"type": "array", "minItems": 1, "items": _RECORD}}},
+            {"type": "object", "required": ["urls"], "properties": {"urls": {
+                "type": "array", "minItems": 1, "items": {"type": "string", "format": "uri"},
+                "description": "http(s) URLs of pages or documents, fetched within FETCH_* and DOCUMENT_MAX_BYTES"}}},
+        ]}},
         "application/x-ndjson": {"schema": {"type": "string", "description": "one JSON record per line"}},
         "multipart/form-data": {"schema": {"type": "object", "properties": {
-            "file": {"type": "string", "format": "binary", "description": "a .json or .jsonl file"}}}},
+            "file": {"type": "string", "format": "binary",
+                     "description": "a .json or .jsonl file, or a PDF, DOCX, HTML, text or Markdown document"}}}},
     },
 }  # fmt: skip
 
@@ -52,9 +59,11 @@ _POST_BODY = {
 async def post_documents(
     request: Request, settings: SettingsDep, writes: DocumentWritesDep, graphs: GraphProviderDep
 ) -> JobAccepted:
-    """Queue documents for ingestion: `{"documents": [...]}`, JSON Lines, or a multipart .json/.jsonl `file`.
+    """Queue documents for ingestion: `{"documents": [...]}`, `{"urls": [...]}` (fetched), JSON Lines, or a multipart
+    `file` (.json/.jsonl, or one PDF, DOCX, HTML, text or Markdown document).
     503 with Retry-After when Neo4j cannot be reached now (a job accepted then would only fail)."""
-    upload = await read_upload(request, settings.upload_max_bytes, settings.upload_max_documents)
+    options = LoadOptions.from_settings(settings)
+    upload = await read_upload(request, settings.upload_max_bytes, settings.upload_max_documents, options)
     return await run_in_threadpool(submit_documents, upload, writes, graphs)
 
 

@@ -95,6 +95,8 @@ def _metadata(chunk: Chunk) -> dict[str, str | int]:
         meta["source"] = chunk.source
     if chunk.published_at:
         meta["published_at"] = chunk.published_at.isoformat()
+    if chunk.locator:
+        meta["locator"] = chunk.locator
     return meta
 
 
@@ -108,6 +110,7 @@ def _chunk(chunk_id: str, text: str, meta: dict[str, Any]) -> Chunk:
         title=str(meta.get("title", "")),
         source=meta.get("source") or None,
         published_at=date.fromisoformat(published) if published else None,
+        locator=meta.get("locator") or None,
     )
 
 

@@ -2,4 +2,5 @@
 UNWIND $rows AS row
 MATCH (d:Document {id: row.document_id})
 CREATE (d)-[:HAS_CHUNK]->(:Chunk {id: row.id, document_id: row.document_id, index: row.index, text: row.text,
-                                  title: row.title, source: row.source, published_at: row.published_at})
+                                  title: row.title, source: row.source, published_at: row.published_at,
+                                  locator: row.locator, char_start: row.char_start, char_end: row.char_end})

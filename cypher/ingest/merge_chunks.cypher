@@ -3,6 +3,7 @@ UNWIND $rows AS row
 MATCH (d:Document {id: row.document_id})
 MERGE (c:Chunk {id: row.id})
 SET c.document_id = row.document_id, c.index = row.index, c.text = row.text, c.title = row.title,
-    c.source = row.source, c.published_at = row.published_at
+    c.source = row.source, c.published_at = row.published_at, c.locator = row.locator,
+    c.char_start = row.char_start, c.char_end = row.char_end
 REMOVE c.linked
 MERGE (d)-[:HAS_CHUNK]->(c)

@@ -238,7 +238,13 @@ class ExtractiveAnswerer(LocalAnswerer):
                     e = excerpts[chunk_id]
                     citations.setdefault(
                         chunk_id,
-                        Citation(chunk_id=chunk_id, title=e.title, publication=e.source, published_at=e.published_at),
+                        Citation(
+                            chunk_id=chunk_id,
+                            title=e.title,
+                            publication=e.source,
+                            published_at=e.published_at,
+                            locator=e.locator,
+                        ),  # fmt: skip
                     )
         return list(citations.values())
 
@@ -248,5 +254,9 @@ class ExtractiveAnswerer(LocalAnswerer):
 
 def _citation(chunk: RankedChunk) -> Citation:
     return Citation(
-        chunk_id=chunk.chunk_id, title=chunk.title, publication=chunk.source, published_at=chunk.published_at
+        chunk_id=chunk.chunk_id,
+        title=chunk.title,
+        publication=chunk.source,
+        published_at=chunk.published_at,
+        locator=chunk.locator,
     )

@@ -184,6 +184,7 @@ def cited(text: str, excerpts: list[RankedChunk]) -> list[Citation]:
                     title=chunk.title,
                     publication=chunk.source,
                     published_at=chunk.published_at,
+                    locator=chunk.locator,
                 ),
             )
     return list(citations.values())

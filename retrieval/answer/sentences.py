@@ -40,7 +40,9 @@ class Sentence:
 
     def citation(self) -> Citation:
         c = self.chunk
-        return Citation(chunk_id=c.chunk_id, title=c.title, publication=c.source, published_at=c.published_at)
+        return Citation(
+            chunk_id=c.chunk_id, title=c.title, publication=c.source, published_at=c.published_at, locator=c.locator
+        )
 
 
 @dataclass(frozen=True)

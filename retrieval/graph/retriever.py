@@ -162,5 +162,6 @@ def _excerpt(chunk: ChunkRecord, evidence: str | None, chars: int) -> Excerpt:
         title=chunk.title,
         source=chunk.source,
         published_at=chunk.published_at,
+        locator=chunk.locator,
         text=excerpt(chunk.text, evidence, chars),
     )

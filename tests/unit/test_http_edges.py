@@ -208,8 +208,9 @@ def test_the_question_limit_counts_what_is_asked_not_the_padding(open_client: Te
 
 def test_the_documents_body_schema_requires_at_least_one_document(open_client: TestClient) -> None:
     body = open_client.get("/openapi.json").json()["paths"]["/v1/documents"]["post"]["requestBody"]
-    schema = body["content"]["application/json"]["schema"]
-    assert schema["required"] == ["documents"] and schema["properties"]["documents"]["minItems"] == 1
+    records, urls = body["content"]["application/json"]["schema"]["oneOf"]  # records, or URLs to fetch
+    assert records["required"] == ["documents"] and records["properties"]["documents"]["minItems"] == 1
+    assert urls["required"] == ["urls"] and urls["properties"]["urls"]["minItems"] == 1
 
 
 def test_documents_posted_while_neo4j_is_down_are_a_503_to_retry_not_a_job_that_fails(open_client: TestClient) -> None:

@@ -49,6 +49,7 @@ export function renderCitations(list, citations, anchorPrefix) {
   for (const c of citations) {
     list.append(
       el("li", {}, el("a", { href: `#${chunkAnchor(anchorPrefix, c.chunk_id)}`, class: "citation" }, c.title),
+        c.locator ? el("span", { class: "locator" }, ` (${c.locator})`) : "",
         sourceLine(c) ? ` \u2014 ${sourceLine(c)}` : ""),
     );
   }
