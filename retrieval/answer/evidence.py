@@ -81,12 +81,7 @@ class SentenceAnswers:
             return None
         if asked_label is not None and not _NOT_AN_ENTITY.match(question):
             return self._entity(question, pool, scored, asked_label, analysis.outlets)
-        enough = self.limits.quote_support
-        quotable = [s for s in scored if s.support >= enough and (not names or s.sentence.terms & names)]
-        needed = _AMOUNT if _ASKS_AN_AMOUNT.match(question) else _NUMBER if _ASKS_A_TIME.match(question) else None
-        if needed is not None:  # an amount or a time: only a sentence with such a number can answer it
-            quotable = [s for s in quotable if needed.search(s.sentence.text)]
-        return self._quote(quotable)
+        return self._quote(self._quotable(question, scored, names))
 
     def _judgement(self, question: str, pool: SentencePool, analysis: QuestionSummary) -> Answer | None:
         sides = _sides(question, analysis.outlets)
@@ -132,6 +127,14 @@ class SentenceAnswers:
         named = sorted(best.support, key=lambda s: (-best.support[s], s.rank))
         citations = list({s.chunk.chunk_id: s.citation() for s in named}.values())
         return self._make(best.name, AnswerKind.ENTITY, citations[:MAX_QUOTES])
+
+    def _quotable(self, question: str, scored: list[Scored], names: set[str]) -> list[Scored]:
+        """Sentences that may be quoted: speaking to enough of the question, naming something it names (when it
+        names anything), and for an amount or a time holding such a number."""
+        enough = self.limits.quote_support
+        quotable = [s for s in scored if s.support >= enough and (not names or s.sentence.terms & names)]
+        needed = _AMOUNT if _ASKS_AN_AMOUNT.match(question) else _NUMBER if _ASKS_A_TIME.match(question) else None
+        return [s for s in quotable if needed.search(s.sentence.text)] if needed is not None else quotable
 
     def _quote(self, scored: list[Scored]) -> Answer | None:
         """The best sentences, one per chunk; only sentences naming something the question names, when it names any."""
