@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
+from support.jobs import wait_for_job
 
 from graphwire.app.main import create_app
 from graphwire.core.clients.graph import Graph
@@ -28,16 +29,6 @@ ROUND, CEO = 0, 1  # demo records: Paradigm invests in Lumen Labs (Circuit Weekl
 
 def demo_records() -> list[dict[str, Any]]:
     return [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def wait_for_job(client: TestClient, job_id: str, timeout_s: float = 120.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        job = client.get(f"/v1/jobs/{job_id}").json()
-        if job["state"] in ("succeeded", "failed"):
-            return dict(job)
-        time.sleep(0.1)
-    raise AssertionError(f"job {job_id} did not finish within {timeout_s:.0f} s")
 
 
 def ppr_titles(client: TestClient) -> set[str]:

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from support.documents import encrypt_pdf, make_docx, make_pdf, news_page
+from support.jobs import wait_for_job
 
 from graphwire.app.main import create_app
 from graphwire.core.clients.graph import Graph
@@ -41,16 +41,6 @@ FILLER = " ".join(
     f"The committee met for the {n}th time this season and approved the minutes of its last meeting without changes."
     for n in range(4, 16)
 )  # about 1,300 characters with no names in them: it keeps each demo passage in a chunk of its own
-
-
-def wait_for_job(client: TestClient, job_id: str, timeout_s: float = 180.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        job = client.get(f"/v1/jobs/{job_id}").json()
-        if job["state"] in ("succeeded", "failed"):
-            return dict(job)
-        time.sleep(0.1)
-    raise AssertionError(f"job {job_id} did not finish within {timeout_s:.0f} s")
 
 
 class _Pages(BaseHTTPRequestHandler):
