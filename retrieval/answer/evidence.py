@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from graphwire.core.names import POSSESSIVE, normalise_name
-from graphwire.core.nlp import shared_ner
+from graphwire.core.nlp import ner_docs
 from graphwire.retrieval.answer.judgements import asks_about_change, asks_about_order, looks_yes_no
 from graphwire.retrieval.answer.sentences import Scored, Sentence, SentenceLimits, SentencePool, question_names
 from graphwire.retrieval.models import Answer, AnswerKind, Citation, QuestionSummary, RetrievalResult
@@ -186,7 +186,7 @@ def _candidates(
     read = pool.sentences
     asked = f" {normalise_name(question, drop_suffix=False)} "
     found: dict[str, _Candidate] = {}
-    for sentence, doc in zip(read, shared_ner().pipe([s.text for s in read]), strict=True):
+    for sentence, doc in zip(read, ner_docs([s.text for s in read]), strict=True):
         for ent in doc.ents:
             key = normalise_name(ent.text)
             if ent.label_ in types and key and f" {key} " not in asked:
