@@ -16,8 +16,9 @@ Three forms, for three jobs, all here so that ingest and retrieval cannot drift 
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from graphwire.schema.lexicon import word_list
 from graphwire.schema.roles import SchemaRoles
@@ -77,16 +78,27 @@ def digits_of(text: str) -> tuple[str, ...]:
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 # A possessive ending, straight or curly apostrophe ("Musk's", "Musk’s"); the one pattern every form drops it with.
-POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
+# The apostrophe comes first and the lookbehind checks the letter before it: the same matches as `(?<=\w)['’]s\b`,
+# found four times faster (the engine scans for the apostrophe instead of trying a lookbehind at every position).
+POSSESSIVE = re.compile(r"['’](?<=\w['’])s\b")
 
 
 def match_form(text: str) -> str:
     """Lower-case, accents and punctuation removed, possessive dropped, single spaces: "Sam Bankman-Fried's" ->
     "sam bankman fried"."""
     text = POSSESSIVE.sub("", text)
-    decomposed = unicodedata.normalize("NFKD", text)
-    ascii_only = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
-    return _NON_ALNUM.sub(" ", ascii_only).strip()
+    if not text.isascii():  # ASCII is its own NFKD form and has no combining marks
+        text = unicodedata.normalize("NFKD", text)
+        marks = _combining_marks()
+        if not marks.isdisjoint(text):
+            text = "".join(ch for ch in text if ch not in marks)
+    return _NON_ALNUM.sub(" ", text.lower()).strip()
+
+
+@cache
+def _combining_marks() -> frozenset[str]:
+    """Every combining character (built once, on the first non-ASCII text)."""
+    return frozenset(chr(cp) for cp in range(sys.maxunicode + 1) if unicodedata.combining(chr(cp)))
 
 
 _NON_WORD_RUN = re.compile(r"[^\w]+")

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
+from graphwire.core.concurrency import Beside
 from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.flat.common import ranked_chunks
 from graphwire.retrieval.flat.fusion import ranks_of
@@ -173,18 +174,25 @@ class JointRetriever:
     def run(self, question: str, top_k: int = 10) -> JointPass:
         """The joint ranking and the graph retriever's result, each stage run once (graph mode reads both)."""
         timer = StageTimer()
-        with timer.stage("graph"):
-            graph = self.graph.retrieve(question, max(top_k, self.config.guidance.graph_depth))
+        # The five-stage retriever mostly waits on Neo4j while the question is embedded: both run at once.
+        depth = max(top_k, self.config.guidance.graph_depth)
+        graph_pass = Beside(lambda: self.graph.retrieve(question, depth), name="joint-graph")
         with timer.stage("index"):
             snapshot = self.flat.index.snapshot()
         if len(snapshot):
-            ranked, details = self._ranking(question, top_k, snapshot, graph, timer)
+            ranked, details = self._ranking(question, top_k, snapshot, graph_pass, timer)
         else:  # no chunk in the vector store (a graph ingested without vectors): PageRank alone ranks the passages
             with timer.stage("walk"):
                 walked = self.ppr.retrieve(question, top_k)
             ranked = [c.model_copy(update={"retrieved_by": self.ppr.name}) for c in walked.chunks]
             details = {"ranking": "ppr (the vector store holds no chunk)", "seeds": walked.details.get("seeds", 0)}
-        timings = timer.finish() | {f"graph.{k}": v for k, v in graph.timings_ms.items()}
+        with timer.stage("graph_wait"):
+            graph = graph_pass.result()
+        timings = (
+            timer.finish()
+            | {"graph": graph.timings_ms.get("total", 0.0)}
+            | {f"graph.{k}": v for k, v in graph.timings_ms.items()}
+        )
         matches: list[EntityMatch] = details.pop("matches", [])
         joint = RetrievalResult(
             mode=self.name,
@@ -200,7 +208,7 @@ class JointRetriever:
         return JointPass(joint=joint, graph=graph)
 
     def _ranking(
-        self, question: str, top_k: int, snapshot: IndexSnapshot, graph: RetrievalResult, timer: StageTimer
+        self, question: str, top_k: int, snapshot: IndexSnapshot, graph: Beside[RetrievalResult], timer: StageTimer
     ) -> tuple[list[RankedChunk], dict[str, Any]]:
         config = self.config
         with timer.stage("index"):
@@ -215,8 +223,10 @@ class JointRetriever:
         if titled:
             scores, signals, ranks = self._walks(features, walk, alignment, entity_seeds, timer, details)
         else:
+            with timer.stage("graph_wait"):
+                graph_chunks = graph.result().chunks
             with timer.stage("flat"):
-                guidance = config.guidance.guidance([chunk.chunk_id for chunk in graph.chunks])
+                guidance = config.guidance.guidance([chunk.chunk_id for chunk in graph_chunks])
                 _, scores = self.flat.rank(snapshot, features, top_k, guidance)
             signals = {"graph_guided_flat": scores}
             ranks = signal_ranks(signals)

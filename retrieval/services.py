@@ -20,6 +20,7 @@ from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings, default_of
 from graphwire.retrieval.graph.aliases import AliasStage, LlmAliasFn
 from graphwire.retrieval.graph.chunks import ChunkCache
+from graphwire.retrieval.graph.filtering import prepare_chunk
 from graphwire.retrieval.graph.matching import TieredMatcher
 from graphwire.retrieval.graph.models import QuestionAnalysis
 from graphwire.retrieval.graph.names import NameIndexCache
@@ -45,7 +46,7 @@ class GraphServices:
         self.names = NameIndexCache(graph, schema, version=self.version)
         self.aliases = AliasStage(llm_aliases)
         self.matcher = TieredMatcher(graph)
-        self.chunks = ChunkCache(graph)
+        self.chunks = ChunkCache(graph, prepare=prepare_chunk, warm=True)  # every graph-reading mode's chunk texts
         self.snapshots = SnapshotCache(graph, version=self.version)
 
     @classmethod

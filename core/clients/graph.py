@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, LiteralString, TypeVar, cast
 
-from neo4j import Driver, GraphDatabase, Query, RoutingControl
+from neo4j import Driver, GraphDatabase, NotificationDisabledClassification, Query, RoutingControl
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 
 from graphwire import cypher
@@ -31,6 +31,9 @@ def create_driver(settings: Settings, retry_s: float | None = None) -> Driver:
         connection_timeout=settings.neo4j_connect_timeout_s,
         connection_acquisition_timeout=settings.neo4j_connect_timeout_s,
         max_transaction_retry_time=settings.neo4j_retry_s if retry_s is None else retry_s,
+        # Optional properties (a chunk's `locator`) are absent from stores that never set one: Neo4j then warns on
+        # every read of them ("property key does not exist"), which would flood the log of a healthy service.
+        notifications_disabled_classifications=[NotificationDisabledClassification.UNRECOGNIZED],
     )
 
 

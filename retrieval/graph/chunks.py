@@ -6,13 +6,17 @@ is never stale, and re-ingested text arrives under a new id.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
 from graphwire.core.clients.graph import Graph
 from graphwire.retrieval.models import ChunkRecord
+
+logger = logging.getLogger(__name__)
 
 
 def to_date(value: Any) -> date | None:
@@ -33,13 +37,58 @@ class ChunkCache:
     """A bounded LRU of chunk records; misses are read in one `retrieve/chunks_by_id` call. `get_many` returns the
     records in the order of the ids asked for, whether they were cached or read."""
 
-    def __init__(self, graph: Graph, max_chunks: int = 20_000) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        max_chunks: int = 20_000,
+        *,
+        prepare: Callable[[ChunkRecord], object] | None = None,
+        warm: bool = False,
+    ) -> None:
+        """`prepare`: called once on every record read (the graph retriever computes its terms then, not during a
+        question); `warm`: on the first call, read the whole store in the background when it fits."""
         self.graph = graph
         self.max_chunks = max_chunks
+        self.prepare = prepare
         self._records: OrderedDict[str, ChunkRecord] = OrderedDict()
         self._lock = threading.Lock()
+        self._warm = warm
+
+    def warm(self, page: int = 2000) -> int:
+        """Read every chunk into the cache, page by page, when the store holds no more than the cache keeps: a
+        store of some thousand chunks is then served from memory after its first seconds. Returns how many were read
+        (0 when the store is too large)."""
+        [count] = self.graph.read("retrieve/chunk_count")
+        if count["chunks"] > self.max_chunks:
+            return 0
+        after, read = "", 0
+        while True:
+            rows = self.graph.read("retrieve/chunks_page", after=after, limit=page)
+            records = self._records_of(rows)
+            with self._lock:
+                for chunk_id, record in records.items():
+                    self._records.setdefault(chunk_id, record)
+            read += len(rows)
+            if len(rows) < page:
+                return read
+            after = rows[-1]["chunk_id"]
+
+    def _start_warming(self) -> None:
+        with self._lock:
+            if not self._warm:
+                return
+            self._warm = False
+        threading.Thread(target=self._warm_quietly, name="chunk-cache-warm", daemon=True).start()
+
+    def _warm_quietly(self) -> None:
+        try:
+            self.warm()
+        except Exception as exc:  # a cold cache only costs reads: questions read their misses as before
+            logger.info("chunk cache not warmed: %s", exc)
 
     def get_many(self, ids: list[str]) -> dict[str, ChunkRecord]:
+        if self._warm:
+            self._start_warming()
         found: dict[str, ChunkRecord] = {}
         with self._lock:
             for chunk_id in ids:
@@ -59,8 +108,14 @@ class ChunkCache:
         return {chunk_id: found[chunk_id] for chunk_id in dict.fromkeys(ids) if chunk_id in found}
 
     def _load(self, ids: list[str]) -> dict[str, ChunkRecord]:
-        rows = self.graph.read("retrieve/chunks_by_id", ids=ids)
-        return {
+        return self._records_of(self.graph.read("retrieve/chunks_by_id", ids=ids))
+
+    def _records_of(self, rows: list[dict[str, Any]]) -> dict[str, ChunkRecord]:
+        records = {
             row["chunk_id"]: ChunkRecord.model_validate({**row, "published_at": to_date(row["published_at"])})
             for row in rows
         }
+        if self.prepare is not None:
+            for record in records.values():
+                self.prepare(record)
+        return records

@@ -13,7 +13,7 @@ from functools import lru_cache
 from graphwire.core.settings import Settings, default_of
 from graphwire.retrieval.graph.models import CandidateChunk, RawFact, TemplateOutput
 from graphwire.retrieval.graph.text import content_terms
-from graphwire.retrieval.models import Fact, FactTier, RankedChunk
+from graphwire.retrieval.models import ChunkRecord, Fact, FactTier, RankedChunk
 
 _TIER_WEIGHT = {FactTier.KEY: 3.0, FactTier.BRIDGE: 2.0, FactTier.DIRECT: 1.0}
 _BUCKET = {FactTier.KEY: 0, FactTier.BRIDGE: 1, FactTier.DIRECT: 2}
@@ -40,21 +40,30 @@ class FactCaps:
         )
 
 
-def overlap(question_terms: set[str], text: str) -> float:
-    """Share of the question's content terms found in `text` (0..1)."""
-    if not question_terms:
-        return 0.0
-    return len(question_terms & content_terms(text)) / len(question_terms)
-
-
 @lru_cache(maxsize=50_000)
 def _chunk_terms(chunk_id: str, text: str) -> frozenset[str]:
     return frozenset(content_terms(text))
 
 
+def prepare_chunk(record: ChunkRecord) -> None:
+    """Compute a chunk's terms when the chunk cache reads it, not while a question waits (ChunkCache `prepare`)."""
+    _chunk_terms(record.chunk_id, record.text)
+
+
+@lru_cache(maxsize=100_000)
+def _part_terms(text: str) -> frozenset[str]:
+    return frozenset(content_terms(text))
+
+
 def _fact_relevance(raw: RawFact, question_terms: set[str]) -> float:
-    text = " ".join([raw.subject, raw.relationship.replace("_", " "), raw.object, *raw.evidence])
-    return overlap(question_terms, text)
+    """`overlap` of the fact's names, type and evidence; the terms of a joined text are the union of its parts'
+    (a space separates them), so each part's terms are cached: hub facts repeat long evidence lists."""
+    if not question_terms:
+        return 0.0
+    found: set[str] = set()
+    for part in (raw.subject, raw.relationship.replace("_", " "), raw.object, *raw.evidence):
+        found |= question_terms & _part_terms(part)
+    return len(found) / len(question_terms)
 
 
 def _to_fact(raw: RawFact, tier: FactTier, relevance: float) -> Fact:
@@ -109,22 +118,28 @@ def _term_weights(terms: set[str], chunks: list[CandidateChunk]) -> dict[str, fl
     return {term: math.log((n + 1) / (count + 0.5)) for term, count in df.items()}
 
 
-def _weighted_overlap(weights: dict[str, float], chunk: CandidateChunk) -> float:
-    total = sum(weights.values())
+def _weighted_overlap(weights: dict[str, float], total: float, chunk: CandidateChunk) -> float:
+    """The share of the question's weighted terms in the chunk; `total`: the weights' sum."""
     if total <= 0:
         return 0.0
     present = weights.keys() & _chunk_terms(chunk.chunk_id, chunk.text)
-    return sum(weights[t] for t in present) / total
+    return math.fsum(weights[t] for t in present) / total  # fsum: the same whatever the set order
 
 
 def rank_chunks(
-    facts: list[Fact], fact_chunks: dict[str, CandidateChunk], candidates: list[CandidateChunk], question: str
+    facts: list[Fact],
+    fact_chunks: dict[str, CandidateChunk],
+    candidates: list[CandidateChunk],
+    question: str,
+    limit: int | None = None,
 ) -> list[tuple[RankedChunk, str | None]]:
     """Chunks behind KEY facts, then BRIDGE, then DIRECT, then the other candidates. Within a bucket: named outlet,
     then overlap with the question's terms weighted by their rarity among these chunks (plus, for candidates, the
-    matched entities they mention and the date windows). Returns each chunk with the evidence that brought it in."""
+    matched entities they mention and the date windows). Returns each chunk with the evidence that brought it in:
+    the first `limit` (all when None), scored by their place among all."""
     terms = content_terms(question)
     weights = _term_weights(terms, [*candidates, *fact_chunks.values()])
+    total_weight = math.fsum(weights.values())
     entries: dict[str, tuple[tuple[float, ...], CandidateChunk, str | None]] = {}
     for rank, fact in enumerate(facts):
         for i, chunk_id in enumerate(fact.chunk_ids):
@@ -132,13 +147,13 @@ def rank_chunks(
             if chunk is None or chunk_id in entries:
                 continue
             evidence = fact.evidence[i] if i < len(fact.evidence) else None
-            lexical = _weighted_overlap(weights, chunk)
+            lexical = _weighted_overlap(weights, total_weight, chunk)
             sort_key: tuple[float, ...] = (_BUCKET[fact.tier], -(float(chunk.named) + 3.0 * lexical), rank)
             entries[chunk_id] = (sort_key, chunk, evidence)
     for chunk in candidates:
         if chunk.chunk_id in entries:
             continue
-        lexical = _weighted_overlap(weights, chunk)
+        lexical = _weighted_overlap(weights, total_weight, chunk)
         sort_key = (
             float(_CANDIDATE_BUCKET),
             -(min(chunk.entities, 3) + float(chunk.named) + 0.5 * float(chunk.in_window) + 3.0 * lexical),
@@ -151,7 +166,7 @@ def rank_chunks(
             RankedChunk.from_record(chunk, round((total - position) / total, 4)),
             evidence,
         )
-        for position, (_, chunk, evidence) in enumerate(ordered)
+        for position, (_, chunk, evidence) in enumerate(ordered[:limit])
     ]
 
 

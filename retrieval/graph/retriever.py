@@ -12,7 +12,7 @@ from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.retrieval.graph.aliases import AliasStage, LlmAliasFn
 from graphwire.retrieval.graph.chunks import ChunkCache
-from graphwire.retrieval.graph.filtering import FactCaps, excerpt, rank_chunks, select_facts
+from graphwire.retrieval.graph.filtering import FactCaps, excerpt, prepare_chunk, rank_chunks, select_facts
 from graphwire.retrieval.graph.matching import MatchPolicy, TieredMatcher
 from graphwire.retrieval.graph.models import CandidateChunk, QuestionAnalysis
 from graphwire.retrieval.graph.names import NameIndexCache
@@ -51,7 +51,7 @@ class GraphRetriever:
             self.names = NameIndexCache(graph, schema, ttl_s=name_index_ttl_s)
             self.aliases = AliasStage(llm_aliases)
             self.matcher = TieredMatcher(graph, match_policy)
-            chunks = ChunkCache(graph)
+            chunks = ChunkCache(graph, prepare=prepare_chunk)
         else:
             self.names = services.names
             self.aliases = services.aliases if llm_aliases is None else AliasStage(llm_aliases)
@@ -115,7 +115,9 @@ class GraphRetriever:
             # chain facts serve the answerer; the chunk ranking stays the one the other facts give
             chain_names = {(raw.subject, raw.relationship, raw.object) for raw in out.chain}
             ranking_facts = [f for f in facts if (f.subject, f.relationship, f.object) not in chain_names]
-            ranked = rank_chunks(ranking_facts, fact_chunks, out.candidates, question)
+            ranked = rank_chunks(
+                ranking_facts, fact_chunks, out.candidates, question, limit=max(top_k, self.caps.excerpts)
+            )
             excerpts = [
                 _excerpt(chunk, evidence, self.caps.excerpt_chars)
                 for chunk, evidence in ranked[: self.caps.excerpts]

@@ -9,7 +9,7 @@ from typing import Any
 from graphwire.core.clients.graph import Graph
 from graphwire.retrieval.graph.chunks import ChunkCache
 from graphwire.retrieval.graph.models import CandidateChunk, QuestionAnalysis, RawFact, TemplateOutput
-from graphwire.retrieval.models import EntityMatch
+from graphwire.retrieval.models import ChunkRecord, EntityMatch
 
 _FLAGS = ("entities", "mentions", "named", "in_window")
 
@@ -106,7 +106,7 @@ class TemplateRunner:
     def _candidates(self, rows: list[dict[str, Any]]) -> list[CandidateChunk]:
         records = self.chunks.get_many([row["chunk_id"] for row in rows])
         return [
-            CandidateChunk(**records[row["chunk_id"]].model_dump(), **{k: row[k] for k in _FLAGS})
+            _candidate(records[row["chunk_id"]], **{k: row[k] for k in _FLAGS})
             for row in rows
             if row["chunk_id"] in records
         ]
@@ -114,4 +114,9 @@ class TemplateRunner:
     def chunks_by_id(self, ids: list[str]) -> dict[str, CandidateChunk]:
         """Chunks behind facts that were not among the candidates (from the cache, else one read)."""
         records = self.chunks.get_many(ids)
-        return {chunk_id: CandidateChunk(**record.model_dump()) for chunk_id, record in records.items()}
+        return {chunk_id: _candidate(record) for chunk_id, record in records.items()}
+
+
+def _candidate(record: ChunkRecord, **flags: Any) -> CandidateChunk:
+    """A cached record (validated when read) with the template's counters; not validated again, once per row."""
+    return CandidateChunk.model_construct(**dict(record), **flags)
