@@ -74,6 +74,10 @@ class WatchOptions:
     backoff_max_s: float  # FEED_BACKOFF_MAX_S
     load: LoadOptions  # the fetch and size limits of every other URL
 
+    def backoff_s(self, errors: int) -> float:
+        """The wait after `errors` failed polls in a row: the interval doubled per failure, at most the cap."""
+        return min(self.interval_s * 2 ** min(errors, 30), max(self.backoff_max_s, self.interval_s))
+
     @classmethod
     def from_settings(cls, settings: Settings) -> WatchOptions:
         return cls(settings.feed_poll_interval_s, settings.feed_backoff_max_s, LoadOptions.from_settings(settings))
@@ -107,9 +111,7 @@ class FeedWatcher:
             raise
         except Exception as exc:  # a DocumentError (the feed) or the sink's failure (the store): one line, backoff
             reason = str(exc) if isinstance(exc, DocumentError) else f"{type(exc).__name__}: {exc}"
-            errors = self.state.status(url).errors + 1
-            wait = min(self.options.interval_s * 2**min(errors, 30), max(self.options.backoff_max_s,
-                                                                         self.options.interval_s))  # fmt: skip
+            wait = self.options.backoff_s(self.state.status(url).errors + 1)
             poll = FeedPoll(url=url, outcome="error", message=f"{reason[:500]} (next try in {wait:g} s)")
             self.state.record(url, PollRecord(outcome="error", message=poll.message, error=True,
                                               next_poll_at=self.now() + timedelta(seconds=wait)))  # fmt: skip

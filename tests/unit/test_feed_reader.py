@@ -120,3 +120,16 @@ def test_entities_are_never_expanded_into_a_bomb() -> None:
     except DocumentError:
         return  # refused outright: as good
     assert all(len(entry.title or "") < 10_000 for entry in feed.entries)
+
+
+def test_a_posted_feed_url_is_one_record_per_entry_at_the_url_position(site: FeedSite) -> None:
+    from graphwire.app.document_files import urls_upload
+
+    feed = site.put("/posted.xml", rss("Circuit Weekly", [
+        rss_item("Lumen funded", f"{site.url}/a", content=FULL), rss_item("Empty", f"{site.url}/missing"),
+        rss_item("Lumen again", f"{site.url}/b", content=FULL.replace("Tuesday", "Friday")),
+    ]), "application/rss+xml")  # fmt: skip
+    upload = urls_upload(["not a url", feed], loopback_options())
+    assert upload.positions == [1, 1] and [r["title"] for r in upload.records] == ["Lumen funded", "Lumen again"]
+    assert [(f.position, f.title) for f in upload.failures] == [(0, None), (1, "Empty")]
+    assert upload.failures[1].reason.startswith("entry 2: no text: the entry carries no content or summary")
