@@ -6,6 +6,9 @@ is not XML is one message with a backoff, nothing stored touched."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -25,6 +28,7 @@ from graphwire.ingest.feed_state import FeedStateStore
 from graphwire.ingest.feed_watch import FeedWatcher, WatchOptions, direct_sink
 
 pytestmark = pytest.mark.integration
+REPO = Path(__file__).resolve().parents[2]
 ROUND = ("<p>Paradigm Ventures invested $40 million in Lumen Labs, a Berlin-based startup that designs low-power "
          "inference chips. The round values the company at about $310 million.</p>")  # fmt: skip
 RAISED = ("<p>Paradigm Ventures raised its investment in Lumen Labs to $55 million, the company said on Friday, "
@@ -134,3 +138,35 @@ def test_the_api_watches_feeds_into_jobs_and_reports_each_feed(
         assert f'graphwire_feed_entries_total{{feed="{feed}",outcome="new"}} 2.0' in metrics
         assert f'graphwire_feed_consecutive_errors{{feed="{broken}"}} 1.0' in metrics
     assert set(_documents(graph)) == {f"{site.url}/round", f"{site.url}/ceo"}
+
+
+def test_graphwire_watch_once_reports_each_feed_in_one_line(graph: Graph, settings: Settings, site: FeedSite) -> None:
+    feed = _serve_first_feed(site)
+    env = {
+        **os.environ, "NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.resolved_neo4j_password(),
+        "INGEST_STATE_PATH": str(settings.ingest_state_path), "STORE_LOCK_DIR": str(settings.store_lock_dir),
+        "FETCH_ALLOWED_HOSTS": "127.0.0.1", "COLUMNS": "300",
+    }  # fmt: skip
+
+    def watch() -> tuple[int, str]:
+        command = [
+            sys.executable,
+            "-m",
+            "graphwire.cli.main",
+            "watch",
+            feed,
+            f"{site.url}/loop",
+            "--once",
+            "--no-vectors",
+        ]
+        run = subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True, timeout=240)
+        assert "Traceback" not in run.stdout + run.stderr, run.stderr[-3000:]
+        return run.returncode, run.stdout
+
+    code, out = watch()
+    assert code == 3, out  # one feed failed
+    assert f"ingested {feed}: 2 new, 0 updated, 0 unchanged" in out
+    assert f"error {site.url}/loop: more than 5 redirects (FETCH_MAX_REDIRECTS) (next try in 1800 s)" in out
+    code, out = watch()
+    assert f"not_modified {feed}: not modified since the last poll (HTTP 304)" in out and code == 3
+    assert len(_documents(graph)) == 2
