@@ -16,6 +16,7 @@ from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from graphwire.app.errors import ApiError
+from graphwire.app.feeds import FeedPoller
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.core.clients.graph import Graph
@@ -50,6 +51,12 @@ def get_document_writes(request: Request) -> DocumentWrites:
     """The app's document jobs and deletes (app/jobs/service.py), built once in the lifespan."""
     writes: DocumentWrites = request.app.state.document_writes
     return writes
+
+
+def get_feeds(request: Request) -> FeedPoller:
+    """The process's feed watcher (app/feeds.py), built in the app's lifespan."""
+    feeds: FeedPoller = request.app.state.services.feeds
+    return feeds
 
 
 def get_curation(request: Request) -> Curation:
@@ -113,3 +120,4 @@ ApiKeyDep = Annotated[None, Depends(require_api_key)]
 RetrievalDep = Annotated[RetrievalContext, Depends(get_retrieval)]
 DocumentWritesDep = Annotated[DocumentWrites, Depends(get_document_writes)]
 CurationDep = Annotated[Curation, Depends(get_curation)]
+FeedsDep = Annotated[FeedPoller, Depends(get_feeds)]

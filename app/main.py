@@ -38,6 +38,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     metrics.JOBS.source = services.document_writes.store.counts  # the queue as /metrics reads it
     metrics_listener = start_metrics_listener(app.state.settings)  # METRICS_PORT, else None (/metrics is on the API)
     await run_in_threadpool(services.start)
+    await run_in_threadpool(services.feeds.start)  # FEED_WATCH: poll FEED_URLS into document jobs
     mcp: McpEndpoint = app.state.mcp
     try:
         async with mcp.running():

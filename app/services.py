@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from graphwire.app.feeds import FeedPoller
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.core.settings import Settings
@@ -27,6 +28,7 @@ class Services:
     retrieval: RetrievalContext
     document_writes: DocumentWrites
     curation: Curation  # graph edits by hand (ingest/curation/), the one door of /v1/graph/edits
+    feeds: FeedPoller  # FEED_URLS polled into document jobs (started by the HTTP API when FEED_WATCH is on)
 
     @classmethod
     def build(cls, settings: Settings) -> Services:
@@ -36,7 +38,7 @@ class Services:
         retrieval = RetrievalContext(settings, graph=graphs.get, chroma=chroma.get)
         writes = DocumentWrites.build(settings, graphs.get, chroma.get, retrieval.refresh)
         curation = Curation(settings, graphs.get, retrieval.schema, on_change=retrieval.refresh)
-        return cls(settings, graphs, chroma, retrieval, writes, curation)
+        return cls(settings, graphs, chroma, retrieval, writes, curation, FeedPoller(settings, writes))
 
     def start(self) -> None:
         """Reach Neo4j once (the schema is applied early; being down is logged, never fatal) and start the job worker.
@@ -49,7 +51,9 @@ class Services:
         self.document_writes.runner.start()
 
     def stop(self) -> None:
-        """Stop the job worker (a running job stops at its next batch boundary) and close the Neo4j driver."""
+        """Stop the feed watcher and the job worker (a running job stops at its next batch boundary) and close the
+        Neo4j driver."""
+        self.feeds.stop()
         self.document_writes.runner.stop()
         self.graph_provider.close()
         log.info("neo4j driver closed")

@@ -33,7 +33,7 @@ from graphwire.ingest.service import ExtractorChoice
 console = Console()
 
 
-def _quiet_driver_notifications() -> None:
+def quiet_driver_notifications() -> None:
     # "property key does not exist" on a fresh database is expected noise during the first ingest.
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
     # A lost server is reported in one line of ours (lost_neo4j_line); the driver's own connection errors repeat it.
@@ -90,7 +90,7 @@ def ingest(
 
     Exit codes: 0 done; 1 error (Neo4j, usage, a --delete naming no document, another writer holding the store);
     2 extraction failures; 3 records skipped at load (bad or duplicate), the rest ingested."""
-    _quiet_driver_notifications()
+    quiet_driver_notifications()
     path: Path | str | None = source if source is None or is_url(source) else Path(source)
     if isinstance(path, Path) and not path.exists():
         raise fail(f"no such file or folder: {path} (give a file, a folder of documents, or an http(s) URL)")
@@ -108,7 +108,7 @@ def ingest(
     lost: BaseException | None = None
     try:
         apply_schema(graph)
-        store = _chunk_store(settings) if vectors else None
+        store = chunk_store(settings) if vectors else None
         if delete:
             _run_delete(graph, delete, store, ProvenanceCaps.of(configured_schema(settings), settings))
             return
@@ -201,7 +201,7 @@ def _failed_documents(run: service.IngestRun) -> set[str]:
     return {f.document_id for f in cache.failures()}
 
 
-def _chunk_store(settings: Settings) -> ChunkSink:
+def chunk_store(settings: Settings) -> ChunkSink:
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     from graphwire.core.clients.chunk_store import ChunkStore
 

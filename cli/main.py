@@ -65,6 +65,7 @@ def _plain_help(command: click.Command) -> click.Command:
 COMMANDS: dict[str, LazyCommand] = {
     "demo": LazyCommand("graphwire.cli.demo_cmd:demo", "Start Neo4j, ingest the demo corpus, serve the API, ask."),
     "ingest": LazyCommand("graphwire.cli.ingest_cmd:ingest", "Ingest (or update, or delete) documents."),
+    "watch": LazyCommand("graphwire.cli.watch_cmd:watch", "Poll RSS/Atom feeds and ingest new and changed entries."),
     "ask": LazyCommand("graphwire.cli.query_cmd:ask", "Ask a question in one retrieval mode."),
     "serve": LazyCommand("graphwire.cli.serve_cmd:serve", "Run the HTTP API."),
     "mcp": LazyCommand("graphwire.cli.mcp_cmd:mcp_command", "Serve the MCP tools over stdio (for desktop agents)."),

@@ -138,6 +138,18 @@ INGEST_FAILURES = _counter(
 JOBS = ScrapeGauge(
     "graphwire_document_jobs", "Document jobs of the job store by state (queued is the queue depth).", "state"
 )
+# Feeds (ingest/feed_watch.py: `graphwire watch` and the API's FEED_WATCH); `feed` is the configured URL
+FEED_POLLS = _counter(
+    "graphwire_feed_polls", "Feed polls by feed and outcome (ingested, unchanged, not_modified, error).",
+    ("feed", "outcome"),
+)  # fmt: skip
+FEED_ENTRIES = _counter(
+    "graphwire_feed_entries", "Feed entries polls found, by feed and outcome (new, updated, unchanged, failed).",
+    ("feed", "outcome"),
+)  # fmt: skip
+FEED_ERRORS = ScrapeGauge(
+    "graphwire_feed_consecutive_errors", "Polls of a feed failed in a row (0 once one succeeds), by feed.", "feed"
+)
 # Neo4j (core/clients/graph.py, core/clients/breaker.py)
 CYPHER_DURATION = _histogram(
     "graphwire_cypher_statement_duration_seconds", "Time of one Cypher statement, by its cypher/ file name.",
@@ -172,6 +184,7 @@ def scrape_registry() -> CollectorRegistry:
     registry = CollectorRegistry()
     MultiProcessCollector(registry)
     registry.register(JOBS)
+    registry.register(FEED_ERRORS)
     return registry
 
 
@@ -181,3 +194,4 @@ def exposition() -> tuple[bytes, str]:
 
 
 REGISTRY.register(JOBS)
+REGISTRY.register(FEED_ERRORS)

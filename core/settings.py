@@ -158,6 +158,12 @@ class Settings(BaseSettings):
     fetch_max_redirects: int = Field(default=5, ge=0)  # redirects followed per URL fetched for ingestion
     # comma-separated hosts URLs may be fetched from; when set only these, and they may resolve to private addresses
     fetch_allowed_hosts: str = ""
+    # RSS/Atom feeds (comma-separated URLs) `graphwire watch` polls when given none, and the API when FEED_WATCH is on
+    feed_urls: str = ""
+    feed_watch: bool = False  # the API polls FEED_URLS in the background and ingests new and changed entries as jobs
+    feed_poll_interval_s: float = Field(default=900.0, ge=1.0)  # seconds between two polls of one feed
+    # longest wait before polling again a feed whose polls keep failing (the wait doubles after each failure)
+    feed_backoff_max_s: float = Field(default=21_600.0, ge=1.0)
     ingest_state_path: Path = Path(".graphwire/ingest-state")  # folder of per-input ingest-state records (--resume)
     # folder of the writer locks (core/stores/store_lock.py); one for every process of the machine, whatever its cwd
     store_lock_dir: Path = Path("/tmp/graphwire-locks")

@@ -1,5 +1,6 @@
 """Read articles from MultiHop-RAG `corpus.json` lists, JSON Lines, .txt/.md files with front matter, PDF, DOCX and
-HTML documents, a folder mixing any of them, or a URL: the one loading interface every surface calls.
+HTML documents, RSS/Atom feeds (one article per entry), a folder mixing any of them, or a URL: the one loading
+interface every surface calls.
 
 Each file goes to its reader by its content (magic bytes) first and its name after (ingest/formats/dispatch.py); a
 document that cannot be read (encrypted, scanned, corrupt, too large, no article) is a LoadError with a one-line
@@ -25,6 +26,8 @@ from pydantic import BaseModel, ValidationError
 from graphwire.core.documents import Article, clean_text
 from graphwire.ingest.formats.base import DocumentError, LoadOptions
 from graphwire.ingest.formats.dispatch import DOCUMENT_KINDS, read_document, sniff, sniff_file
+from graphwire.ingest.formats.feed import parse_feed
+from graphwire.ingest.formats.feed_entries import entry_record
 from graphwire.ingest.formats.fetch import fetch, is_url
 from graphwire.ingest.locators import markdown_segments
 
@@ -55,7 +58,12 @@ def load_articles(path: Path | str, options: LoadOptions | None = None) -> LoadR
 
 def load_records(records: Sequence[Any]) -> LoadResult:
     """Articles from records already in memory (the Python API), checked as the file loaders check them."""
-    return _load(((f"record {index}", record) for index, record in enumerate(records)), [])
+    return load_located((f"record {index}", record) for index, record in enumerate(records))
+
+
+def load_located(located: Iterable[tuple[str, Any]]) -> LoadResult:
+    """Articles from (location, record) pairs already in memory (a feed's entries), errors named by location."""
+    return _load(located, [])
 
 
 def _load(located: Iterable[tuple[str, Any]], errors: list[LoadError]) -> LoadResult:
@@ -93,7 +101,9 @@ def _records(source: Path | str, errors: list[LoadError], options: LoadOptions) 
         return
     kind = sniff_file(path) if path.is_file() else None
     if kind is None:
-        raise ValueError(f"cannot load {path}: expected a .json, .jsonl, .txt/.md, PDF, DOCX or HTML file or a folder")
+        raise ValueError(
+            f"cannot load {path}: expected a .json, .jsonl, .txt/.md, PDF, DOCX, HTML or RSS/Atom file or a folder"
+        )
     if kind == "json":
         yield from _json_records(path, errors)
     else:
@@ -105,14 +115,17 @@ def _file_records(path: Path, kind: str, errors: list[LoadError], options: LoadO
         yield from _jsonl_records(path, errors)
     elif kind == "text":
         yield from _text_file_record(path, errors)
-    elif kind in DOCUMENT_KINDS:
+    elif kind in DOCUMENT_KINDS or kind == "feed":
         try:
             size = path.stat().st_size
             if size > options.document_max_bytes:  # refused before it is read
                 raise DocumentError(
                     f"{size} bytes, over the limit of {options.document_max_bytes} (DOCUMENT_MAX_BYTES)"
                 )
-            yield str(path), read_document(path.read_bytes(), kind, path.name, options)
+            if kind == "feed":
+                yield from _feed_records(path.read_bytes(), str(path), None, errors, options)
+            else:
+                yield str(path), read_document(path.read_bytes(), kind, path.name, options)
         except (DocumentError, OSError) as exc:
             errors.append(LoadError(location=str(path), reason=str(exc)))
 
@@ -121,6 +134,11 @@ def _url_records(url: str, errors: list[LoadError], options: LoadOptions) -> Ite
     try:
         fetched = fetch(url, options)
         kind = sniff(fetched.data, fetched.url.split("?")[0], fetched.content_type)
+        if kind == "feed":
+            yield from _feed_records(fetched.data, url, fetched.url, errors, options)
+            return
+        if kind is None:
+            raise DocumentError(f"an {fetched.content_type} answer that is neither an RSS or Atom feed nor a page")
         if kind in DOCUMENT_KINDS:
             yield url, read_document(fetched.data, kind or "", fetched.url.rsplit("/", 1)[-1], options,
                                      charset=fetched.charset, url=url)  # fmt: skip
@@ -131,6 +149,21 @@ def _url_records(url: str, errors: list[LoadError], options: LoadOptions) -> Ite
         return
     meta, body = split_front_matter(clean_text(text))
     yield url, {"title": _heading_or_stem(body, Path(url.rstrip("/"))), **meta, "body": body, "url": url}
+
+
+def _feed_records(
+    data: bytes, where: str, base_url: str | None, errors: list[LoadError], options: LoadOptions
+) -> Iterator[tuple[str, Any]]:
+    """One record per entry (ingest/formats/feed_entries.py); an entry without text is an error of its own."""
+    feed = parse_feed(data, base_url)
+    if not feed.entries:
+        errors.append(LoadError(location=where, title=feed.title, reason="the feed has no entries"))
+    for number, entry in enumerate(feed.entries, start=1):
+        location = f"{where} entry {number}"
+        try:
+            yield location, entry_record(entry, options)
+        except DocumentError as exc:
+            errors.append(LoadError(location=location, title=entry.title, reason=str(exc)))
 
 
 def _decoded(data: bytes, encoding: str) -> str:

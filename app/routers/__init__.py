@@ -22,6 +22,7 @@ V1_ROUTERS: list[str] = [
     "graphwire.app.routers.graph",
     "graphwire.app.routers.documents",
     "graphwire.app.routers.jobs",
+    "graphwire.app.routers.feeds",
     "graphwire.app.routers.chat",
     "graphwire.app.routers.curation",
 ]

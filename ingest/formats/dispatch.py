@@ -1,5 +1,5 @@
-"""Which reader a file or a fetched body goes to, by its content first (magic bytes), its name or media type after:
-a folder may mix formats, and a misnamed file is still read for what it is."""
+"""Which reader a file or a fetched body goes to, by its content first (magic bytes, an HTML page's or a feed's root
+element), its name or media type after: a folder may mix formats, and a misnamed file is still read for what it is."""
 
 from __future__ import annotations
 
@@ -8,18 +8,20 @@ from typing import Any, Literal
 
 from graphwire.ingest.formats.base import DocumentError, LoadOptions, check_size
 from graphwire.ingest.formats.docx import is_docx, read_docx
+from graphwire.ingest.formats.feed import FEED_MEDIA_TYPES, looks_like_feed
 from graphwire.ingest.formats.html import looks_like_html, read_html
 from graphwire.ingest.formats.pdf import MAGIC as PDF_MAGIC
 from graphwire.ingest.formats.pdf import read_pdf
 
-Kind = Literal["pdf", "docx", "html", "json", "jsonl", "text"]
+Kind = Literal["pdf", "docx", "html", "feed", "json", "jsonl", "text"]
 DOCUMENT_KINDS: frozenset[str] = frozenset({"pdf", "docx", "html"})
 SUFFIXES: dict[str, Kind] = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".xhtml": "html",
                              ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".txt": "text", ".md": "text",
-                             ".markdown": "text"}  # fmt: skip
+                             ".markdown": "text", ".rss": "feed", ".atom": "feed"}  # fmt: skip
 MEDIA_TYPES: dict[str, Kind] = {"application/pdf": "pdf", "text/html": "html", "application/xhtml+xml": "html",
                                 "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
-                                "text/plain": "text", "text/markdown": "text"}  # fmt: skip
+                                "text/plain": "text", "text/markdown": "text",
+                                **{media_type: "feed" for media_type in FEED_MEDIA_TYPES}}  # fmt: skip
 SNIFF_BYTES = 4096
 
 
@@ -32,6 +34,8 @@ def sniff(data: bytes, name: str = "", media_type: str = "") -> Kind | None:
         return "docx"
     if looks_like_html(data):
         return "html"
+    if looks_like_feed(data):
+        return "feed"
     return MEDIA_TYPES.get(media_type) or SUFFIXES.get(Path(name).suffix.lower())
 
 

@@ -1,5 +1,6 @@
 """URLs to ingest, fetched with httpx: timeouts, a size limit read as the body streams, a bounded number of
-redirects followed one at a time, the content type checked, and an address guard on every hop.
+redirects followed one at a time, the content type checked, and an address guard on every hop. A conditional GET
+(the ETag and Last-Modified of an earlier answer, for feeds polled on a schedule) may be answered 304: not modified.
 
 The guard (SSRF): a host's every resolved address must be public; loopback, private, link-local, multicast,
 reserved and unspecified addresses are refused. FETCH_ALLOWED_HOSTS, when set, is the only hosts fetched, and they
@@ -19,7 +20,8 @@ import httpx
 from graphwire.ingest.formats.base import DocumentError, LoadOptions
 
 ACCEPTED_TYPES = ("text/html", "application/xhtml+xml", "application/pdf", "text/plain", "text/markdown",
-                  "application/vnd.openxmlformats-officedocument.wordprocessingml.document")  # fmt: skip
+                  "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/rss+xml",
+                  "application/atom+xml", "application/rdf+xml", "application/xml", "text/xml")  # fmt: skip
 _REDIRECTS = (301, 302, 303, 307, 308)
 
 
@@ -29,23 +31,43 @@ class Fetched:
     data: bytes
     content_type: str  # the media type, lowercase, without parameters
     charset: str | None
+    etag: str | None = None  # the answer's validators, for the next conditional GET
+    last_modified: str | None = None
+    not_modified: bool = False  # 304 to a conditional GET: `data` is empty, the copy the caller has is current
+
+
+@dataclass(frozen=True)
+class Validators:
+    """What a conditional GET sends: the ETag and Last-Modified of the answer the caller last read."""
+
+    etag: str | None = None
+    last_modified: str | None = None
+
+    def headers(self) -> dict[str, str]:
+        found = {"If-None-Match": self.etag, "If-Modified-Since": self.last_modified}
+        return {name: value for name, value in found.items() if value}
 
 
 def is_url(text: str) -> bool:
     return text.lower().startswith(("http://", "https://"))
 
 
-def fetch(url: str, options: LoadOptions) -> Fetched:
-    """The document at `url`; DocumentError naming what went wrong (refused address, timeout, size, type, status)."""
+def fetch(url: str, options: LoadOptions, validators: Validators | None = None) -> Fetched:
+    """The document at `url`; DocumentError naming what went wrong (refused address, timeout, size, type, status).
+    With `validators`, a conditional GET: a 304 answer is a Fetched with `not_modified` set."""
     timeout = httpx.Timeout(options.fetch_timeout_s)
+    headers = {"Accept": ", ".join(ACCEPTED_TYPES), **(validators.headers() if validators else {})}
     with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
         for _hop in range(options.fetch_max_redirects + 1):
             check_address(url, options.fetch_allowed_hosts)
             try:
-                with client.stream("GET", url, headers={"Accept": ", ".join(ACCEPTED_TYPES)}) as response:
+                with client.stream("GET", url, headers=headers) as response:
                     if response.status_code in _REDIRECTS and "location" in response.headers:
                         url = urljoin(url, response.headers["location"])
                         continue
+                    if response.status_code == 304 and validators is not None:
+                        return Fetched(url=url, data=b"", content_type="", charset=None, etag=validators.etag,
+                                       last_modified=validators.last_modified, not_modified=True)  # fmt: skip
                     return _read(url, response, options.document_max_bytes)
             except httpx.TimeoutException as exc:
                 raise DocumentError(f"timed out after {options.fetch_timeout_s:g} s (FETCH_TIMEOUT_S)") from exc
@@ -59,7 +81,9 @@ def _read(url: str, response: httpx.Response, max_bytes: int) -> Fetched:
         raise DocumentError(f"HTTP {response.status_code} from {urlsplit(url).netloc}")
     media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if media_type not in ACCEPTED_TYPES:
-        raise DocumentError(f"content type {media_type or '(none)'!r} is not a document (HTML, PDF, DOCX or text)")
+        raise DocumentError(
+            f"content type {media_type or '(none)'!r} is not a document (HTML, PDF, DOCX, text or an RSS/Atom feed)"
+        )
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise DocumentError(f"{declared} bytes, over the limit of {max_bytes} (DOCUMENT_MAX_BYTES)")
@@ -69,7 +93,8 @@ def _read(url: str, response: httpx.Response, max_bytes: int) -> Fetched:
         if size > max_bytes:
             raise DocumentError(f"larger than the limit of {max_bytes} bytes (DOCUMENT_MAX_BYTES)")
         chunks.append(chunk)
-    return Fetched(url=url, data=b"".join(chunks), content_type=media_type, charset=response.charset_encoding)
+    return Fetched(url=url, data=b"".join(chunks), content_type=media_type, charset=response.charset_encoding,
+                   etag=response.headers.get("etag"), last_modified=response.headers.get("last-modified"))  # fmt: skip
 
 
 def check_address(url: str, allowed_hosts: frozenset[str]) -> None:
