@@ -26,7 +26,8 @@ from graphwire.core.servers.llm_server import LocalLLMServer, ServerOptions
 from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings
 from graphwire.ingest.extraction_cache import CachedExtractor
-from graphwire.ingest.extractors.llm import LLMExtractor, occurs
+from graphwire.ingest.extractors.grounding import occurs
+from graphwire.ingest.extractors.llm import LLMExtractor
 from graphwire.ingest.models import Extraction
 from graphwire.retrieval.aliases.llm import LLMAliasExtractor
 from graphwire.retrieval.answer.llm import LLMAnswerer
