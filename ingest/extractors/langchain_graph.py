@@ -49,8 +49,9 @@ INSTRUCTIONS = (
 )
 
 
-def chat_model(settings: Settings) -> BaseChatModel:
-    """`ChatOpenAI` at the configured OpenAI-compatible endpoint, with the LLM settings' timeout, retries and cap."""
+def chat_model(settings: Settings, **options: Any) -> BaseChatModel:
+    """`ChatOpenAI` at the configured OpenAI-compatible endpoint, with the LLM settings' timeout, retries and cap
+    (`options`: more of ChatOpenAI's fields, e.g. an `http_client`)."""
     from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 
@@ -63,6 +64,7 @@ def chat_model(settings: Settings) -> BaseChatModel:
         timeout=settings.llm_timeout_s,
         max_retries=settings.llm_max_retries,
         max_completion_tokens=settings.llm_max_tokens or MAX_TOKENS,
+        **options,
     )
 
 
