@@ -67,7 +67,7 @@ def ingest(
         ),
     ] = None,
     extractor: Annotated[
-        ExtractorChoice, typer.Option(help="offline (spaCy + patterns) or llm")
+        ExtractorChoice, typer.Option(help="offline (spaCy + patterns), llm, or langchain (the langchain extra)")
     ] = ExtractorChoice.AUTO,
     limit: Annotated[int | None, typer.Option(help="ingest only the first N documents")] = None,
     resume: Annotated[bool, typer.Option(help="skip documents a previous run of this input finished")] = False,

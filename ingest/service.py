@@ -29,28 +29,42 @@ class ExtractorChoice(StrEnum):
     AUTO = "auto"  # llm when an LLM is configured, else offline
     OFFLINE = "offline"
     LLM = "llm"
+    LANGCHAIN = "langchain"  # LangChain's LLMGraphTransformer (the `langchain` extra) at the same endpoint
 
 
 class ExtractorUnavailableError(ValueError):
-    """The LLM extractor was asked for, but no LLM is configured."""
+    """A model-backed extractor was asked for, but no LLM is configured (or its extra is not installed)."""
 
 
 def build_extractor(
     choice: ExtractorChoice, settings: Settings, schema: GraphSchema, gazetteer: Gazetteer, n_process: int = 1
 ) -> Extractor:
-    use_llm = choice == ExtractorChoice.LLM or (choice == ExtractorChoice.AUTO and settings.llm_configured)
+    """The offline extractor, or a model-backed one (built-in or LangChain) behind the extraction cache."""
+    use_llm = choice in (ExtractorChoice.LLM, ExtractorChoice.LANGCHAIN) or (
+        choice == ExtractorChoice.AUTO and settings.llm_configured
+    )
     if not use_llm:
         from graphwire.ingest.extractors.offline import OfflineExtractor
 
         return OfflineExtractor(schema, gazetteer, n_process=n_process)
     if not settings.llm_configured:
-        raise ExtractorUnavailableError("--extractor llm needs LLM_BASE_URL and LLM_MODEL")
+        raise ExtractorUnavailableError(f"--extractor {choice.value} needs LLM_BASE_URL and LLM_MODEL")
     from graphwire.ingest.extraction_cache import CachedExtractor
-    from graphwire.ingest.extractors.llm import LLMExtractor
 
-    return CachedExtractor(
-        LLMExtractor(settings, schema), settings.extraction_cache_path, schema_fingerprint=schema.fingerprint
-    )
+    inner: Extractor
+    if choice == ExtractorChoice.LANGCHAIN:
+        try:
+            from graphwire.ingest.extractors.langchain_graph import LangChainExtractor
+        except ImportError as exc:
+            raise ExtractorUnavailableError(
+                f"--extractor langchain needs the langchain extra: pip install 'graphwire[langchain]' ({exc})"
+            ) from None
+        inner = LangChainExtractor(settings, schema)
+    else:
+        from graphwire.ingest.extractors.llm import LLMExtractor
+
+        inner = LLMExtractor(settings, schema)
+    return CachedExtractor(inner, settings.extraction_cache_path, schema_fingerprint=schema.fingerprint)
 
 
 def ingest_options(settings: Settings, **overrides: Any) -> IngestOptions:

@@ -52,7 +52,8 @@ def require_llm(settings: Settings) -> tuple[str, str]:
     return settings.llm_base_url, settings.llm_model
 
 
-def _api_key(settings: Settings) -> str:
+def api_key(settings: Settings) -> str:
+    """LLM_API_KEY, or a placeholder for local servers that ignore the key."""
     return settings.llm_api_key.get_secret_value() if settings.llm_api_key else PLACEHOLDER_API_KEY
 
 
@@ -84,7 +85,7 @@ class LLMClient:
         self.usage = usage or UsageCounter()
         self.policy = RetryPolicy.from_settings(settings)
         self.client = openai.OpenAI(
-            base_url=base_url, api_key=_api_key(settings), timeout=settings.llm_timeout_s, max_retries=0
+            base_url=base_url, api_key=api_key(settings), timeout=settings.llm_timeout_s, max_retries=0
         )
 
     @property

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
@@ -21,12 +20,12 @@ import pytest
 from graphwire.core.clients.llm import LLMClient
 from graphwire.core.clients.llm_retry import RetriesExhausted
 from graphwire.core.documents import Chunk
-from graphwire.core.servers.llm_model import MODEL_NAME, fetch_model, model_path
-from graphwire.core.servers.llm_server import LocalLLMServer, ServerOptions
-from graphwire.core.servers.neo4j_server import free_port
+from graphwire.core.servers.llm_model import MODEL_NAME
+from graphwire.core.servers.llm_server import LocalLLMServer
 from graphwire.core.settings import Settings
 from graphwire.ingest.extraction_cache import CachedExtractor
-from graphwire.ingest.extractors.llm import LLMExtractor, occurs
+from graphwire.ingest.extractors.grounding import occurs
+from graphwire.ingest.extractors.llm import LLMExtractor
 from graphwire.ingest.models import Extraction
 from graphwire.retrieval.aliases.llm import LLMAliasExtractor
 from graphwire.retrieval.answer.llm import LLMAnswerer
@@ -41,16 +40,6 @@ CHUNKS = [  # written for this test
     "Kettle Valley Rail sued Brasswell Foundry in Leeds, saying the foundry delivered cracked axles last winter.",
 ]
 LONG_PROMPT = "Count from 1 to 3000, one number per line, and say nothing else."
-
-
-@pytest.fixture(scope="module")
-def real_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalLLMServer]:
-    settings = Settings()
-    fetch_model(settings.local_llm_dir)  # a no-op (hash check) once `graphwire llm fetch` ran
-    log = tmp_path_factory.mktemp("llm-server") / "server.log"
-    options = ServerOptions(model_path(settings.local_llm_dir), free_port(), threads=1)
-    with LocalLLMServer(options, log_path=log) as server:
-        yield server
 
 
 @pytest.fixture

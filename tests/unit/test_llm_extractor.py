@@ -16,7 +16,8 @@ from graphwire.core.settings import Settings
 from graphwire.ingest.extraction_cache import CachedExtractor
 from graphwire.ingest.extractors import llm_prompt
 from graphwire.ingest.extractors.base import ExtractionFailure
-from graphwire.ingest.extractors.llm import LLMExtractionFailure, LLMExtractor, occurs, restore_case
+from graphwire.ingest.extractors.grounding import LLMExtractionFailure, occurs, restore_case
+from graphwire.ingest.extractors.llm import LLMExtractor
 from graphwire.ingest.models import Extraction
 from graphwire.schema.model import GraphSchema, load_schema
 

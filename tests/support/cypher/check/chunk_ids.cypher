@@ -1,0 +1,3 @@
+// The id of every chunk.
+MATCH (c:Chunk)
+RETURN c.id AS id
