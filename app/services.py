@@ -8,6 +8,7 @@ The HTTP API builds one in its lifespan (app/main.py) and `graphwire mcp` one fo
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 
 from graphwire.app.feeds import FeedPoller
@@ -49,6 +50,13 @@ class Services:
         except Exception as exc:
             log.warning("neo4j not reachable at start; /health reports it until it is", extra={"error": str(exc)})
         self.document_writes.runner.start()
+        threading.Thread(target=self._warm, name="graphwire-warm", daemon=True).start()
+
+    def _warm(self) -> None:
+        try:
+            self.retrieval.warm()
+        except Exception as exc:  # a cold cache costs the first questions a few reads, nothing more
+            log.info("retrieval caches not warmed at start", extra={"error": str(exc)})
 
     def stop(self) -> None:
         """Stop the feed watcher and the job worker (a running job stops at its next batch boundary) and close the

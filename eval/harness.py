@@ -95,7 +95,15 @@ def evaluate(options: EvalOptions, settings: Settings) -> EvalOutcome:
             git_commits=[commit] if (commit := git_commit()) else [],
             command=options.command,
         )
-        plan = RunPlan(questions, retrievers, options.out, manifest, answerer=answerer, progress=options.progress)
+        plan = RunPlan(
+            questions,
+            retrievers,
+            options.out,
+            manifest,
+            answerer=answerer,
+            progress=options.progress,
+            warm=builder.warm,
+        )
         new_records = run(plan)
     summaries, report = build_report(options.out, command=options.command, charts=options.charts)
     return EvalOutcome(

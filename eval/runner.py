@@ -38,6 +38,7 @@ class RunPlan:
     answerer: Answerer | None = None
     progress: bool = True
     on_record: Callable[[QuestionRecord], None] | None = field(default=None)
+    warm: Callable[[], None] | None = field(default=None)  # shared caches read before the first timed question
 
 
 def check_resumable(out: Path, manifest: RunManifest) -> RunManifest:
@@ -125,11 +126,24 @@ def run_one(
     return record
 
 
+def _warm_up(retriever: Retriever, question: str, top_k: int) -> None:
+    try:
+        retriever.retrieve(question, top_k=top_k)
+    except Exception:  # the timed run records the failure with its question
+        return
+
+
 def run(plan: RunPlan) -> dict[str, int]:
-    """Run every system over every question, skipping finished records; returns new records per system."""
+    """Run every system over every question, skipping finished records; returns new records per system.
+
+    Latencies describe a warm process, as a service answers after its first requests: the shared caches are read
+    first, and each system answers its first question once, untimed, before its timed run (loading its model and
+    building its indexes there)."""
     save_manifest(plan.out, check_resumable(plan.out, plan.manifest))
     done: dict[str, int] = {}
     top_k, answers = plan.manifest.top_k, plan.manifest.answers
+    if plan.warm is not None:
+        plan.warm()
     for system, retriever in plan.systems.items():
         todo = [
             q
@@ -137,6 +151,8 @@ def run(plan: RunPlan) -> dict[str, int]:
             if not _is_finished(load_record(record_path(plan.out, system, q.id)), top_k, answers)
         ]
         done[system] = 0
+        if todo:
+            _warm_up(retriever, todo[0].query, top_k)
         bar = tqdm(todo, desc=f"{system} ({len(plan.questions) - len(todo)} already done)", disable=not plan.progress)
         for question in bar:
             record = run_one(question, system, retriever, top_k, plan.answerer if answers else None)

@@ -97,6 +97,10 @@ class SystemBuilder:
         except UnknownModeError as exc:
             raise UnknownSystemError(f"system {name!r} cannot be built: {exc}") from exc
 
+    def warm(self) -> None:
+        """The shared caches read before any question is timed (RetrievalContext.warm)."""
+        self._context().warm()
+
     def answerer(self, name: str = "auto") -> Answerer:
         """The LLM answerer when an LLM is configured, else the extractive one (labelled as such in reports)."""
         try:

@@ -10,8 +10,9 @@ runs once per request.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
+from graphwire.core.concurrency import Beside
 from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.models import RankedChunk, RetrievalResult
 
@@ -36,6 +37,9 @@ class FilledRetriever:
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
         shared = self.fill.run(question, top_k) if isinstance(self.fill, RunsPrimary) else None
+        # A fill of its own runs beside the primary (which mostly waits on Neo4j); its result is read only when the
+        # primary's fact chunks fall short of top_k.
+        beside = None if shared is not None else Beside(lambda: self.fill.retrieve(question, top_k), name="fill")
         result = shared.graph if shared is not None else self.primary.retrieve(question, top_k)
         backed = {cid for fact in result.facts for cid in fact.chunk_ids}
         head = [c for c in result.chunks if c.chunk_id in backed]
@@ -43,7 +47,7 @@ class FilledRetriever:
         ranked = [_marked(c, self.primary.name) for c in head]
         filled = 0
         if len(ranked) < top_k:
-            extra = shared.joint if shared is not None else self.fill.retrieve(question, top_k)
+            extra = beside.result() if beside is not None else cast(Pass, shared).joint
             by = str(extra.details.get("router", {}).get("mode", extra.mode))
             have = {c.chunk_id for c in ranked}
             for chunk in extra.chunks:

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
+from graphwire.core import tracing
 from graphwire.core.concurrency import Beside
 from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.flat.common import ranked_chunks
@@ -176,7 +177,12 @@ class JointRetriever:
         timer = StageTimer()
         # The five-stage retriever mostly waits on Neo4j while the question is embedded: both run at once.
         depth = max(top_k, self.config.guidance.graph_depth)
-        graph_pass = Beside(lambda: self.graph.retrieve(question, depth), name="joint-graph")
+
+        def graph_stage() -> RetrievalResult:
+            with tracing.span("stage graph", {"graphwire.stage": "graph"}):  # the timer's span, on this thread
+                return self.graph.retrieve(question, depth)
+
+        graph_pass = Beside(graph_stage, name="joint-graph")
         with timer.stage("index"):
             snapshot = self.flat.index.snapshot()
         if len(snapshot):

@@ -89,6 +89,12 @@ class RetrievalContext:
                 self._flat = dict(build_flat_retrievers(store, settings, self.schema))
             return cast("dict[str, FlatRetriever]", self._flat)
 
+    def warm(self) -> None:
+        """Read what every graph-reading mode shares before the first question waits for it: the chunk cache, whole
+        when the store fits in it. The API runs it at startup (in the background), an eval before timing."""
+        if self.graph is not None:
+            self.services().chunks.warm()
+
     def refresh(self) -> None:
         """This process changed the stores (an API document job or delete): every cache checks its version marker
         on its next use, so the next query sees the change instead of waiting out the check intervals."""

@@ -53,11 +53,16 @@ class ChunkCache:
         self._records: OrderedDict[str, ChunkRecord] = OrderedDict()
         self._lock = threading.Lock()
         self._warm = warm
+        self._warmed = False
 
     def warm(self, page: int = 2000) -> int:
         """Read every chunk into the cache, page by page, when the store holds no more than the cache keeps: a
         store of some thousand chunks is then served from memory after its first seconds. Returns how many were read
-        (0 when the store is too large)."""
+        (0 when the store is too large, or when it was read before: new chunks come in as questions reach them)."""
+        with self._lock:
+            if self._warmed:
+                return 0
+            self._warmed = True
         [count] = self.graph.read("retrieve/chunk_count")
         if count["chunks"] > self.max_chunks:
             return 0
@@ -85,6 +90,8 @@ class ChunkCache:
             self.warm()
         except Exception as exc:  # a cold cache only costs reads: questions read their misses as before
             logger.info("chunk cache not warmed: %s", exc)
+            with self._lock:
+                self._warmed = False
 
     def get_many(self, ids: list[str]) -> dict[str, ChunkRecord]:
         if self._warm:

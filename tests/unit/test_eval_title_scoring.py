@@ -146,8 +146,10 @@ class Scripted:
 
     def __init__(self, by_query: dict[str, list[str]]) -> None:
         self.by_query = by_query
+        self.asked: list[str] = []
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
+        self.asked.append(question)
         chunks = [
             RankedChunk(chunk_id=f"{title}#{i}", document_id=title, title=title, text=f"text of {title}", score=-i)
             for i, title in enumerate(self.by_query[question])
@@ -162,7 +164,7 @@ class SaysYes:
         return Answer(text="Yes", answerer="stub")
 
 
-def _scripted_run(tmp_path: Path, answers: bool = False) -> Path:
+def _scripted_run(tmp_path: Path, answers: bool = False, warm: list[str] | None = None) -> tuple[Path, Scripted]:
     question_set = load_questions(QUESTIONS)
     by_query = {q.query: SCRIPTED[q.source_id or ""] for q in question_set.questions if isinstance(q, TitleQuestion)}
     questions = question_set.questions
@@ -182,14 +184,27 @@ def _scripted_run(tmp_path: Path, answers: bool = False) -> Path:
         for index in range(2):  # two chunks per document: the oracle must return one per gold title
             chunks.append(Chunk(id=f"{article.title}#{index}", document_id=article.title, index=index,
                                 text=article.body, title=article.title))  # fmt: skip
-    systems = {"scripted": Scripted(by_query), "oracle": OracleRetriever(chunks, questions)}
+    scripted = Scripted(by_query)
+    systems = {"scripted": scripted, "oracle": OracleRetriever(chunks, questions)}
     out = tmp_path / "run"
-    run(RunPlan(questions, systems, out, manifest, answerer=SaysYes() if answers else None, progress=False))
-    return out
+    plan = RunPlan(questions, systems, out, manifest, answerer=SaysYes() if answers else None, progress=False)
+    plan.warm = None if warm is None else lambda: warm.append("warmed")
+    run(plan)
+    return out, scripted
+
+
+def test_each_system_answers_its_first_question_untimed_after_the_caches_are_warmed(tmp_path: Path) -> None:
+    warm: list[str] = []
+    out, scripted = _scripted_run(tmp_path, warm=warm)
+    queries = [q.query for q in load_questions(QUESTIONS).questions]
+    assert warm == ["warmed"]
+    assert scripted.asked == [queries[0], *queries]  # the warm-up question, then the timed run
+    ids = [q.id for q in load_questions(QUESTIONS).questions]
+    assert len(load_records(out, "scripted", ids)) == len(ids)  # the warm-up leaves no record
 
 
 def test_runner_scores_titles_per_type_and_level(tmp_path: Path) -> None:
-    out = _scripted_run(tmp_path)
+    out, _ = _scripted_run(tmp_path)
     ids = [q.id for q in load_questions(QUESTIONS).questions]
     records = load_records(out, "scripted", ids)
     assert [r.title_retrieval.gold_title_ranks for r in records if r.title_retrieval] == [
@@ -223,7 +238,7 @@ def test_runner_scores_titles_per_type_and_level(tmp_path: Path) -> None:
 
 
 def test_summary_json_and_side_by_side_report(tmp_path: Path) -> None:
-    out = _scripted_run(tmp_path)
+    out, _ = _scripted_run(tmp_path)
     _, report = build_report(out, command="graphwire eval --questions tests/data/titles/questions.json")
     payload = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert payload["manifest"]["question_format"] == "titles"
@@ -247,7 +262,7 @@ def test_summary_json_and_side_by_side_report(tmp_path: Path) -> None:
 
 
 def test_answers_use_the_strict_and_official_scorers(tmp_path: Path) -> None:
-    out = _scripted_run(tmp_path, answers=True)
+    out, _ = _scripted_run(tmp_path, answers=True)
     records = load_records(out, "scripted", [q.id for q in load_questions(QUESTIONS).questions])
     outcomes = {r.gold_answer: r.answer_score.strict for r in records if r.answer_score}
     assert outcomes["yes"] is Outcome.CORRECT and outcomes["Haldersee"] is Outcome.WRONG
