@@ -126,6 +126,14 @@ class EntityResolver:
         self._asked_keys.update(wanted)
         self.load(self.source.by_names([k.replace(":", "|", 1) for k in wanted], []))
 
+    def adopt(self, key: str, name: str) -> ResolvedEntity:
+        """A new entity with this exact key and name (a curation rule's target the graph no longer has)."""
+        label, norm = key.split(":", 1)
+        entity = ResolvedEntity(key, label, name, norm, [name])
+        self._register(entity)
+        self.stats.new += 1
+        return entity
+
     def take_unstored(self, keys: Iterable[str]) -> list[ResolvedEntity]:
         """Those of `keys` the graph lacks or holds with fewer aliases; from now on they count as stored.
 

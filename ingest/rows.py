@@ -137,7 +137,9 @@ class _Keys:
             return resolved, False
         if key is None:
             return None, True
-        ruled = self.resolver.by_key(key)  # None: the rule's entity is gone (db check reports the rule)
+        ruled = self.resolver.by_key(key)
+        if ruled is None and key in self.rules.names:  # nothing is left of the rule's entity: written again
+            ruled = self.resolver.adopt(key, self.rules.names[key])
         return (resolved, False) if ruled is None else (ruled, True)
 
     def allows(self, source: ResolvedEntity, type_: str, target: ResolvedEntity, labels: tuple[str, str]) -> bool:

@@ -53,6 +53,7 @@ class CurationRule(BaseModel):
     kind: RuleKind
     keys: list[str] = Field(default_factory=list)  # redirect, deny-entity: the keys caught; split: the split entity
     target: str = ""  # redirect, split: where they go; facts: the relationship's target
+    name: str = ""  # redirect, split: the target's name, to write it again when nothing is left of it
     source: str = ""  # facts: the relationship's source
     type: str = ""  # facts: the relationship's type
     chunk_id: str = ""  # keep-fact: its provenance
@@ -73,14 +74,15 @@ def rules_of(spec: EditSpec, before: Snapshot, after: Snapshot, edit_id: str, se
     made: list[dict[str, object]] = []
     if isinstance(spec, Merge):
         merged = _node(before, spec.merged)
-        made.append({"kind": "redirect", "keys": _resolve_keys(merged, spec.merged), "target": spec.survivor})
+        made.append({"kind": "redirect", "keys": _resolve_keys(merged, spec.merged), "target": spec.survivor,
+                     "name": _node(before, spec.survivor).props["name"]})  # fmt: skip
     elif isinstance(spec, Rename | Relabel | Alias) and not (isinstance(spec, Alias) and spec.remove):
         old, [new] = _node(before, spec.key), after.nodes  # these edits read and write one entity
         caught = sorted(set(_resolve_keys(old, old.key)) - set(_resolve_keys(new, new.key)) | {old.key} - {new.key})
         if isinstance(spec, Alias):
             caught = sorted(set(_resolve_keys(new, new.key)) - set(_resolve_keys(old, old.key)))
         if caught:
-            made.append({"kind": "redirect", "keys": caught, "target": new.key})
+            made.append({"kind": "redirect", "keys": caught, "target": new.key, "name": new.props["name"]})
     elif isinstance(spec, DeleteEntity):
         made.append({"kind": "deny-entity", "keys": _resolve_keys(_node(before, spec.key), spec.key)})
     elif isinstance(spec, DeleteFact):
@@ -90,8 +92,8 @@ def rules_of(spec: EditSpec, before: Snapshot, after: Snapshot, edit_id: str, se
                      "chunk_id": spec.chunk_id, "evidence": spec.evidence})  # fmt: skip
     elif isinstance(spec, Split):
         [new] = [n for n in after.nodes if before.node(n.key) is None]
-        made.append({"kind": "split", "keys": [spec.key], "target": new.key, "documents": sorted(set(spec.documents)),
-                     "chunks": sorted(set(spec.chunks))})  # fmt: skip
+        made.append({"kind": "split", "keys": [spec.key], "target": new.key, "name": new.props["name"],
+                     "documents": sorted(set(spec.documents)), "chunks": sorted(set(spec.chunks))})  # fmt: skip
     return [CurationRule.model_validate({"id": f"{edit_id}-{i}", **base, **r}) for i, r in enumerate(made)]
 
 
@@ -142,6 +144,7 @@ class CurationRules:
     splits: dict[str, list[_Split]] = field(default_factory=dict)
     denied_facts: set[Fact] = field(default_factory=set)
     kept_facts: dict[Fact, CurationRule] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # target key -> its name
 
     @classmethod
     def load(cls, graph: Graph, schema: GraphSchema | None = None) -> CurationRules:
@@ -151,6 +154,8 @@ class CurationRules:
     def of(cls, rules: Iterable[CurationRule], schema: GraphSchema | None = None) -> CurationRules:
         out = cls(schema, sorted(rules, key=lambda r: r.seq))
         for rule in out.rules:
+            if rule.name:
+                out.names[rule.target] = rule.name
             if rule.kind == "redirect":
                 out.redirects.update(dict.fromkeys([k for k in rule.keys if k != rule.target], rule.target))
             elif rule.kind == "deny-entity":
@@ -215,9 +220,9 @@ def restore_facts(graph: Graph, rules: CurationRules) -> int:
 
 
 def stale(graph: Graph, rules: CurationRules) -> list[tuple[CurationRule, str]]:
-    """The rules that no longer apply, each with the reason: an entity they name no longer exists (a redirect whose
-    target was deleted by a later edit still applies: it deletes too), a deleted entity exists again, or an added
-    fact's chunk is gone."""
+    """The rules that no longer apply, each with the reason: an entity they name no longer exists (a redirect or split
+    whose target is gone still applies: ingest writes the target again under its name, or, deleted by a later edit,
+    it deletes too), a deleted entity exists again, or an added fact's chunk is gone."""
     if not rules.rules:
         return []
     named = {k for r in rules.rules for k in [*r.keys, r.target, r.source] if k}
@@ -226,7 +231,8 @@ def stale(graph: Graph, rules: CurationRules) -> list[tuple[CurationRule, str]]:
     have_chunks = {str(r["id"]) for r in graph.read("curation/existing_chunks", ids=chunks)} if chunks else set()
     found: list[tuple[CurationRule, str]] = []
     for rule in rules.rules:
-        if rule.kind == "redirect" and (to := rules.final(rule.target)) not in exists and to not in rules.denied:
+        to = rules.final(rule.target)
+        if rule.kind == "redirect" and to not in exists and to not in rules.denied and to not in rules.names:
             found.append((rule, f"its entity {to!r} no longer exists"))
         elif rule.kind == "deny-entity" and (back := sorted(set(rule.keys) & exists)):
             found.append((rule, f"the deleted entity exists again: {', '.join(back)}"))
@@ -240,7 +246,7 @@ def stale(graph: Graph, rules: CurationRules) -> list[tuple[CurationRule, str]]:
 def _needs(rule: CurationRule, rules: CurationRules) -> list[str]:
     """The entities a split or a fact rule names, as they are keyed now."""
     if rule.kind == "split":
-        return [rule.keys[0], rule.target]
+        return [rule.keys[0], *([] if rule.name else [rule.target])]
     if rule.kind in ("deny-fact", "keep-fact"):
         return [rules.final(rule.source), rules.final(rule.target)]
     return []

@@ -191,6 +191,19 @@ def test_a_split_holds_across_reingest_and_undo_restores(chains: Graph, curation
         curation.undo(edit_id, by="tester")  # the ingest touched both entities
 
 
+def test_a_split_comes_back_with_its_deleted_document(chains: Graph, curation: Curation, settings: Settings) -> None:
+    hyper_doc = chains.read("ingest/find_documents", ref=HYPER_TITLE)[0]["id"]
+    _apply(curation, Split(key=OSLO, name="Oslo Minnesota", documents=[hyper_doc]))
+    assert delete_document(chains, hyper_doc, provenance=ProvenanceCaps.of(load_schema(), settings)) is not None
+    assert _entities(chains, OSLO_MN) == []  # nothing mentions it any more: swept with its only document
+    _clean(chains, settings)  # the rule still applies: it names the entity to write again
+    _ingest(chains)
+    assert _mentioned_in(chains, OSLO_MN) == _document_chunks(chains, HYPER_TITLE)
+    assert chains.read("curation/entities", keys=[OSLO_MN])[0]["props"]["name"] == "Oslo Minnesota"
+    assert (HYPER, "LOCATED_IN", OSLO_MN) in _facts(chains) and (HYPER, "LOCATED_IN", OSLO) not in _facts(chains)
+    _clean(chains, settings)
+
+
 def test_split_undo_is_exact_and_removes_the_rule(chains: Graph, curation: Curation) -> None:
     before = export(chains)
     chunk = next(iter(_document_chunks(chains, HYPER_TITLE)))
