@@ -32,6 +32,7 @@ from graphwire.ingest.curation.models import (
     EditRequest,
     EditSpec,
     Merge,
+    Relabel,
     Split,
 )
 from graphwire.ingest.curation.service import Curation
@@ -70,6 +71,13 @@ def _ingest(graph: Graph, *extra: dict[str, Any]) -> None:
     report = ingest_articles(articles, graph, GoldExtractor(records), schema=load_schema(),
                              options=IngestOptions(progress=False, force=True))  # fmt: skip
     assert not report.failures, report.failures
+
+
+def _env(settings: Settings) -> dict[str, str]:
+    """The environment of a `graphwire` subprocess on the test's store."""
+    return {**os.environ, "PYTHONPATH": str(REPO), "NEO4J_URI": settings.neo4j_uri, "COLUMNS": "200",
+            "NEO4J_PASSWORD": settings.resolved_neo4j_password(),
+            "STORE_LOCK_DIR": str(settings.store_lock_dir)}  # fmt: skip
 
 
 def _apply(curation: Curation, edit: EditSpec) -> str:
@@ -119,6 +127,15 @@ def test_a_merge_holds_when_the_same_and_new_documents_are_ingested(
     ceo = [r for r in chains.read("curation/relationships", keys=[VARGA]) if r["type"] == "CEO_OF"]
     assert len(ceo) == 1 and _document_chunks(chains, IV_NEW["title"]) <= set(ceo[0]["props"]["chunk_ids"])
     _clean(chains, settings)
+
+
+def test_a_relabel_holds_when_the_documents_are_ingested_again(chains: Graph, curation: Curation) -> None:
+    product, work = "Product:kestrel k2", "CreativeWork:kestrel k2"
+    mentioned = _mentioned_in(chains, product)
+    _apply(curation, Relabel(key=product, label="CreativeWork"))
+    _ingest(chains)  # the extractor still says Product: the rule sends the name to the relabelled entity
+    assert _entities(chains, product, work) == [work]
+    assert _mentioned_in(chains, work) == mentioned and (KESTREL, "PRODUCED", work) in _facts(chains)
 
 
 def test_deleted_facts_and_entities_stay_deleted_and_undo_takes_the_rule_away(
@@ -214,7 +231,9 @@ def test_split_undo_is_exact_and_removes_the_rule(chains: Graph, curation: Curat
     assert export(chains) == before and _rules(chains) == []
 
 
-def test_db_check_reports_a_rule_that_no_longer_applies(chains: Graph, curation: Curation, settings: Settings) -> None:
+def test_db_check_reports_a_rule_that_no_longer_applies(
+    chains: Graph, curation: Curation, settings: Settings, tmp_path: Path
+) -> None:
     caps = ProvenanceCaps.of(load_schema(), settings)
     edit_id = _apply(curation, DeleteFact(source=BRIGHTCELL, type="LOCATED_IN", target=OSLO))
     _clean(chains, settings)
@@ -223,6 +242,10 @@ def test_db_check_reports_a_rule_that_no_longer_applies(chains: Graph, curation:
     assert found.problems() == {"curation rules that no longer apply (undo their edit, or --repair drops them)": 1}
     [stale] = found.stale_rules
     assert stale.startswith(f"deny-fact {BRIGHTCELL} -LOCATED_IN-> {OSLO} (edit {edit_id})") and "no longer" in stale
+    command = [sys.executable, "-m", "graphwire.cli.main", "db", "check", "--no-vectors"]
+    cli = subprocess.run(command, env=_env(settings), cwd=tmp_path, capture_output=True, text=True, timeout=240)
+    assert cli.returncode == 1 and "1 curation rules that no longer apply" in cli.stdout, cli.stdout + cli.stderr
+    assert f"(edit {edit_id}): '{BRIGHTCELL}' no longer exists" in cli.stdout
     assert repair_store(chains, None, found, caps, load_schema().roles).rules_dropped == 1
     _clean(chains, settings)
     assert [r["kind"] for r in _rules(chains)] == ["deny-entity"]
@@ -266,9 +289,7 @@ def test_split_over_http_cli_and_python(chains: Graph, settings: Settings, tmp_p
         applied = client.post("/v1/graph/edits", json=body)
         assert applied.status_code == 200, applied.text
         edit_id = applied.json()["record"]["id"]
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NEO4J_URI": settings.neo4j_uri, "COLUMNS": "200",
-           "NEO4J_PASSWORD": settings.resolved_neo4j_password(),
-           "STORE_LOCK_DIR": str(settings.store_lock_dir)}  # fmt: skip
+    env = _env(settings)
     undone = subprocess.run([sys.executable, "-m", "graphwire.cli.main", "edit", "undo", edit_id], env=env,
                             cwd=tmp_path, capture_output=True, text=True, timeout=240)  # fmt: skip
     assert undone.returncode == 0, undone.stderr
