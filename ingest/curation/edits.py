@@ -163,6 +163,8 @@ def _split(spec: Split, before: Snapshot, rules: Rules, selected: frozenset[str]
     if not spec.documents and not spec.chunks:
         raise EditError("a split needs the documents or chunks that belong to the new entity")
     new = _entity(node, str(node.props["label"]), spec.name, [spec.name], rules)
+    if not new.props["norm"]:
+        raise EditError(f"the name {spec.name!r} normalises to nothing")
     if new.key == node.key:
         raise EditError(f"the new entity needs a name of its own: {spec.name!r} gives the key {node.key!r}")
     mentions = {r.start_id for r in before.rels if r.type == "MENTIONS" and r.start_kind == "Chunk"}

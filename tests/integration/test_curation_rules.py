@@ -259,6 +259,7 @@ def test_db_check_reports_a_rule_that_no_longer_applies(
         (Split(key=OSLO, name="Oslo Minnesota", chunks=["no-such-chunk"]), 404, "no chunk 'no-such-chunk'"),
         (Split(key="Location:atlantis", name="Atlantis II", chunks=[]), 404, "no entity"),
         (Split(key=OSLO, name="OSLO", documents=["@hyper"]), 422, "a name of its own"),
+        (Split(key=OSLO, name="!!", documents=["@hyper"]), 422, "normalises to nothing"),
         (Split(key=OSLO, name="Oslo Minnesota", documents=["@lumen"]), 422, "none of the chosen chunks"),
         (Split(key=KESTREL, name="Kestrel Two", documents=["@all"]), 422, "rename it instead"),
     ],
