@@ -27,8 +27,8 @@ def check(
     wait: Annotated[float, typer.Option(help="with --repair: seconds to wait while another process writes")] = 0.0,
 ) -> None:
     """Compare the graph with itself and with the vector store: chunk ids both ways, orphan entities, relationships
-    without provenance, chunks without a document, unfinished deletes and documents. Exit 0 when consistent (after
-    --repair: when nothing is left), 1 when problems remain."""
+    without provenance, chunks without a document, unfinished deletes and documents, curation rules that no longer
+    apply. Exit 0 when consistent (after --repair: when nothing is left), 1 when problems remain."""
     settings = get_settings()
     schema = configured_schema(settings)
     caps = ProvenanceCaps.of(schema, settings)
@@ -73,3 +73,5 @@ def _print_check(found: StoreCheck) -> None:
         return
     for what, count in problems.items():
         console.print(f"[red]{count}[/] {what}")
+    for rule in found.stale_rules:  # each with the edit that made it: `graphwire edit undo` takes its id
+        console.print(f"  {rule}", markup=False, highlight=False)

@@ -30,10 +30,13 @@ from graphwire.ingest.curation.models import (
     Merge,
     Relabel,
     Rename,
+    Split,
 )
 from graphwire.ingest.curation.service import Curation
 
-app = typer.Typer(help="Fix the graph: merge, rename, relabel, aliases, delete or add facts; undo; the edit log.")
+app = typer.Typer(
+    help="Fix the graph: merge, split, rename, relabel, aliases, delete or add facts; undo; the edit log."
+)
 console = Console()
 
 DryRun = Annotated[bool, typer.Option("--dry-run", help="show what would change; change nothing")]
@@ -155,6 +158,22 @@ def add_fact(
     """Add the relationship SOURCE -TYPE-> TARGET (a schema pattern) with its evidence."""
     spec = AddFact(source=source, type=type, target=target, chunk_id=chunk, evidence=evidence)
     _run(spec, dry_run, by, reason, wait)
+
+
+@app.command()
+def split(
+    key: str,
+    name: Annotated[str, typer.Argument(help="the new entity's name (a key of its own)")],
+    document: Annotated[list[str] | None, typer.Option(help="a document whose mentions go to the new entity")] = None,
+    chunk: Annotated[list[str] | None, typer.Option(help="a chunk whose mentions go to the new entity")] = None,
+    dry_run: DryRun = False,
+    by: By = None,
+    reason: Reason = "",
+    wait: Wait = 0.0,
+) -> None:
+    """Split a namesake off KEY: the mentions in the chosen documents or chunks (repeat --document/--chunk) go to a
+    new entity NAME, with the relationships they support."""
+    _run(Split(key=key, name=name, documents=document or [], chunks=chunk or []), dry_run, by, reason, wait)
 
 
 @app.command()

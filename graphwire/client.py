@@ -108,9 +108,10 @@ class Graphwire:
     def edit(
         self, edit: EditSpec, *, by: str, reason: str = "", dry_run: bool = False, wait_s: float = 0.0
     ) -> EditResult:
-        """Apply one graph edit (`graphwire.ingest.curation.models`: Merge, Rename, Relabel, Alias, DeleteEntity,
-        DeleteFact, AddFact) with its audit record, or only say what it would change (`dry_run`). Refusals raise
-        `EditError` with the reason; another writer holding the store raises `StoreBusyError` naming it."""
+        """Apply one graph edit (`graphwire.ingest.curation.models`: Merge, Split, Rename, Relabel, Alias,
+        DeleteEntity, DeleteFact, AddFact) with its audit record and curation rules, or only say what it would change
+        (`dry_run`). Refusals raise `EditError` with the reason; another writer holding the store raises
+        `StoreBusyError` naming it."""
         from graphwire.ingest.curation.models import EditRequest
 
         request = EditRequest(edit=edit, by=by, reason=reason)

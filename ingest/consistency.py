@@ -3,10 +3,12 @@
 Checked: chunk ids both ways (graph chunks without a vector, vectors without a graph chunk), entities nothing mentions
 or reports by, entities without the lookup properties ingest finds them by, relationships whose provenance is empty or
 names a missing chunk, capped provenance lists longer than PROVENANCE_CAP, chunks without a document, deletes a killed
-run left pending, documents without a commit marker. Repaired: missing vectors re-embedded from the graph's chunk
+run left pending, documents without a commit marker, curation rules that no longer apply (an entity they name is
+gone: ingest/curation/rules.py). Repaired: missing vectors re-embedded from the graph's chunk
 text, stray vectors deleted, orphans and unsupported relationships removed (full capped provenance lists refilled from
 the chunks that still imply them, as a delete refills them), lists over the cap cut to it, lookup properties filled
-in, detached chunks removed with their provenance, pending deletes finished. Unfinished documents need their input:
+in, detached chunks removed with their provenance, pending deletes finished, rules that no longer apply dropped (the
+audit record of their edit stays). Unfinished documents need their input:
 the report says to re-run the ingest.
 """
 
@@ -20,6 +22,7 @@ from pydantic import BaseModel, Field
 from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Chunk
 from graphwire.core.stores.store_version import bump
+from graphwire.ingest.curation.rules import CurationRules, stale
 from graphwire.ingest.entity_lookup import missing_lookup, repair_lookup
 from graphwire.ingest.pending import finish_pending_deletes, sweep_orphans
 from graphwire.ingest.provenance import ProvenanceCaps
@@ -64,6 +67,7 @@ class StoreCheck(BaseModel):
     detached_chunks: list[str] = Field(default_factory=list)
     pending_deletes: list[str] = Field(default_factory=list)
     unfinished_documents: list[str] = Field(default_factory=list)
+    stale_rules: list[str] = Field(default_factory=list)  # "<rule> (edit <id>): <why it no longer applies>"
 
     @property
     def ok(self) -> bool:
@@ -81,6 +85,7 @@ class StoreCheck(BaseModel):
             "chunks without a document": len(self.detached_chunks),
             "deletes left unfinished": len(self.pending_deletes),
             "documents without a commit marker (re-run the ingest)": len(self.unfinished_documents),
+            "curation rules that no longer apply (undo their edit, or --repair drops them)": len(self.stale_rules),
         }
         return {what: n for what, n in found.items() if n}
 
@@ -95,6 +100,7 @@ class RepairReport(BaseModel):
     provenance_lists_trimmed: int = 0
     chunks_removed: int = 0
     deletes_finished: int = 0
+    rules_dropped: int = 0
 
 
 def graph_chunk_ids(graph: Graph) -> list[str]:
@@ -123,6 +129,7 @@ def check_store(graph: Graph, vectors: VectorStore | None, caps: ProvenanceCaps)
         detached_chunks=[r["id"] for r in graph.read("store/detached_chunks", limit=SHOWN)],
         pending_deletes=[r["id"] for r in graph.read("ingest/pending_deletes")],
         unfinished_documents=[r["id"] for r in graph.read("store/unfinished_documents", limit=SHOWN)],
+        stale_rules=[f"{rule.describe()}: {why}" for rule, why in stale(graph, CurationRules.load(graph))][:SHOWN],
     )
     if vectors is not None:
         in_store = set(vectors.ids())
@@ -196,6 +203,10 @@ def repair_store(
     graph.write("store/mark_orphan_entities")
     report.entities_removed = sweep_orphans(writer)
     report.lookup_keys_filled = repair_lookup(graph, roles)
+    if check.stale_rules:
+        dropped = [rule.id for rule, _ in stale(graph, CurationRules.load(graph))]
+        rows = graph.write("curation/delete_rules", ids=dropped)
+        report.rules_dropped = int(rows[0]["deleted"]) if rows else 0
     if vectors is not None:
         fresh = check_store(graph, vectors, caps)
         if fresh.stray_vectors:

@@ -23,6 +23,7 @@ from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Chunk
 from graphwire.core.names import normalise_name
 from graphwire.core.sentences import sentence_of, sentence_starts
+from graphwire.ingest.curation.rules import CurationRules
 from graphwire.ingest.entity_lookup import StoredEntities
 from graphwire.ingest.extractors.offline import extraction_text
 from graphwire.ingest.rows import Row
@@ -126,10 +127,20 @@ def word_spans(tokens: Iterable[list[tuple[str, int, bool]]]) -> set[str]:
 
 
 class DictionaryLinker:
-    def __init__(self, graph: Graph, batch_size: int = 10_000, stored: StoredEntities | None = None) -> None:
+    """`rules`: the curation rules a link is held to (a split namesake's name links to the entity its document's
+    mentions belong to; a deleted entity's names link nowhere)."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        batch_size: int = 10_000,
+        stored: StoredEntities | None = None,
+        rules: CurationRules | None = None,
+    ) -> None:
         self.graph = graph
         self.batch_size = batch_size
         self.stored = stored or StoredEntities(graph)
+        self.rules = rules
 
     def run(self) -> LinkReport:
         rows = self.graph.read("ingest/unlinked_chunks")
@@ -137,6 +148,7 @@ class DictionaryLinker:
         if not rows:
             return report
         texts = [(row["id"], extraction_text(_chunk_of(row))) for row in rows]
+        document_of = {row["id"]: row["document_id"] for row in rows}
         tokens = [_tokens(text) for _, text in texts]
         lower, upper = Counter[str](), Counter[str]()
         for words in tokens:
@@ -145,10 +157,12 @@ class DictionaryLinker:
         dictionary = Dictionary.of(self._entities(tokens)).without_generic(lower, upper)
         links: list[Row] = []
         for (chunk_id, text), words in zip(texts, tokens, strict=True):
-            for key, sentences in find_names(text, dictionary, words).items():
-                links.append(
-                    {"chunk_id": chunk_id, "key": key, "count": len(sentences), "sentences": sorted(sentences)}
-                )
+            for found, sentences in find_names(text, dictionary, words).items():
+                key = found if self.rules is None else self.rules.entity(found, chunk_id, document_of[chunk_id])
+                if key is not None:
+                    links.append(
+                        {"chunk_id": chunk_id, "key": key, "count": len(sentences), "sentences": sorted(sentences)}
+                    )
         self._write(links, [chunk_id for chunk_id, _ in texts])
         report.mentions_linked = len(links)
         return report

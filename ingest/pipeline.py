@@ -27,6 +27,7 @@ from graphwire.core.settings import default_of
 from graphwire.core.stores.store_version import bump
 from graphwire.ingest.chunker import chunk_article
 from graphwire.ingest.consistency import ChunkSink, missing_vectors_of, restore_vectors
+from graphwire.ingest.curation.rules import CurationRules, restore_facts
 from graphwire.ingest.entity_lookup import StoredEntities, migrate
 from graphwire.ingest.extractors.base import ExtractionFailure, Extractor
 from graphwire.ingest.known_relations import KnownRelations
@@ -92,6 +93,8 @@ def ingest_articles(
     migrate(graph, schema.roles)
     if resolver.source is None and stored.count():  # an empty graph has nothing to read
         resolver.source = stored
+    rules = CurationRules.load(graph, schema)  # what people decided by hand (ingest/curation/rules.py)
+    resolver.prefetch_keys(rules.targets())
     known = KnownRelations(
         resolver.stored.__contains__, lambda keys: graph.read("ingest/relation_keys_from", keys=keys)
     )
@@ -110,7 +113,7 @@ def ingest_articles(
         ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphwire-writer") as write_thread,
     ):
         progress = ExtractionProgress(bar, extractor)
-        run = _Run(extractor, schema, resolver, known, writer, chunk_store, report, progress)
+        run = _Run(extractor, schema, resolver, known, writer, chunk_store, report, progress, rules)
         in_flight: Future[_Written] | None = None
         for batch in _batched(work, opts.batch_documents):
             with tracing.span("ingest extract", {"graphwire.documents": len(batch)}):
@@ -121,9 +124,10 @@ def ingest_articles(
             in_flight = write_thread.submit(contextvars.copy_context().run, _traced_store, run, len(batch), prepared)
         if in_flight is not None:
             run.finish(in_flight.result(), state, opts)
+    report.facts_restored = restore_facts(graph, rules)
     if opts.link_names:
         t_link = time.perf_counter()
-        linked = DictionaryLinker(graph, batch_size=opts.write_batch_size, stored=stored).run()
+        linked = DictionaryLinker(graph, batch_size=opts.write_batch_size, stored=stored, rules=rules).run()
         report.mentions_linked = linked.mentions_linked
         report.link_s = time.perf_counter() - t_link
     report.entities_removed = sweep_orphans(writer)
@@ -213,6 +217,7 @@ class _Run:
     chunk_store: ChunkSink | None
     report: IngestReport
     progress: ExtractionProgress
+    rules: CurationRules
     pruned: Counter[str] = field(default_factory=Counter)
 
     def prepare(self, batch: list[_Work]) -> _Prepared:
@@ -239,7 +244,7 @@ class _Run:
         self.resolver.prefetch(_names(extractions))
         stored = {w.article.doc_id for w in batch if w.existed}
         rows = build_rows([w.article for w in batch], chunks, extractions, self.resolver, self.known, stored,
-                          provenance=self.writer.provenance)  # fmt: skip
+                          provenance=self.writer.provenance, rules=self.rules)  # fmt: skip
         return _Prepared(batch, chunks, rows, failed_docs)
 
     def store(self, prepared: _Prepared) -> _Written:

@@ -42,6 +42,7 @@ class IngestReport(BaseModel):
     write_s: float = 0.0
     vector_s: float = 0.0
     mentions_linked: int = 0  # MENTIONS the dictionary linker added (ingest/linking.py)
+    facts_restored: int = 0  # facts people added, written back after their chunk came back (ingest/curation/rules.py)
     link_s: float = 0.0
     llm_calls: int | None = None
     llm_tokens: int | None = None

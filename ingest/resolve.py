@@ -79,6 +79,7 @@ class EntityResolver:
         self._norm_key: dict[tuple[str, str], str] = {}  # (label, primary norm) -> key, fuzzy candidates
         self._stored_aliases: dict[str, int] = {}  # key -> how many of its aliases the graph already has
         self._asked: set[tuple[str, str]] = set()  # (label, norm) the source was asked about
+        self._asked_keys: set[str] = set()  # entity keys the source was asked about (`by_key`)
         self.stored: set[str] = set()  # keys of the entities read from the graph
         self.stats = ResolutionStats()
 
@@ -110,6 +111,28 @@ class EntityResolver:
                 fuzzy_keys.update(fuzzy_keys_for(label, norm))
         if resolve_keys:
             self.load(self.source.by_names(sorted(resolve_keys), sorted(fuzzy_keys)))
+
+    def by_key(self, key: str) -> ResolvedEntity | None:
+        """The entity with this key, read from the source once if this resolver does not hold it (a curation rule's
+        target: ingest/curation/rules.py); None when the graph lacks it."""
+        self.prefetch_keys([key])
+        return self.entities.get(key)
+
+    def prefetch_keys(self, keys: Iterable[str]) -> None:
+        """Read the stored entities of these keys that this resolver neither holds nor asked about, in one query."""
+        wanted = sorted({k for k in keys if k not in self.entities and k not in self._asked_keys})
+        if self.source is None or not wanted:
+            return
+        self._asked_keys.update(wanted)
+        self.load(self.source.by_names([k.replace(":", "|", 1) for k in wanted], []))
+
+    def adopt(self, key: str, name: str) -> ResolvedEntity:
+        """A new entity with this exact key and name (a curation rule's target the graph no longer has)."""
+        label, norm = key.split(":", 1)
+        entity = ResolvedEntity(key, label, name, norm, [name])
+        self._register(entity)
+        self.stats.new += 1
+        return entity
 
     def take_unstored(self, keys: Iterable[str]) -> list[ResolvedEntity]:
         """Those of `keys` the graph lacks or holds with fewer aliases; from now on they count as stored.

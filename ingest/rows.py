@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphwire.core.documents import Article, Chunk
+from graphwire.ingest.curation.rules import CurationRules
 from graphwire.ingest.enrich import ENRICH_EXTRACTOR, enrich
 from graphwire.ingest.entity_lookup import lookup_properties
 from graphwire.ingest.known_relations import KnownRelations
@@ -84,12 +85,15 @@ def build_rows(
     stored_documents: Set[str] = frozenset(),
     *,
     provenance: ProvenanceCaps,
+    rules: CurationRules | None = None,
 ) -> GraphRows:
     """Rows for one batch. `extractions` holds one per successfully extracted chunk (already pruned and with
     per-document surname resolution applied); `stored_documents` are the ids of documents the graph already had
     when the run started (their rows MERGE, the others CREATE); `known` says which relationships the graph has;
-    `provenance` which types keep capped chunk_ids."""
+    `provenance` which types keep capped chunk_ids; `rules` the curation rules every name and relationship is held
+    to (the one place ingest honours them: ingest/curation/rules.py)."""
     rows = GraphRows()
+    keys = _Keys(resolver, rules, {c.id: c.document_id for c in chunks})
     enrichment = enrich(articles, chunks, resolver)
     touched: dict[str, ResolvedEntity] = {p.key: p for p in enrichment.publications.values()}
     for article in articles:
@@ -102,36 +106,72 @@ def build_rows(
         rows.chunks.add(_chunk_row(chunk), chunk_is_new[chunk.id])
     relations: dict[tuple[str, str, str], _RelationAccumulator] = defaultdict(_RelationAccumulator)
     for extraction in extractions:
-        counts = _add_extraction(extraction, resolver, touched, relations)
+        counts = _add_extraction(extraction, keys, touched, relations)
         for key, mention in counts.items():
             rows.mentions.add(mention.row(extraction.chunk_id, key), chunk_is_new[extraction.chunk_id])
         for triple in enrichment.reported_by(extraction.chunk_id, (touched[key] for key in counts)):
             relations[triple].add(extraction.chunk_id, None, ENRICH_EXTRACTOR)
     rows.entities = [_entity_row(e, resolver.roles) for e in resolver.take_unstored(touched)]
+    if rules is not None:
+        relations = {triple: acc for triple, acc in relations.items() if triple not in rules.denied_facts}
     _add_relation_rows(rows, relations, known, provenance)
     return rows
 
 
+@dataclass
+class _Keys:
+    """Extracted names to entity keys: the resolver's answer, then the curation rules' (a merged, relabelled or
+    aliased name goes to its entity, a deleted entity's to nothing, a split namesake's by chunk and document)."""
+
+    resolver: EntityResolver
+    rules: CurationRules | None
+    document_of: dict[str, str]
+
+    def entity(self, name: str, label: str, chunk_id: str) -> tuple[ResolvedEntity | None, bool]:
+        """The entity, and whether a rule chose it."""
+        resolved = self.resolver.resolve(name, label)
+        if resolved is None or self.rules is None:
+            return resolved, False
+        key = self.rules.entity(resolved.key, chunk_id, self.document_of.get(chunk_id))
+        if key == resolved.key:
+            return resolved, False
+        if key is None:
+            return None, True
+        ruled = self.resolver.by_key(key)
+        if ruled is None and key in self.rules.names:  # nothing is left of the rule's entity: written again
+            ruled = self.resolver.adopt(key, self.rules.names[key])
+        return (resolved, False) if ruled is None else (ruled, True)
+
+    def allows(self, source: ResolvedEntity, type_: str, target: ResolvedEntity, labels: tuple[str, str]) -> bool:
+        """A relationship between ends a rule moved to another label must still be a schema pattern."""
+        moved = (source.label, target.label) != labels
+        return self.rules is None or self.rules.allows((source.key, source.label), type_, (target.key, target.label),
+                                                       moved)  # fmt: skip
+
+
 def _add_extraction(
     extraction: Extraction,
-    resolver: EntityResolver,
+    keys: _Keys,
     touched: dict[str, ResolvedEntity],
     relations: dict[tuple[str, str, str], _RelationAccumulator],
 ) -> dict[str, _MentionAccumulator]:
     """Resolve one chunk's extraction: its mentions by entity key; its relationships go into `relations`."""
     counts: dict[str, _MentionAccumulator] = defaultdict(_MentionAccumulator)
+    chunk_id = extraction.chunk_id
     for entity in extraction.entities:
-        resolved = resolver.resolve(entity.name, entity.label)
+        resolved, ruled = keys.entity(entity.name, entity.label, chunk_id)
         if resolved is None:
             continue
-        for alias in entity.aliases:
-            resolver.add_alias(resolved, alias)
+        for alias in [] if ruled else entity.aliases:  # a rule's entity keeps the names the person gave it
+            keys.resolver.add_alias(resolved, alias)
         touched[resolved.key] = resolved
         counts[resolved.key].add(entity.mentions, entity.title, entity.sentences)
     for rel in extraction.relations:
-        source = resolver.resolve(rel.source, rel.source_label)
-        target = resolver.resolve(rel.target, rel.target_label)
+        source, _ = keys.entity(rel.source, rel.source_label, chunk_id)
+        target, _ = keys.entity(rel.target, rel.target_label, chunk_id)
         if source is None or target is None or source.key == target.key:
+            continue
+        if not keys.allows(source, rel.type, target, (rel.source_label, rel.target_label)):
             continue
         touched[source.key], touched[target.key] = source, target
         relations[(source.key, rel.type, target.key)].add(extraction.chunk_id, rel.evidence, extraction.extractor)

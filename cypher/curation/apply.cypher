@@ -1,6 +1,7 @@
 // One edit in one transaction: the touched entities ($remove) and their relationships go, the edit's result ($nodes,
-// $rels) is written, the audit record ($edit) created and, for an undo, the undone record marked. A kill leaves the
-// old state or the new one. Ends are found by entity key, chunk id or document id.
+// $rels) is written, the audit record ($edit) created with the edit's curation rules ($rules), and, for an undo, the
+// undone record marked and its rules removed. A kill leaves the old state or the new one. Ends are found by entity
+// key, chunk id or document id.
 CALL () {
   UNWIND $remove AS key
   MATCH (e:Entity {key: key})
@@ -30,6 +31,15 @@ CALL () {
   }
   CREATE (s)-[x:$(r.type)]->(t)
   SET x = r.props
+}
+CALL () {
+  UNWIND $rules AS rule
+  CREATE (x:CurationRule)
+  SET x = rule
+}
+CALL () {
+  MATCH (x:CurationRule {edit_id: $undoes})
+  DELETE x
 }
 CREATE (ed:Edit)
 SET ed = $edit

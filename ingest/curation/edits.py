@@ -24,6 +24,7 @@ from graphwire.ingest.curation.models import (
     RelState,
     Rename,
     Snapshot,
+    Split,
 )
 from graphwire.ingest.entity_lookup import lookup_properties
 from graphwire.ingest.provenance import ProvenanceCaps, keep_capped
@@ -48,8 +49,11 @@ def keys_read(spec: EditSpec) -> list[str]:
     return [spec.key]
 
 
-def compute(spec: EditSpec, before: Snapshot, rules: Rules) -> Snapshot:
-    """The touched part after the edit (`EditError` when the graph or the schema refuses it)."""
+def compute(spec: EditSpec, before: Snapshot, rules: Rules, selected: frozenset[str] = frozenset()) -> Snapshot:
+    """The touched part after the edit (`EditError` when the graph or the schema refuses it). `selected`: for a
+    split, the ids of the chosen chunks (those of its documents and its chunks)."""
+    if isinstance(spec, Split):
+        return _split(spec, before, rules, selected).sorted()
     handlers: dict[type, Callable[..., Snapshot]] = {
         Merge: _merge,
         Rename: _rename,
@@ -149,6 +153,55 @@ def _add_fact(spec: AddFact, before: Snapshot, rules: Rules) -> Snapshot:
     if any(r.ends() == added.ends() and spec.chunk_id in r.props.get("chunk_ids", []) for r in before.rels):
         raise EditError(f"{added.describe()} already names chunk {spec.chunk_id!r}", status=409)
     return Snapshot(nodes=before.nodes, rels=_combined([*before.rels, added], spec.source, rules.caps))
+
+
+def _split(spec: Split, before: Snapshot, rules: Rules, selected: frozenset[str]) -> Snapshot:
+    """The mentions in the chosen chunks go to a new entity named `spec.name`, and the relationships all of whose
+    provenance is in them; a relationship supported both inside and outside them is split along its provenance (the
+    new entity's part keeps the chosen chunks' ids and evidence). Others stay."""
+    node = _need(before, spec.key)
+    if not spec.documents and not spec.chunks:
+        raise EditError("a split needs the documents or chunks that belong to the new entity")
+    new = _entity(node, str(node.props["label"]), spec.name, [spec.name], rules)
+    if not new.props["norm"]:
+        raise EditError(f"the name {spec.name!r} normalises to nothing")
+    if new.key == node.key:
+        raise EditError(f"the new entity needs a name of its own: {spec.name!r} gives the key {node.key!r}")
+    mentions = {r.start_id for r in before.rels if r.type == "MENTIONS" and r.start_kind == "Chunk"}
+    if not mentions & selected:
+        raise EditError(f"none of the chosen chunks mentions {spec.key!r}")
+    if mentions <= selected:
+        raise EditError(f"every mention of {spec.key!r} is in the chosen chunks: rename it instead")
+    rels: list[RelState] = []
+    for rel in before.rels:
+        rels.extend(_split_rel(rel, spec.key, new.key, selected, set(spec.documents)))
+    return Snapshot(nodes=[*before.nodes, new], rels=rels)
+
+
+def _split_rel(rel: RelState, old: str, new: str, selected: frozenset[str], documents: set[str]) -> list[RelState]:
+    """One relationship at the split entity as it is after the split: kept, moved, or its provenance divided."""
+    moved = _rekey([rel], {old: new})[0]
+    if rel.start_kind == "Chunk":
+        return [moved if rel.start_id in selected else rel]
+    if rel.start_kind == "Document":
+        return [moved if rel.start_id in documents else rel]
+    ids = [str(c) for c in rel.props.get("chunk_ids") or []]
+    inside = [c for c in ids if c in selected]
+    if not inside:
+        return [rel]
+    if len(inside) == len(ids):
+        return [moved]
+    return [_provenance_part(rel, set(ids) - set(inside)), _provenance_part(moved, set(inside))]
+
+
+def _provenance_part(rel: RelState, keep: set[str]) -> RelState:
+    """The relationship with only the provenance entries of `keep` (evidence kept parallel)."""
+    ids = [str(c) for c in rel.props.get("chunk_ids") or []]
+    props = {**rel.props, "chunk_ids": [c for c in ids if c in keep]}
+    if rel.props.get("evidence") is not None:
+        evidence = [str(e) for e in rel.props["evidence"]]
+        props["evidence"] = [e for c, e in zip(ids, evidence, strict=True) if c in keep]
+    return rel.model_copy(update={"props": props})
 
 
 def _label_of(key: str) -> str:

@@ -67,8 +67,18 @@ class AddFact(BaseModel):
     evidence: Annotated[str, Field(min_length=1, max_length=2000)]
 
 
+class Split(BaseModel):
+    """Part of an entity's mentions belong to a namesake: those in `documents` or `chunks` go to a new entity."""
+
+    kind: Literal["split"] = "split"
+    key: Key
+    name: Name  # the new entity's name: a namesake needs a key of its own ("Jordan Lee (chemist)")
+    documents: list[Name] = Field(default_factory=list, max_length=10_000)  # document ids
+    chunks: list[Name] = Field(default_factory=list, max_length=10_000)  # chunk ids
+
+
 EditSpec = Annotated[
-    Merge | Rename | Relabel | Alias | DeleteEntity | DeleteFact | AddFact, Field(discriminator="kind")
+    Merge | Rename | Relabel | Alias | DeleteEntity | DeleteFact | AddFact | Split, Field(discriminator="kind")
 ]
 
 

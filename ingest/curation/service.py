@@ -4,6 +4,8 @@ An applied edit holds the writer lock (`WriteSession`: another writer is a `Stor
 of the graph it touches, computes the result (`edits.py`) and writes it with its `:Edit` audit record in one
 transaction: a kill leaves the old state or the new one. The record keeps both states, so undo writes the old one
 back, after checking that nothing has touched those entities since (a later edit, or an ingest, delete or repair).
+The edit's curation rules (`rules.py`: what later ingests must keep) are written in the same transaction, and an
+undo removes them in its own.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from graphwire.ingest.curation.models import (
     EditRequest,
     EditResult,
     Snapshot,
+    Split,
 )
+from graphwire.ingest.curation.rules import CurationRule, catching_no_other, rules_of
 from graphwire.ingest.curation.snapshot import apply_snapshot, dumps, loads, read_snapshot
 from graphwire.ingest.provenance import ProvenanceCaps
 from graphwire.schema.model import GraphSchema
@@ -51,17 +55,19 @@ class Curation:
     # edits ------------------------------------------------------------------------------------------------
     def preview(self, request: EditRequest) -> EditResult:
         """What the edit would change (the dry run); nothing is written and no lock taken."""
-        before, after = self._plan(request)
+        before, after, _ = self._plan(request)
         return EditResult(applied=False, change=diff(before, after))
 
     def apply(self, request: EditRequest, wait_s: float = 0.0) -> EditResult:
         """Apply the edit and record it; `wait_s` is how long to wait for another writer."""
         with self._session(f"graphwire edit {request.edit.kind} by {request.by}", wait_s):
-            before, after = self._plan(request)
+            before, after, selected = self._plan(request)
             change = diff(before, after)
             keys = _keys(before, after)
             record = self._record(request.edit.kind, request.by, request.reason, request.model_dump(), change, keys)
-            apply_snapshot(self.graph(), [n.key for n in before.nodes], after, _stored(record, before, after))
+            stored = _stored(record, before, after)
+            rules = self._rules(rules_of(request.edit, before, after, record.id, stored["seq"]), before)
+            apply_snapshot(self.graph(), [n.key for n in before.nodes], after, stored, rules=rules)
         return EditResult(applied=True, change=change, record=record)
 
     def undo(self, edit_id: str, by: str, reason: str = "", dry_run: bool = False, wait_s: float = 0.0) -> EditResult:
@@ -92,13 +98,15 @@ class Curation:
     def _session(self, purpose: str, wait_s: float) -> WriteSession:
         return WriteSession(self.settings, self.graph, purpose, on_change=self.on_change).open(wait_s)
 
-    def _plan(self, request: EditRequest) -> tuple[Snapshot, Snapshot]:
+    def _plan(self, request: EditRequest) -> tuple[Snapshot, Snapshot, frozenset[str]]:
+        """The touched part before and after the edit, and a split's chosen chunk ids."""
         spec = request.edit
         graph = self.graph()
         if isinstance(spec, AddFact) and not graph.read("curation/chunk_exists", chunk_id=spec.chunk_id)[0]["found"]:
             raise EditError(f"no chunk with id {spec.chunk_id!r}", status=404)
+        selected = self._selection(spec) if isinstance(spec, Split) else frozenset()
         before = read_snapshot(graph, keys_read(spec))
-        after = compute(spec, before, self.rules)
+        after = compute(spec, before, self.rules, selected)
         if dumps(after) == dumps(before):
             raise EditError(f"the {spec.kind} changes nothing")
         new_keys = {n.key for n in after.nodes} - {n.key for n in before.nodes}
@@ -106,7 +114,22 @@ class Curation:
         if taken:
             old = ", ".join(repr(n.key) for n in before.nodes)
             raise EditError(f"{taken[0].key!r} exists already: merge {old} into it instead", status=409)
-        return before, after
+        return before, after, selected
+
+    def _selection(self, spec: Split) -> frozenset[str]:
+        """The ids of a split's chosen chunks: its chunks and those of its documents (404 for one that is missing)."""
+        rows = self.graph().read("curation/split_selection", documents=spec.documents, chunks=spec.chunks)
+        missing = [f"{r['kind']} {r['id']!r}" for r in rows if not r["found"]]
+        if missing:
+            raise EditError(f"no {', no '.join(missing[:10])}", status=404)
+        return frozenset(str(c) for r in rows for c in r["chunks"])
+
+    def _rules(self, rules: list[CurationRule], before: Snapshot) -> list[dict[str, Any]]:
+        """The edit's rules as their nodes store them, without keys of entities the edit leaves alone."""
+        named = sorted({k for r in rules for k in r.keys})
+        existing = {str(r["key"]) for r in self.graph().read("curation/existing_keys", keys=named)}
+        others = existing - {n.key for n in before.nodes}
+        return [r.model_dump() for r in catching_no_other(rules, others)]
 
     def _stored(self, edit_id: str) -> dict[str, Any]:
         rows = self.graph().read("curation/edit_by_id", id=edit_id)

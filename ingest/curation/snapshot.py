@@ -20,10 +20,16 @@ def read_snapshot(graph: Graph, keys: Iterable[str]) -> Snapshot:
 
 
 def apply_snapshot(
-    graph: Graph, remove: Iterable[str], after: Snapshot, edit: dict[str, Any], undoes: str | None = None
+    graph: Graph,
+    remove: Iterable[str],
+    after: Snapshot,
+    edit: dict[str, Any],
+    undoes: str | None = None,
+    rules: Iterable[dict[str, Any]] = (),
 ) -> None:
-    """Delete the entities of `remove` with their relationships, write `after` and the audit record `edit`, all in
-    one transaction (`cypher/curation/apply.cypher`)."""
+    """Delete the entities of `remove` with their relationships, write `after`, the audit record `edit` and its
+    curation `rules` (an undo: remove those of the edit it undoes), all in one transaction
+    (`cypher/curation/apply.cypher`)."""
     graph.write(
         "curation/apply",
         remove=sorted(set(remove)),
@@ -31,6 +37,7 @@ def apply_snapshot(
         rels=[r.model_dump() for r in after.rels],
         edit=edit,
         undoes=undoes,
+        rules=list(rules),
     )
 
 

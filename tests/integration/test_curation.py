@@ -53,7 +53,7 @@ def export(graph: Graph) -> list[Any]:
     nodes = sorted(
         repr((sorted(r["labels"]), sorted(r["props"].items())))
         for r in graph.read("check/export_nodes")
-        if "Edit" not in r["labels"]
+        if not {"Edit", "CurationRule"} & set(r["labels"])
     )
     rels = sorted(
         repr((r["type"], r["source"], r["target"], sorted(r["props"].items())))

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from graphwire.ingest.curation.edits import Rules, compute
-from graphwire.ingest.curation.models import EditError, Merge, NodeState, Relabel, RelState, Snapshot
+from graphwire.ingest.curation.models import EditError, Merge, NodeState, Relabel, RelState, Snapshot, Split
 from graphwire.ingest.provenance import ProvenanceCaps
 from graphwire.schema.model import load_schema
 
@@ -71,3 +71,27 @@ def test_merging_across_labels_the_patterns_forbid_is_refused() -> None:
         compute(Merge(survivor=A, merged=A), before, RULES)
     with pytest.raises(EditError, match="schema forbids"):
         compute(Relabel(key=P, label="Location"), before, RULES)
+
+
+def test_a_split_moves_the_chosen_mentions_and_divides_provenance() -> None:
+    before = Snapshot(
+        nodes=[node(A, "Acme"), node(P, "Ada Park")],
+        rels=[
+            rel(P, WORKS, A, chunk_ids=["c1", "c2"], evidence=["Ada works at Acme.", "Ada left Acme."]),
+            rel(A, "COMPETES_WITH", f"{ORG}:bolt", chunk_ids=["c2"], evidence=["Acme rivals Bolt."]),
+            rel(A, "LOCATED_IN", "Location:oslo", chunk_ids=["c1"], evidence=["Acme, of Oslo."]),
+            rel("c1", "MENTIONS", A, count=1, sentences=[0]),
+            rel("c2", "MENTIONS", A, count=2, sentences=[1]),
+        ],
+    )
+    after = compute(Split(key=A, name="Acme Two", chunks=["c2"]), before, RULES, frozenset({"c2"}))
+    new = f"{ORG}:acme two"
+    assert [n.key for n in after.nodes] == sorted([A, new, P])
+    rels = {(r.start_id, r.type, r.end_id): r.props for r in after.rels}
+    assert rels[(P, WORKS, A)] == {"chunk_ids": ["c1"], "evidence": ["Ada works at Acme."]}  # provenance divided
+    assert rels[(P, WORKS, new)] == {"chunk_ids": ["c2"], "evidence": ["Ada left Acme."]}
+    assert (new, "COMPETES_WITH", f"{ORG}:bolt") in rels and (A, "COMPETES_WITH", f"{ORG}:bolt") not in rels
+    assert (A, "LOCATED_IN", "Location:oslo") in rels  # supported only outside the chosen chunks: stays
+    assert ("c2", "MENTIONS", new) in rels and ("c1", "MENTIONS", A) in rels and ("c2", "MENTIONS", A) not in rels
+    with pytest.raises(EditError, match="rename it instead"):
+        compute(Split(key=A, name="Acme Two", chunks=["c1", "c2"]), before, RULES, frozenset({"c1", "c2"}))
