@@ -99,18 +99,24 @@ def test_the_structural_layer_goes_with_its_document(layered: Graph) -> None:
     assert snap.cooccurrence[idx["Marrowdale (film)"], idx["Odile Varga"]] >= 1  # other pages still pair them
 
 
-def test_graph_mode_fills_to_top_k(layered: Graph, neo4j_settings: Settings) -> None:
-    ctx = RetrievalContext(settings=neo4j_settings, graph=lambda: layered)
+def test_graph_mode_fills_to_top_k(layered: Graph, neo4j_settings: Settings, tmp_path: Path) -> None:
+    no_vectors = neo4j_settings.model_copy(update={"chroma_path": tmp_path / "chroma", "graph_fill_mode": "joint"})
+    ctx = RetrievalContext(settings=no_vectors, graph=lambda: layered)
     result = ctx.retriever("graph").retrieve("Who directed Marrowdale?", top_k=5)
     assert len(result.chunks) == 5  # the store has 6 chunks
     by = [c.retrieved_by for c in result.chunks]
-    # this store has no vectors: `joint` (the default fill) ranks by PageRank alone, which puts the film's page first
+    # this store has no vectors: `joint` ranks by PageRank alone, which puts the film's page first
     assert by[0] == "ppr" and result.chunks[0].title == "Marrowdale (film)"
     assert result.details["fill"]["mode"] == "joint" and result.details["fill"]["chunks"] == by.count("ppr")
-    unfilled = RetrievalContext(settings=neo4j_settings.model_copy(update={"graph_fill_mode": "none"}),
+    unfilled = RetrievalContext(settings=no_vectors.model_copy(update={"graph_fill_mode": "none"}),
                                 graph=lambda: layered)  # fmt: skip
     alone = unfilled.retriever("graph").retrieve("Who directed Marrowdale?", top_k=5)
     assert "fill" not in alone.details and all(c.retrieved_by is None for c in alone.chunks)
+    # the default fill (fused) finds nothing in an empty chunk store: the graph's own other chunks fill the ranking
+    fused = RetrievalContext(settings=no_vectors.model_copy(update={"graph_fill_mode": "fused"}), graph=lambda: layered)
+    filled = fused.retriever("graph").retrieve("Who directed Marrowdale?", top_k=5)
+    assert filled.details["fill"]["mode"] == "fused" and filled.details["fill"]["chunks"] == 0
+    assert [c.chunk_id for c in filled.chunks] == [c.chunk_id for c in alone.chunks]
 
 
 class _RecordingScorer:

@@ -56,6 +56,7 @@ def test_joint_ranks_the_bridge_and_says_what_each_signal_brought(context: Retri
 
 
 def test_graph_mode_fills_from_joint_and_runs_its_stages_once(context: RetrievalContext) -> None:
+    context = RetrievalContext(context.settings.model_copy(update={"graph_fill_mode": "joint"}), graph=context.graph)
     graph_mode = context.retriever("graph")
     joint = context.retriever("joint")
     assert isinstance(graph_mode, FilledRetriever) and graph_mode.fill is joint
@@ -101,6 +102,29 @@ def encyclopedia(graph: Graph, neo4j_settings: Settings, tmp_path: Path) -> Retr
     ]
     assert ChunkStore.from_settings(settings).upsert(chunks) == len(chunks)
     return RetrievalContext(settings, graph=lambda: graph)
+
+
+def test_graph_mode_fills_from_fused_by_default_beside_its_stages_run_once(context: RetrievalContext) -> None:
+    graph_mode = context.retriever("graph")
+    assert isinstance(graph_mode, FilledRetriever) and graph_mode.fill is context.retriever("fused")
+    templates = graph_mode.primary.templates  # type: ignore[attr-defined]
+    runs: list[int] = []
+    original = templates.run
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        runs.append(1)
+        return original(*args, **kwargs)
+
+    templates.run = counted
+    result = graph_mode.retrieve(SUPPLY_QUESTION, top_k=7)
+
+    assert runs == [1]  # stage 3 once per request
+    assert len(result.chunks) == 7
+    assert result.details["fill"]["mode"] == "fused" and result.details["fill"]["chunks"] > 0
+    assert {c.retrieved_by for c in result.chunks} == {"graph", "fused"}
+    assert ("Quarrow Minerals", "SUPPLIES", "Brightcell Energy") in {
+        (f.subject, f.relationship, f.object) for f in result.facts
+    }
 
 
 def test_a_question_naming_a_page_gets_the_walks_and_reaches_the_bridge(encyclopedia: RetrievalContext) -> None:
