@@ -76,8 +76,19 @@ class StoredChunk(BaseModel):
     title: str = Field(description="Title of the document.")
     source: str | None = Field(default=None, description="The document's outlet (corpus `source`), if known.")
     published_at: date | None = Field(default=None, description="The document's publication date, if known.")
+    locator: str | None = Field(default=None, description='Where in its document: "p. 4" or a heading path.')
+    char_start: int | None = Field(default=None, description="Offset of its body text into the document's body.")
+    char_end: int | None = Field(default=None, description="Offset just past its body text.")
     text: str = Field(description="The chunk's text as retrieval reads it: a `[Source | Title | Published]` line, "
                                   "then its part of the body.")  # fmt: skip
+
+
+class ChunkPlace(BaseModel):
+    id: str = Field(description="The chunk's id.")
+    index: int | None = Field(default=None, description="Its position in the document, from 0.")
+    locator: str | None = Field(default=None, description='Where in the document: "p. 4" or a heading path.')
+    char_start: int | None = Field(default=None, description="Offset of its body text into the document's body.")
+    char_end: int | None = Field(default=None, description="Offset just past its body text.")
 
 
 class DocumentText(BaseModel):
@@ -86,6 +97,7 @@ class DocumentText(BaseModel):
         "with its whitespace between chunks normalised)."
     )
     chunk_ids: list[str] = Field(description="Its chunks' ids, in order.")
+    chunk_places: list[ChunkPlace] = Field(default_factory=list, description="Where each chunk lies, in order.")
 
 
 def list_documents(
@@ -113,7 +125,9 @@ def read_document_text(graph: Graph, document_id: str) -> DocumentText:
     """The document's body from its chunks (the graph keeps no other copy), and the chunks' ids in order."""
     rows = graph.read("documents/chunks", document_id=document_id)
     return DocumentText(
-        text=join_pieces([strip_prefix(row["text"]) for row in rows]), chunk_ids=[row["id"] for row in rows]
+        text=join_pieces([strip_prefix(row["text"]) for row in rows]),
+        chunk_ids=[row["id"] for row in rows],
+        chunk_places=[ChunkPlace(**{k: row[k] for k in ChunkPlace.model_fields}) for row in rows],
     )
 
 

@@ -72,7 +72,7 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
         out = DocumentOut(**detail.model_dump(), uri=document_uri(detail.id))
         if include_text:
             text = read_document_text(graph, id)
-            out.text, out.chunk_ids = text.text, text.chunk_ids
+            out.text, out.chunk_ids, out.chunk_places = text.text, text.chunk_ids, text.chunk_places
         return out
 
     @server.tool(title="Read a document job", annotations=READ_ONLY)

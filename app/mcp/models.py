@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphwire.app.documents import DocumentDetail, DocumentItem
+from graphwire.app.documents import ChunkPlace, DocumentDetail, DocumentItem
 from graphwire.app.query_models import ChunkOut, EntityOut, FactOut
 from graphwire.retrieval.models import AnswerStatus, Citation, Usage
 
@@ -115,4 +115,7 @@ class DocumentOut(DocumentDetail):
     )
     chunk_ids: list[str] | None = Field(
         default=None, description="Its chunks' ids in order (only with include_text): graphwire://chunks/{id}."
+    )
+    chunk_places: list[ChunkPlace] | None = Field(
+        default=None, description="Where each chunk lies (only with include_text): page or section, offsets."
     )

@@ -136,6 +136,9 @@ async def exercise(client: Client) -> None:
     assert job["state"] == "succeeded" and job["progress"]["documents_done"] == 1, job
     stored = await call(client, "get_document", {"id": NEW_DOCUMENT["url"]})
     assert stored["text"] == NEW_DOCUMENT["body"] and stored["uri"] == document_uri(NEW_DOCUMENT["url"])
+    places = stored["chunk_places"]
+    assert [p["id"] for p in places] == stored["chunk_ids"] and places[0]["char_start"] == 0
+    assert places[-1]["char_end"] == len(NEW_DOCUMENT["body"])  # offsets into the body as stored
     new_answer = await call(client, "ask", {"question": "Who is the chief executive of Tidewater Optics?"})
     assert new_answer["answer"] == "Ines Duarte", new_answer
     deleted = await call(client, "delete_document", {"id": NEW_DOCUMENT["url"]})
