@@ -94,9 +94,10 @@ class Validator:
         self._check_counts(plan)
         self._check_ends(node_lines, wanted)
         if self.error_count:
-            more = f" (the first {len(self.errors)} listed)" if self.error_count > len(self.errors) else ""
-            raise ExchangeError(f"the import file has {self.error_count} errors{more}; nothing was written",
-                                self.errors)  # fmt: skip
+            self.errors.sort(key=lambda error: error.line)  # the checks of ends come last; a reader wants file order
+            listed = f", the first {len(self.errors)} listed" if self.error_count > len(self.errors) else ""
+            raise ExchangeError(f"the import file has {self.error_count} error(s){listed}, nothing was written; "
+                                f"{self.errors[0]}", self.errors)  # fmt: skip
         return plan
 
     def _error(self, line: int, message: str) -> None:

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +95,9 @@ def _bfs(lines: list[str], key: str, hops: int) -> tuple[set[str], set[tuple[str
     for _ in range(hops):
         step = {r["end"]["key"] for r in facts if r["start"]["key"] in seen}
         seen |= step | {r["start"]["key"] for r in facts if r["end"]["key"] in seen}
-    inside = {(r["start"]["key"], r["type"], r["end"]["key"]) for r in facts if {r["start"]["key"], r["end"]["key"]} <= seen}
+    inside = {
+        (r["start"]["key"], r["type"], r["end"]["key"]) for r in facts if {r["start"]["key"], r["end"]["key"]} <= seen
+    }
     return seen, inside
 
 
@@ -114,3 +115,123 @@ def test_a_neighbourhood_export_holds_exactly_the_k_hop_neighbourhood(
     assert 1 < len(_bfs(demo[0], key, 1)[0]) < len(_bfs(demo[0], key, 2)[0])
     with pytest.raises(ExchangeError, match="no entity"):
         list(exchange(imported, settings).export_lines(entity="Person:nobody"))
+
+
+def _line(**fields: Any) -> str:
+    return json.dumps(fields)
+
+
+def test_a_bad_file_is_refused_line_by_line_and_nothing_is_written(
+    imported: Graph, settings: Settings, demo: tuple[list[str], list[str]]
+) -> None:
+    before = store(imported)
+    header = json.dumps({**json.loads(demo[0][0]), "counts": None})
+    person = {"label": "Person", "key": "Person:ada park"}
+    good = _line(kind="node", label="Person", key="Person:new one", properties={"name": "New One"})
+    bad = [
+        header,
+        good,  # line 2: fine, but the file is refused as a whole
+        _line(kind="node", label="Spaceship", key="Spaceship:x", properties={}),
+        '{"kind": "node", "label": "Person", ',
+        _line(kind="relationship", type="WORKS_FOR", start={"label": "Date", "key": "2026-03-02"},
+              end={"label": "Organization", "key": "Organization:lumen labs"}, properties={}),
+        _line(kind="relationship", type="CEO_OF", start=person,
+              end={"label": "Organization", "key": "Organization:nowhere"},
+              properties={"chunk_ids": ["a"], "evidence": ["x"]}),
+        _line(kind="relationship", type="FOUNDED", start=person,
+              end={"label": "Organization", "key": "Organization:lumen labs"},
+              properties={"chunk_ids": ["a", "b"], "evidence": ["x"]}),
+        _line(kind="node", label="Person", key="Location:berlin", properties={}),
+    ]  # fmt: skip
+    with pytest.raises(ExchangeError) as refused:
+        exchange(imported, settings).import_lines(bad)
+    errors = [str(e) for e in refused.value.errors]
+    assert errors[0].startswith("line 3: unknown label 'Spaceship'")
+    assert errors[1].startswith("line 4: not JSON")
+    assert errors[2] == ("line 5: relationship WORKS_FOR from Date '2026-03-02' to Organization "
+                         "'Organization:lumen labs' is not allowed by the schema")  # fmt: skip
+    assert errors[3] == ("line 6: the end node Organization 'Organization:nowhere' is neither in the file nor in "
+                         "the store")  # fmt: skip
+    assert errors[4].startswith("line 7: evidence has 1 entries and chunk_ids 2")
+    assert errors[5] == "line 8: entity 'Location:berlin' is a Location in the store, the file says Person"
+    assert len(errors) == 6 and "nothing was written" in str(refused.value)
+
+    version = [json.dumps({**json.loads(header), "version": 2}), good]
+    with pytest.raises(ExchangeError) as wrong:
+        exchange(imported, settings).import_lines(version)
+    assert [str(e) for e in wrong.value.errors] == [
+        "line 1: format version 2 is not supported (this graphwire reads version 1)"
+    ]
+    truncated = demo[0][:-1]  # the header counts one relationship line more than the file holds
+    with pytest.raises(ExchangeError, match="line 1: the header counts"):
+        exchange(imported, settings).import_lines(truncated)
+    assert store(imported) == before
+
+
+def test_an_import_merges_into_a_store_and_joins_provenance(imported: Graph, settings: Settings) -> None:
+    fact = next(
+        json.loads(line)
+        for line in exchange(imported, settings).export_lines(entity="Person:ada park")
+        if '"kind":"relationship"' in line and '"evidence":["' in line
+    )
+    old_ids, old_evidence = fact["properties"]["chunk_ids"], fact["properties"]["evidence"]
+    header = json.dumps({"kind": "header", "format": "graphwire-graph", "version": 1,
+                         "schema": {"name": "news", "version": "2"}})  # fmt: skip
+    fact["properties"].update(chunk_ids=[old_ids[0], "curated-1"], evidence=[old_evidence[0], "A curated sentence."])
+    node = {"kind": "node", "label": "Person", "key": "Person:ada park",
+            "properties": {"name": "Ada Park", "aliases": ["A. Park"]}}  # fmt: skip
+    exchange(imported, settings).import_lines([header, json.dumps(node), json.dumps(fact)])
+
+    [merged] = [json.loads(line) for line in exchange(imported, settings).export_lines(entity="Person:ada park")
+                if json.dumps(fact["start"], sort_keys=True, separators=(",", ":")) in line and
+                f'"type":"{fact["type"]}"' in line and fact["end"]["key"] in line]  # fmt: skip
+    assert merged["properties"]["chunk_ids"] == [*old_ids, "curated-1"]
+    assert merged["properties"]["evidence"] == [*old_evidence, "A curated sentence."]
+    [ada] = imported.read("curation/entities", keys=["Person:ada park"])
+    assert ada["props"]["aliases"][-1] == "A. Park" and ada["props"]["name"] == "Ada Park"
+
+
+def test_a_killed_import_is_finished_by_running_it_again(
+    graph: Graph, settings: Settings, demo: tuple[list[str], list[str]], tmp_path: Path
+) -> None:
+    path = tmp_path / "graph.jsonl"
+    path.write_text("\n".join(demo[0]) + "\n", encoding="utf-8")
+    env = {**os.environ, "NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.resolved_neo4j_password(),
+           "STORE_LOCK_DIR": str(settings.store_lock_dir), "PYTHONPATH": str(REPO)}  # fmt: skip
+    run = subprocess.run([sys.executable, "-m", "support.exchange_crash", str(path), "5"], env=env,
+                         cwd=REPO / "tests", capture_output=True, text=True, timeout=240)  # fmt: skip
+    assert run.returncode == -signal.SIGKILL, run.stderr[-3000:]
+    partial = store(graph)
+    assert 0 < len(partial) < len(demo[1])  # some batches written, not all
+
+    exchange(graph, settings).import_file(path, wait_s=30.0)  # the dead writer's lease is taken over
+    assert store(graph) == demo[1]
+    assert list(exchange(graph, settings).export_lines()) == demo[0]
+
+
+def _csv_rows(path: Path) -> list[list[str]]:
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.reader(handle))
+
+
+def test_the_csv_export_has_the_layout_neo4j_admin_reads(
+    imported: Graph, settings: Settings, demo: tuple[list[str], list[str]], tmp_path: Path
+) -> None:
+    command = exchange(imported, settings).export_csv(tmp_path / "csv")
+    counts = json.loads(demo[0][0])["counts"]
+    assert command[:5] == ["neo4j-admin", "database", "import", "full", settings.neo4j_database]
+    assert (tmp_path / "csv" / "import.sh").read_text().splitlines()[-1] == " ".join(command)
+    people = _csv_rows(tmp_path / "csv" / "nodes" / "Person.csv")
+    assert people[0][:2] == ["key:ID(Entity)", ":LABEL"] and "aliases:string[]" in people[0]
+    assert len(people) - 1 == counts["nodes"]["Person"] and {r[1] for r in people[1:]} == {"Entity;Person"}
+    chunks = _csv_rows(tmp_path / "csv" / "nodes" / "Chunk.csv")
+    assert chunks[0][:2] == ["id:ID(Chunk)", ":LABEL"] and "index:long" in chunks[0] and "text:string" in chunks[0]
+    mentions = _csv_rows(tmp_path / "csv" / "relationships" / "MENTIONS-Chunk-Entity.csv")
+    assert mentions[0][:3] == [":START_ID(Chunk)", ":END_ID(Entity)", ":TYPE"] and "count:long" in mentions[0]
+    assert len(mentions) - 1 == counts["relationships"]["MENTIONS"]
+    files = sorted(p.relative_to(tmp_path / "csv").as_posix() for p in (tmp_path / "csv").rglob("*.csv"))
+    assert [a.split("=", 1)[1] for a in command if a.startswith(("--nodes=", "--relationships="))] == files
+    rows = sum(len(_csv_rows(tmp_path / "csv" / f)) - 1 for f in files)
+    assert rows == sum(counts["nodes"].values()) + sum(counts["relationships"].values())
