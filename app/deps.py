@@ -21,6 +21,7 @@ from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.curation.service import Curation
+from graphwire.ingest.exchange.service import GraphExchange
 from graphwire.retrieval.registry import RetrievalContext
 
 API_KEY_HEADER = "X-API-Key"
@@ -56,6 +57,12 @@ def get_curation(request: Request) -> Curation:
     """The app's graph edits (ingest/curation/service.py), built once in the lifespan."""
     curation: Curation = request.app.state.curation
     return curation
+
+
+def get_exchange(request: Request) -> GraphExchange:
+    """The app's graph export and import (ingest/exchange/service.py), built once in the lifespan."""
+    exchange: GraphExchange = request.app.state.exchange
+    return exchange
 
 
 def get_retrieval(request: Request) -> RetrievalContext:
@@ -113,3 +120,4 @@ ApiKeyDep = Annotated[None, Depends(require_api_key)]
 RetrievalDep = Annotated[RetrievalContext, Depends(get_retrieval)]
 DocumentWritesDep = Annotated[DocumentWrites, Depends(get_document_writes)]
 CurationDep = Annotated[Curation, Depends(get_curation)]
+ExchangeDep = Annotated[GraphExchange, Depends(get_exchange)]

@@ -14,6 +14,7 @@ from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.core.settings import Settings
 from graphwire.ingest.curation.service import Curation
+from graphwire.ingest.exchange.service import GraphExchange
 from graphwire.retrieval.registry import RetrievalContext
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,7 @@ class Services:
     retrieval: RetrievalContext
     document_writes: DocumentWrites
     curation: Curation  # graph edits by hand (ingest/curation/), the one door of /v1/graph/edits
+    exchange: GraphExchange  # export and import (ingest/exchange/), the one door of /v1/graph/export and /import
 
     @classmethod
     def build(cls, settings: Settings) -> Services:
@@ -36,7 +38,8 @@ class Services:
         retrieval = RetrievalContext(settings, graph=graphs.get, chroma=chroma.get)
         writes = DocumentWrites.build(settings, graphs.get, chroma.get, retrieval.refresh)
         curation = Curation(settings, graphs.get, retrieval.schema, on_change=retrieval.refresh)
-        return cls(settings, graphs, chroma, retrieval, writes, curation)
+        exchange = GraphExchange(settings, graphs.get, retrieval.schema, on_change=retrieval.refresh)
+        return cls(settings, graphs, chroma, retrieval, writes, curation, exchange)
 
     def start(self) -> None:
         """Reach Neo4j once (the schema is applied early; being down is logged, never fatal) and start the job worker.

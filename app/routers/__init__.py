@@ -24,6 +24,7 @@ V1_ROUTERS: list[str] = [
     "graphwire.app.routers.jobs",
     "graphwire.app.routers.chat",
     "graphwire.app.routers.curation",
+    "graphwire.app.routers.exchange",
 ]
 
 

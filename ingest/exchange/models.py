@@ -1,8 +1,8 @@
 """The JSON Lines graph format: a header line, then one line per node and per relationship.
 
     {"kind":"header","format":"graphwire-graph","version":1,"schema":{"name":"news","version":"2"},...}
-    {"kind":"node","label":"Person","key":"Person:mara ellison","properties":{...}}
-    {"kind":"relationship","type":"CEO_OF","start":{"label":"Person","key":"..."},"end":{...},"properties":{...}}
+    {"kind":"node","label":"<Label>","key":"<Label>:<normalised name>","properties":{...}}
+    {"kind":"relationship","type":"<TYPE>","start":{"label":"<Label>","key":"..."},"end":{...},"properties":{...}}
 
 A node's `label` is its schema label for an entity, else `Document`, `Chunk` or `Date`; its `key` is the property
 that identifies it (an entity's `key`, a document's or chunk's `id`, a day's `date`). Properties are Neo4j property

@@ -235,3 +235,71 @@ def test_the_csv_export_has_the_layout_neo4j_admin_reads(
     assert [a.split("=", 1)[1] for a in command if a.startswith(("--nodes=", "--relationships="))] == files
     rows = sum(len(_csv_rows(tmp_path / "csv" / f)) - 1 for f in files)
     assert rows == sum(counts["nodes"].values()) + sum(counts["relationships"].values())
+
+
+def test_every_surface_uses_the_same_door(
+    imported: Graph, settings: Settings, demo: tuple[list[str], list[str]], tmp_path: Path
+) -> None:
+    from fastapi.testclient import TestClient
+    from pydantic import SecretStr
+
+    from graphwire import Graphwire
+    from graphwire.app.main import create_app
+
+    lines, before = demo
+    secured = settings.model_copy(update={"api_key": SecretStr("k3y"), "graph_import_max_bytes": 2000})
+    with TestClient(create_app(secured)) as client:
+        assert client.get("/v1/graph/export").status_code == 401
+        key = {"X-API-Key": "k3y"}
+        streamed = client.get("/v1/graph/export", headers=key)
+        assert streamed.status_code == 200 and streamed.headers["content-type"].startswith("application/x-ndjson")
+        assert streamed.text == "\n".join(lines) + "\n"
+        around = client.get("/v1/graph/export", params={"entity": "Person:ada park", "hops": 2}, headers=key)
+        assert around.text.splitlines() == list(exchange(imported, settings).export_lines("Person:ada park", 2))
+        missing = client.get("/v1/graph/export", params={"entity": "Person:nobody"}, headers=key)
+        assert missing.status_code == 404 and missing.json()["error"]["code"] == "entity_not_found"
+
+        header = json.dumps({**json.loads(lines[0]), "counts": None})  # a file made by hand may leave them out
+        bad = "\n".join([header, '{"kind": "node"', lines[1]])
+        refused = client.post("/v1/graph/import", content=bad, headers=key)
+        assert refused.status_code == 422, refused.text
+        error = refused.json()["error"]
+        assert error["code"] == "invalid_graph_file" and error["details"]["errors"][0]["line"] == 2
+        too_large = client.post("/v1/graph/import", content="\n".join(lines), headers=key)
+        assert too_large.status_code == 413
+        node = {"kind": "node", "label": "Person", "key": "Person:ada park", "properties": {"aliases": ["Ada P."]}}
+        done = client.post("/v1/graph/import", content=f"{header}\n{json.dumps(node)}\n", headers=key)
+        assert done.status_code == 200 and done.json()["nodes"] == {"Person": 1}, done.text
+    [ada] = imported.read("curation/entities", keys=["Person:ada park"])
+    assert ada["props"]["aliases"][-1] == "Ada P."
+
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NEO4J_URI": settings.neo4j_uri,
+           "NEO4J_PASSWORD": settings.resolved_neo4j_password(),
+           "STORE_LOCK_DIR": str(settings.store_lock_dir)}  # fmt: skip
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "graphwire.cli.main", *args], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=240)  # fmt: skip
+
+    exported = cli("export", "graph.jsonl")
+    assert exported.returncode == 0, exported.stderr
+    now = list(exchange(imported, settings).export_lines())
+    assert (tmp_path / "graph.jsonl").read_text(encoding="utf-8") == "\n".join(now) + "\n"
+    (tmp_path / "bad.jsonl").write_text(bad + "\n", encoding="utf-8")
+    failed = cli("import", "bad.jsonl")
+    assert failed.returncode == 1 and failed.stderr.startswith("error: the import file has 1 error(s)")
+    assert "line 2: not JSON" in failed.stderr
+
+    imported.write("admin/wipe")
+    with Graphwire(settings) as gw:
+        report = gw.import_graph(tmp_path / "graph.jsonl")
+        assert sum(report.nodes.values()) + sum(report.relationships.values()) == len(now) - 1
+        assert gw.export_graph(tmp_path / "again.jsonl") == len(now)
+        assert gw.export_graph(tmp_path / "csv", format="neo4j-csv")[:4] == [
+            "neo4j-admin",
+            "database",
+            "import",
+            "full",
+        ]
+    assert (tmp_path / "again.jsonl").read_text(encoding="utf-8") == "\n".join(now) + "\n"
+    assert store(imported) != before  # the alias the API import added is still there
