@@ -16,10 +16,9 @@ from typing import Annotated
 
 import typer
 
-from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
+from graphwire.cli.common import fail, writing_graph
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import get_settings
-from graphwire.core.stores.store_lock import StoreBusyError
 from graphwire.ingest.exchange.models import ExchangeError
 from graphwire.ingest.exchange.reader import MAX_HOPS
 from graphwire.ingest.exchange.service import GraphExchange
@@ -33,19 +32,13 @@ class Format(StrEnum):
 @contextmanager
 def _exchange() -> Iterator[GraphExchange]:
     settings = get_settings()
-    graph = open_graph_or_exit(settings)
-    try:
-        yield GraphExchange(settings, lambda: graph, configured_schema(settings))
-    except ExchangeError as exc:
-        for error in exc.errors[1:]:  # the first is in the message
-            typer.echo(f"  {error}", err=True)
-        raise fail(str(exc)) from None
-    except StoreBusyError as exc:
-        raise fail(str(exc)) from None
-    except NEO4J_ERRORS as exc:
-        raise fail(neo4j_error_line(settings, exc)) from None
-    finally:
-        graph.close()
+    with writing_graph(settings) as graph:
+        try:
+            yield GraphExchange(settings, lambda: graph, configured_schema(settings))
+        except ExchangeError as exc:
+            for error in exc.errors[1:]:  # the first is in the message
+                typer.echo(f"  {error}", err=True)
+            raise fail(str(exc)) from None
 
 
 def export(

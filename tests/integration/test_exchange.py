@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from support.demo import ingest_demo
+from support.store_state import store_state as store
 
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
@@ -24,22 +25,6 @@ from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
-INTERNAL = {"StoreVersion", "WriterLease", "Edit"}
-
-
-def store(graph: Graph) -> list[str]:
-    """Every node and relationship with its properties (lists in stored order), sorted; read with the tests' own
-    statements, not the exporter's."""
-    nodes = sorted(
-        repr((sorted(r["labels"]), sorted(r["props"].items())))
-        for r in graph.read("check/export_nodes")
-        if not INTERNAL & set(r["labels"])
-    )
-    rels = sorted(
-        repr((r["type"], r["source"], r["target"], sorted(r["props"].items())))
-        for r in graph.read("check/export_relationships")
-    )
-    return [*nodes, *rels]
 
 
 @pytest.fixture
