@@ -2,7 +2,7 @@
 relationships file per (type, start kind, end kind), with typed headers, and the command that imports them.
 
 Nodes files: `<key property>:ID(<kind>)` (each kind is its own id space: an entity's key, a document's or chunk's
-id, a day's date), `:LABEL` (`Entity;Person` for an entity) and one typed column per property. Relationships files:
+id, a day's date), `:LABEL` (`Entity` and the schema label for an entity) and one typed column per property. Relationships files:
 `:START_ID(<kind>)`, `:END_ID(<kind>)`, `:TYPE` and the properties. Every value is quoted, an absent one is empty;
 list elements are separated by U+001F (`--array-delimiter`), so commas and semicolons in evidence stay text. An empty
 list cannot be written in this layout: the importer leaves such a property out.
@@ -102,7 +102,7 @@ def _properties(line: dict[str, Any]) -> dict[str, Any]:
 def _fixed_values(line: dict[str, Any]) -> list[str]:
     if line["kind"] == "node":
         kind = kind_of(line["label"])
-        labels = "Entity;" + line["label"] if kind == "Entity" else kind
+        labels = "Entity" + ARRAY_DELIMITER + line["label"] if kind == "Entity" else kind  # :LABEL is a list too
         return [line["key"], labels]
     return [line["start"]["key"], line["end"]["key"], line["type"]]
 

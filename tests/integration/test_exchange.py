@@ -210,7 +210,7 @@ def test_the_csv_export_has_the_layout_neo4j_admin_reads(
     assert (tmp_path / "csv" / "import.sh").read_text().splitlines()[-1] == " ".join(command)
     people = _csv_rows(tmp_path / "csv" / "nodes" / "Person.csv")
     assert people[0][:2] == ["key:ID(Entity)", ":LABEL"] and "aliases:string[]" in people[0]
-    assert len(people) - 1 == counts["nodes"]["Person"] and {r[1] for r in people[1:]} == {"Entity;Person"}
+    assert len(people) - 1 == counts["nodes"]["Person"] and {r[1] for r in people[1:]} == {"Entity\x1fPerson"}
     chunks = _csv_rows(tmp_path / "csv" / "nodes" / "Chunk.csv")
     assert chunks[0][:2] == ["id:ID(Chunk)", ":LABEL"] and "index:long" in chunks[0] and "text:string" in chunks[0]
     mentions = _csv_rows(tmp_path / "csv" / "relationships" / "MENTIONS-Chunk-Entity.csv")
