@@ -2,10 +2,11 @@
 relationships file per (type, start kind, end kind), with typed headers, and the command that imports them.
 
 Nodes files: `<key property>:ID(<kind>)` (each kind is its own id space: an entity's key, a document's or chunk's
-id, a day's date), `:LABEL` (`Entity` and the schema label for an entity) and one typed column per property. Relationships files:
-`:START_ID(<kind>)`, `:END_ID(<kind>)`, `:TYPE` and the properties. Every value is quoted, an absent one is empty;
-list elements are separated by U+001F (`--array-delimiter`), so commas and semicolons in evidence stay text. An empty
-list cannot be written in this layout: the importer leaves such a property out.
+id, a day's date), `:LABEL` (`Entity` and the schema label for an entity) and one typed column per property.
+Relationships files: `:START_ID(<kind>)`, `:END_ID(<kind>)`, `:TYPE` and the properties. Every value is quoted, an
+absent one is empty; list elements (and an entity's two labels) are separated by U+001F (`--array-delimiter`), so
+commas and semicolons in evidence stay text. An empty list cannot be written in this layout: the importer leaves such
+a property out.
 """
 
 from __future__ import annotations
