@@ -22,6 +22,7 @@ from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.curation.service import Curation
+from graphwire.ingest.exchange.service import GraphExchange
 from graphwire.retrieval.registry import RetrievalContext
 
 API_KEY_HEADER = "X-API-Key"
@@ -63,6 +64,12 @@ def get_curation(request: Request) -> Curation:
     """The app's graph edits (ingest/curation/service.py), built once in the lifespan."""
     curation: Curation = request.app.state.curation
     return curation
+
+
+def get_exchange(request: Request) -> GraphExchange:
+    """The app's graph export and import (ingest/exchange/service.py), built once in the lifespan."""
+    exchange: GraphExchange = request.app.state.exchange
+    return exchange
 
 
 def get_retrieval(request: Request) -> RetrievalContext:
@@ -121,3 +128,4 @@ RetrievalDep = Annotated[RetrievalContext, Depends(get_retrieval)]
 DocumentWritesDep = Annotated[DocumentWrites, Depends(get_document_writes)]
 CurationDep = Annotated[Curation, Depends(get_curation)]
 FeedsDep = Annotated[FeedPoller, Depends(get_feeds)]
+ExchangeDep = Annotated[GraphExchange, Depends(get_exchange)]

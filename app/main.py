@@ -34,7 +34,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.services = services
     app.state.graph_provider, app.state.chroma_provider = services.graph_provider, services.chroma_provider
     app.state.retrieval, app.state.document_writes = services.retrieval, services.document_writes
-    app.state.curation = services.curation
+    app.state.curation, app.state.exchange = services.curation, services.exchange
     metrics.JOBS.source = services.document_writes.store.counts  # the queue as /metrics reads it
     metrics_listener = start_metrics_listener(app.state.settings)  # METRICS_PORT, else None (/metrics is on the API)
     await run_in_threadpool(services.start)

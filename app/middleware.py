@@ -125,11 +125,13 @@ class ApiKeyMiddleware:
 
 class BodyLimits:
     """The largest body each path may send: MAX_BODY_BYTES, except POST /v1/documents and the MCP endpoint (its tool
-    `add_documents` carries documents as that route does): UPLOAD_MAX_BYTES."""
+    `add_documents` carries documents as that route does): UPLOAD_MAX_BYTES, and POST /v1/graph/import:
+    GRAPH_IMPORT_MAX_BYTES."""
 
     def __init__(self, settings: Settings) -> None:
         self.default = settings.max_body_bytes
-        self.by_path = {f"{V1_PREFIX}/documents": settings.upload_max_bytes, MCP_PATH: settings.upload_max_bytes}
+        self.by_path = {f"{V1_PREFIX}/documents": settings.upload_max_bytes, MCP_PATH: settings.upload_max_bytes,
+                        f"{V1_PREFIX}/graph/import": settings.graph_import_max_bytes}  # fmt: skip
 
     def __call__(self, path: str) -> int:
         return self.by_path.get(path, self.default)

@@ -16,6 +16,7 @@ from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.core.settings import Settings
 from graphwire.ingest.curation.service import Curation
+from graphwire.ingest.exchange.service import GraphExchange
 from graphwire.retrieval.registry import RetrievalContext
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,7 @@ class Services:
     document_writes: DocumentWrites
     curation: Curation  # graph edits by hand (ingest/curation/), the one door of /v1/graph/edits
     feeds: FeedPoller  # FEED_URLS polled into document jobs (started by the HTTP API when FEED_WATCH is on)
+    exchange: GraphExchange  # export and import (ingest/exchange/), the one door of /v1/graph/export and /import
 
     @classmethod
     def build(cls, settings: Settings) -> Services:
@@ -39,7 +41,9 @@ class Services:
         retrieval = RetrievalContext(settings, graph=graphs.get, chroma=chroma.get)
         writes = DocumentWrites.build(settings, graphs.get, chroma.get, retrieval.refresh)
         curation = Curation(settings, graphs.get, retrieval.schema, on_change=retrieval.refresh)
-        return cls(settings, graphs, chroma, retrieval, writes, curation, FeedPoller(settings, writes))
+        exchange = GraphExchange(settings, graphs.get, retrieval.schema, on_change=retrieval.refresh)
+        feeds = FeedPoller(settings, writes)
+        return cls(settings, graphs, chroma, retrieval, writes, curation, feeds, exchange)
 
     def start(self) -> None:
         """Reach Neo4j once (the schema is applied early; being down is logged, never fatal) and start the job worker.

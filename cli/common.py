@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import typer
 from neo4j.exceptions import AuthError, DatabaseUnavailable, ServiceUnavailable, SessionExpired
 
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
+from graphwire.core.stores.store_lock import StoreBusyError
 
 # DatabaseUnavailable: a server that is shutting down (or starting) still answers, but runs no transaction
 NEO4J_ERRORS = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, AuthError)
@@ -44,6 +48,21 @@ def open_graph_or_exit(settings: Settings) -> Graph:
         graph.close()
         raise fail(neo4j_error_line(settings, exc)) from None
     return graph
+
+
+@contextmanager
+def writing_graph(settings: Settings) -> Iterator[Graph]:
+    """The configured graph for a command that writes (`open_graph_or_exit`), closed after; another writer holding
+    the store, or Neo4j going away, ends the command with one line (exit 1)."""
+    graph = open_graph_or_exit(settings)
+    try:
+        yield graph
+    except StoreBusyError as exc:
+        raise fail(str(exc)) from None
+    except NEO4J_ERRORS as exc:
+        raise fail(neo4j_error_line(settings, exc)) from None
+    finally:
+        graph.close()
 
 
 def check_top_k(top_k: int, settings: Settings) -> None:

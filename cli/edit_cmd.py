@@ -13,10 +13,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
+from graphwire.cli.common import fail, writing_graph
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import get_settings
-from graphwire.core.stores.store_lock import StoreBusyError
 from graphwire.ingest.curation.models import (
     AddFact,
     Alias,
@@ -48,17 +47,11 @@ Wait = Annotated[float, typer.Option(help="seconds to wait while another process
 @contextmanager
 def _curation() -> Iterator[Curation]:
     settings = get_settings()
-    graph = open_graph_or_exit(settings)
-    try:
-        yield Curation(settings, lambda: graph, configured_schema(settings))
-    except EditError as exc:
-        raise fail(str(exc)) from None
-    except StoreBusyError as exc:
-        raise fail(str(exc)) from None
-    except NEO4J_ERRORS as exc:
-        raise fail(neo4j_error_line(settings, exc)) from None
-    finally:
-        graph.close()
+    with writing_graph(settings) as graph:
+        try:
+            yield Curation(settings, lambda: graph, configured_schema(settings))
+        except EditError as exc:
+            raise fail(str(exc)) from None
 
 
 def _run(spec: EditSpec, dry_run: bool, by: str | None, reason: str, wait: float) -> None:

@@ -72,6 +72,8 @@ COMMANDS: dict[str, LazyCommand] = {
     "eval": LazyCommand("graphwire.cli.eval_cmd:eval_command", "Score every retrieval mode on a question set."),
     "neo4j": LazyCommand("graphwire.cli.neo4j_cmd:app", "Run a local Neo4j 5.26 Community on 127.0.0.1."),
     "edit": LazyCommand("graphwire.cli.edit_cmd:app", "Fix the graph by hand: preview, audit and undo each edit."),
+    "export": LazyCommand("graphwire.cli.exchange_cmd:export", "Export the graph as JSON Lines or neo4j-admin CSV."),
+    "import": LazyCommand("graphwire.cli.exchange_cmd:import_graph", "Import a JSON Lines graph file, checked first."),
     "db": LazyCommand("graphwire.cli.db_cmd:app", "Database administration: init, reset, check (--repair)."),
     "embeddings": LazyCommand("graphwire.cli.embeddings_cmd:app", "Offline embedding models."),
     "llm": LazyCommand("graphwire.cli.llm_cmd:app", "The LLM endpoint and the extraction cache."),

@@ -177,6 +177,7 @@ class Settings(BaseSettings):
     api_port: int = 8000  # port `graphwire serve` listens on
     upload_max_bytes: int = 52_428_800  # largest body POST /v1/documents accepts (413 above it)
     upload_max_documents: int = 10_000  # most records one POST /v1/documents may hold (413 above it)
+    graph_import_max_bytes: int = 104_857_600  # largest graph file POST /v1/graph/import accepts (413 above it)
     # longest body one posted document may have; a longer one is a failure at its position, the rest are ingested
     upload_max_document_chars: int = 200_000
     max_question_chars: int = 1000  # longest question the API accepts

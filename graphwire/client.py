@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from graphwire.core.clients.graph import Graph
     from graphwire.ingest.curation.models import EditRecord, EditResult, EditSpec
     from graphwire.ingest.curation.service import Curation
+    from graphwire.ingest.exchange.models import ImportReport
+    from graphwire.ingest.exchange.service import GraphExchange
     from graphwire.ingest.report import IngestReport
     from graphwire.retrieval.models import Answer, RetrievalResult
     from graphwire.retrieval.registry import RetrievalContext
@@ -127,6 +129,32 @@ class Graphwire:
     def edits(self, *, entity: str | None = None, limit: int = 50) -> list[EditRecord]:
         """The audit log, newest first: all edits, or those that touched the entity key `entity`."""
         return self._curation().log(entity, limit)
+
+    # export and import ----------------------------------------------------------------------------------
+    def _exchange(self) -> GraphExchange:
+        from graphwire.core.schema import configured_schema
+        from graphwire.ingest.exchange.service import GraphExchange
+
+        refresh = self._context.refresh if self._context is not None else None  # this process's caches, at once
+        return GraphExchange(self.settings, lambda: self.graph, configured_schema(self.settings), on_change=refresh)
+
+    def export_graph(
+        self, out: str | Path, *, entity: str | None = None, hops: int = 1, format: str = "jsonl"
+    ) -> list[str] | int:
+        """Write the graph, or the neighbourhood of the entity key `entity` within `hops` hops, to `out`: a JSON
+        Lines file (`format="jsonl"`, returns its number of lines) or a folder of the CSV files neo4j-admin imports
+        (`format="neo4j-csv"`, returns the `neo4j-admin database import full` command). docs/export.md."""
+        if format == "neo4j-csv":
+            return self._exchange().export_csv(Path(out), entity, hops)
+        if format != "jsonl":
+            raise ValueError(f"format is jsonl or neo4j-csv, not {format!r}")
+        return self._exchange().export_file(Path(out), entity, hops)
+
+    def import_graph(self, file: str | Path, *, wait_s: float = 0.0) -> ImportReport:
+        """Import a JSON Lines graph file: every line is checked against the schema first (`ExchangeError` with the
+        problems by line, nothing written), then nodes and relationships merge into the store under the writer lock.
+        """
+        return self._exchange().import_file(Path(file), wait_s=wait_s)
 
     # query ----------------------------------------------------------------------------------------------
     def retrieve(self, question: str, *, mode: str = "joint", top_k: int = 10) -> RetrievalResult:

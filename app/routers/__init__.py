@@ -25,6 +25,7 @@ V1_ROUTERS: list[str] = [
     "graphwire.app.routers.feeds",
     "graphwire.app.routers.chat",
     "graphwire.app.routers.curation",
+    "graphwire.app.routers.exchange",
 ]
 
 

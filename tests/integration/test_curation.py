@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from support.chains import ingest_chains
+from support.store_state import store_state as export
 
 from graphwire import Graphwire
 from graphwire.app.main import create_app
@@ -45,21 +46,6 @@ REPO = Path(__file__).resolve().parents[2]
 
 LUMEN, CORVID, MARA = "Organization:lumen labs", "Organization:corvid analytics", "Person:mara ellison"
 KESTREL, BRIGHTCELL, OSLO = "Organization:kestrel motors", "Organization:brightcell energy", "Location:oslo"
-
-
-def export(graph: Graph) -> list[Any]:
-    """Every node and relationship with its properties, lists in their stored order, sorted; not the audit records,
-    the store's version stamp or a writer lease."""
-    nodes = sorted(
-        repr((sorted(r["labels"]), sorted(r["props"].items())))
-        for r in graph.read("check/export_nodes")
-        if not {"Edit", "CurationRule"} & set(r["labels"])
-    )
-    rels = sorted(
-        repr((r["type"], r["source"], r["target"], sorted(r["props"].items())))
-        for r in graph.read("check/export_relationships")
-    )
-    return [*nodes, *rels]
 
 
 @pytest.fixture

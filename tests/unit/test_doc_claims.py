@@ -26,6 +26,8 @@ OTHER_NAMES = {
     "OTEL_TRACES_SAMPLER_ARG": "an OpenTelemetry SDK variable",
     "OTEL_EXPORTER_OTLP_HEADERS": "an OpenTelemetry SDK variable",
     "OTEL_BSP_SCHEDULE_DELAY": "an OpenTelemetry SDK variable",
+    "START_ID": "a neo4j-admin import CSV header field",
+    "END_ID": "a neo4j-admin import CSV header field",
 }
 UPPER_NAME = re.compile(r"(?<![A-Za-z0-9_./-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?![A-Za-z0-9_])")
 STATED_DEFAULT = re.compile(r"`?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`?,? \(default `?([^`),;]+)`?\)")

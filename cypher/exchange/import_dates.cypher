@@ -1,0 +1,5 @@
+// Imported Date nodes by date (ingest/exchange/writer.py): the file's properties replace the stored ones of the
+// same name.
+UNWIND $rows AS row
+MERGE (n:Date {date: row.key})
+SET n += row.props
