@@ -6,21 +6,18 @@ must log no console error and reach no host but the API's own."""
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, Response, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Response, expect
 from pydantic import SecretStr
-from support.browser import PageWatch, chromium_path, serve
-from support.demo import DEMO, ingest_demo
+from support.browser import PageWatch, load_ui, open_page, serve
+from support.demo import DEMO
 from support.openai_stub import MODEL, OpenAIStub, Responder, StubReply, text
 
 from graphwire.app.main import create_app
-from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.retrieval.models import ABSTENTION
 
@@ -30,55 +27,6 @@ CITED = "Lumen Labs names Ada Park chief executive as it readies first chip"
 PATH = "Paradigm Ventures \u2014INVESTED_IN\u2192 Lumen Labs \u2190CEO_OF\u2014 Ada Park"
 API_KEY = "ui-browser-key-0123456789"
 GRAPH = "window.graphwire.views.ask.graph.cy"
-
-
-@pytest.fixture(scope="module")
-def demo_settings(
-    session_graph: Graph, neo4j_settings: Settings, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Settings]:
-    session_graph.write("admin/wipe")
-    stores = tmp_path_factory.mktemp("ui-stores")
-    settings = neo4j_settings.model_copy(update={"chroma_path": stores / "chroma", "chroma_collection": "ui_demo"})
-    ingest_demo(session_graph, settings)
-    yield settings
-    session_graph.write("admin/wipe")
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    executable = chromium_path()
-    if executable is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("chromium is required under CI=true (apt-get install chromium)")
-        pytest.skip("no chromium on PATH (apt-get install chromium, or set CHROMIUM_PATH)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, headless=True)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture(scope="module")
-def base_url(demo_settings: Settings) -> Iterator[str]:
-    with serve(create_app(demo_settings)) as url:
-        yield url
-
-
-def open_page(browser: Browser, width: int = 1280, height: int = 800) -> tuple[Page, PageWatch]:
-    context = browser.new_context(viewport={"width": width, "height": height})
-    watch = PageWatch()
-    return watch.attach(context.new_page()), watch
-
-
-@pytest.fixture
-def ui(chromium: Browser) -> Iterator[tuple[Page, PageWatch]]:
-    page, watch = open_page(chromium)
-    yield page, watch
-    page.context.close()
-
-
-def load_ui(page: Page, base_url: str, view: str = "ask") -> None:
-    page.goto(f"{base_url}/ui/#{view}")
-    page.wait_for_selector("body[data-ready='true']")
 
 
 def ask(page: Page, question: str = QUESTION, mode: str = "graph") -> None:

@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 
 import uvicorn
 from fastapi import FastAPI
-from playwright.sync_api import ConsoleMessage, Page, Request, Route
+from playwright.sync_api import Browser, ConsoleMessage, Page, Request, Route
 
 from graphwire.core.servers.neo4j_server import free_port
 
@@ -77,3 +77,16 @@ class PageWatch:
 
     def assert_clean(self) -> None:
         assert (self.errors, self.outside) == ([], []), f"errors {self.errors}; requests to other hosts {self.outside}"
+
+
+def open_page(browser: Browser, width: int = 1280, height: int = 800) -> tuple[Page, PageWatch]:
+    """A page in a fresh context (its own storage) of `width` x `height`, watched."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    watch = PageWatch()
+    return watch.attach(context.new_page()), watch
+
+
+def load_ui(page: Page, base_url: str, view: str = "ask") -> None:
+    """Open /ui at `view` and wait until the page has started."""
+    page.goto(f"{base_url}/ui/#{view}")
+    page.wait_for_selector("body[data-ready='true']")
