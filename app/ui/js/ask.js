@@ -1,6 +1,7 @@
 // The ask view: a question in one mode, its answer, citations, timings, LLM usage, facts graph and passages.
 
 import { api, ApiError, apiStream } from "./api.js";
+import { EntityPanel } from "./curate.js";
 import { chunkAnchor, clear, el, formatMs, rows, setStatus, sourceLine } from "./dom.js";
 import { FactGraph, nodeId } from "./graph.js";
 
@@ -92,6 +93,12 @@ export class AskView {
       inspector: document.getElementById("graph-inspector"),
       pathLine: document.getElementById("graph-path"),
     });
+    this.entityPanel = new EntityPanel({
+      container: document.getElementById("entity-panel"),
+      chunkInfo: (chunkId) => this.graph.chunks.get(chunkId),
+      onChanged: (key) => this.refresh(key),
+    });
+    this.graph.onEntity = (entity, hood) => this.entityPanel.open(entity, hood);
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
       this.ask();
@@ -125,6 +132,12 @@ export class AskView {
     } finally {
       submit.disabled = false;
     }
+  }
+
+  // after an edit or undo: the question again on the graph as it is now, and the edited entity where it is now
+  async refresh(key) {
+    await this.ask();
+    if (key) await this.graph.showEntity(key);
   }
 
   // POST /v1/query with stream: true: the answer text grows as tokens arrive; the result is retrieval + answer

@@ -1,6 +1,7 @@
 // The graph view: the answer's facts as a Cytoscape.js graph; a node click expands its neighbourhood through
 // /v1/graph/neighborhood, an edge click shows its evidence sentences and chunks, and the path from the question's
-// entities to the answer is highlighted.
+// entities to the answer is highlighted. `onEntity(entity)`, when set, hears of each entity expanded (its key, name and
+// label): the entity panel (curate.js) opens on it.
 
 import { api, ApiError } from "./api.js";
 import { chunkAnchor, clear, el, sourceLine } from "./dom.js";
@@ -65,6 +66,7 @@ export class FactGraph {
     this.pathLine = pathLine;
     this.cy = null;
     this.chunks = new Map(); // chunk_id -> chunk or excerpt of the current answer (title, outlet, date)
+    this.onEntity = null;
   }
 
   show(result) {
@@ -178,11 +180,20 @@ export class FactGraph {
     if (node && node.nonempty()) await this.expand(node);
   }
 
+  // draw an entity by key (after an edit renamed or merged it, say) with its neighbourhood, and expand it
+  async showEntity(key) {
+    const { entity } = await api("/v1/graph/neighborhood", { query: { entity: key, hops: 1, limit: 1 } });
+    if (!this.cy) return;
+    const node = this.addNode(entity.name, entity.label);
+    node.data("key", entity.key);
+    await this.expand(node);
+  }
+
   async expand(node) {
     const name = node.data("name");
     this.inspector.replaceChildren(el("p", { class: "muted" }, `Loading the neighbourhood of ${name}\u2026`));
     try {
-      const hood = await this.neighbourhood(name, node.data("label"));
+      const hood = await this.neighbourhood(node.data("key") || name, node.data("label"));
       const added = [];
       const centre = node.position();
       for (const hop of hood.hops) {
@@ -198,6 +209,7 @@ export class FactGraph {
       this.inspector.replaceChildren(
         el("p", {}, `${name} (${hood.entity.label}): ${added.length} new relationship(s) from its neighbourhood.`),
       );
+      if (this.onEntity) this.onEntity(hood.entity, hood);
     } catch (error) {
       this.inspector.replaceChildren(el("p", { class: "error", role: "alert" }, error.message));
     }
