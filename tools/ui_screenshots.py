@@ -3,9 +3,9 @@ serves the demo graph (`graphwire demo`, or `graphwire ingest data/demo/articles
 
     .venv/bin/python tools/ui_screenshots.py --base-url http://127.0.0.1:8000 --out docs/img
 
-Writes ui-ask.png, ui-graph-expanded.png, ui-graph-bridge.png, ui-compare.png, ui-documents.png, ui-narrow.png,
-api-docs.png and api-redoc.png. The documents view re-posts one demo article (stored already, so nothing changes) to
-show a finished job.
+Writes ui-ask.png, ui-graph-expanded.png, ui-graph-bridge.png, ui-curation.png, ui-compare.png, ui-documents.png,
+ui-narrow.png, api-docs.png and api-redoc.png. The curation shot previews a rename and applies nothing. The documents
+view re-posts one demo article (stored already, so nothing changes) to show a finished job.
 """
 
 from __future__ import annotations
@@ -47,6 +47,17 @@ def ask_views(page: Page, base: str, out: Path) -> None:
     page.locator(".graph-panel").screenshot(path=str(out / "ui-graph-expanded.png"))
     _ask(page, BRIDGE_QUESTION)
     page.locator(".graph-panel").screenshot(path=str(out / "ui-graph-bridge.png"))
+
+
+def curation_view(page: Page, base: str, out: Path) -> None:
+    _ready(page, f"{base}/ui/#ask")
+    _ask(page)
+    page.locator("#facts button.link", has_text="Skylark Aero").first.click()  # opens the entity panel
+    page.locator("[data-edit='rename']").click()
+    page.locator("#entity-panel .field input").fill("Skylark Aerospace")
+    page.click("#edit-preview-button")  # a dry run: nothing is applied
+    page.locator("#edit-preview [data-part='entities_added']").wait_for()
+    page.locator(".graph-panel").screenshot(path=str(out / "ui-curation.png"))
 
 
 def compare_view(page: Page, base: str, out: Path) -> None:
@@ -100,8 +111,9 @@ def main() -> None:
     base = args.base_url.rstrip("/")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=args.chromium, headless=True)
-        for shoot, size in [(ask_views, (1280, 800)), (compare_view, (1280, 800)), (documents_view, (1280, 800)),
-                            (narrow_view, (420, 860)), (api_docs, (1280, 800))]:  # fmt: skip
+        shots = [(ask_views, (1280, 800)), (curation_view, (1280, 800)), (compare_view, (1280, 800)),
+                 (documents_view, (1280, 800)), (narrow_view, (420, 860)), (api_docs, (1280, 800))]  # fmt: skip
+        for shoot, size in shots:
             page = browser.new_page(viewport={"width": size[0], "height": size[1]})
             shoot(page, base, args.out)
             page.close()
