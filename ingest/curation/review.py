@@ -12,7 +12,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from graphwire.core.clients.graph import Graph
-from graphwire.core.sentences import sentences
+from graphwire.core.documents import strip_prefix
+from graphwire.core.sentences import sentence_starts
 from graphwire.ingest.curation.candidates import Named, Proposal, named, pair, propose, score
 from graphwire.ingest.curation.models import Candidate, CandidateEntity, EditError, PairRequest, Rejection
 
@@ -79,14 +80,20 @@ def _checked(graph: Graph, request: PairRequest) -> tuple[str, str]:
 
 
 def _sentences(graph: Graph, keys: list[str]) -> dict[str, list[str]]:
-    """A few sentences that mention each entity: those its MENTIONS name, in chunk order."""
+    """A few sentences that mention each entity: those its MENTIONS name (indices into `sentence_starts` of the
+    chunk's text, as the linker and extractor count them), in chunk order, the `[Source: ...]` line left out."""
     out: dict[str, list[str]] = {k: [] for k in keys}
     for row in graph.read("curation/review_mentions", keys=keys, chunks=CHUNKS_PER_ENTITY):
-        said = sentences(str(row["text"] or ""))
+        text = str(row["text"] or "")
+        starts = sentence_starts(text)
+        body = len(text) - len(strip_prefix(text))
         picked = out[str(row["key"])]
-        for index in row["sentences"]:
-            if 0 <= int(index) < len(said) and said[int(index)] not in picked and len(picked) < SENTENCES_PER_ENTITY:
-                picked.append(said[int(index)])
+        for index in map(int, row["sentences"]):
+            if not 0 <= index < len(starts) or starts[index] < body or len(picked) >= SENTENCES_PER_ENTITY:
+                continue
+            sentence = text[starts[index] : starts[index + 1] if index + 1 < len(starts) else len(text)].strip()
+            if sentence and sentence not in picked:
+                picked.append(sentence)
     return out
 
 
