@@ -25,9 +25,9 @@ from rapidfuzz import fuzz
 
 from graphwire.core.names import digits_of, normalise_name
 
-BLOCK_CAP = 200  # entities in one similarity block at most; a larger block (a very common word) is skipped
+BLOCK_CAP = 100  # entities in one similarity block at most; a larger block (a very common word) is skipped
 SIMILAR_MIN = 0.85  # the least rapidfuzz ratio (0-1) of two names called similar
-OVERLAP_MIN = 0.5  # the least word overlap (Jaccard) of two names called similar
+OVERLAP_MIN = 0.6  # the least word overlap (Jaccard) of two names called similar
 NAME_WEIGHT, CONTEXT_WEIGHT, CONTEXT_FULL = 0.7, 0.3, 3  # score = 0.7 × name + 0.3 × min(shared, 3)/3
 SIGNALS = {"same-name": 1.0, "acronym": 0.9, "initial": 0.85, "surname": 0.8}
 ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "de", "la", "du", "von", "van", "&"})
@@ -94,13 +94,11 @@ def person_signal(x: str, y: str) -> str | None:
 def similar(x: str, y: str) -> float:
     """How alike two names of another label are: the better of ratio and word overlap, 0 below both thresholds or
     when their numbers differ (iPhone 14 / iPhone 15)."""
-    if digits_of(x) != digits_of(y):
-        return 0.0
     ratio = fuzz.ratio(x, y) / 100
     xs, ys = set(x.split()), set(y.split())
     overlap = len(xs & ys) / len(xs | ys)
     best = max(ratio if ratio >= SIMILAR_MIN else 0.0, overlap if overlap >= OVERLAP_MIN else 0.0)
-    return round(best, 3)
+    return round(best, 3) if best and digits_of(x) == digits_of(y) else 0.0
 
 
 def blocks(entities: Iterable[Named], person_label: str) -> dict[str, list[Named]]:
@@ -157,6 +155,8 @@ def propose(
     found: dict[tuple[str, str], tuple[float, set[str]]] = {}
     for block, members in blocks(entities, person_label).items():
         if len(members) < 2 or (len(members) > BLOCK_CAP and not block.startswith("name:")):
+            continue
+        if focus is not None and all(m.key != focus for m in members):
             continue
         for x, y in _pairs(members, focus):
             if (x.key, y.key) in rejected or (x.label != y.label and not block.startswith("name:")):

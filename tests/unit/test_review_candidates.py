@@ -38,6 +38,8 @@ def test_acronym_drops_small_words_and_needs_two_words() -> None:
 
 def test_similar_names_and_numbers() -> None:
     assert c.similar("lumen labs", "lumen lab") >= c.SIMILAR_MIN
+    assert c.similar("lumen labs", "lumen labs europe") == round(2 / 3, 3)  # by word overlap
+    assert c.similar("oslo", "oslo minnesota") == 0.0  # one word of two in common is not enough
     assert c.similar("iphone 14", "iphone 15") == 0.0
     assert c.similar("kestrel motors", "quarrow minerals") == 0.0
 
