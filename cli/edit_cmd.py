@@ -27,6 +27,7 @@ from graphwire.ingest.curation.models import (
     EditResult,
     EditSpec,
     Merge,
+    PairRequest,
     Relabel,
     Rename,
     Split,
@@ -195,3 +196,42 @@ def _print_record(record: EditRecord) -> None:
     why = f": {record.reason}" if record.reason else ""
     console.print(f"{record.id} {record.at} {record.kind}{undoes} by {record.by}{why}{state}", markup=False)
     console.print(f"  entities: {', '.join(record.keys)}", markup=False, highlight=False)
+
+
+@app.command()
+def candidates(
+    entity: Annotated[str | None, typer.Option(help="only pairs with this entity key")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=500)] = 20,
+) -> None:
+    """The review queue: pairs that may be one entity, best first, with their evidence. Accept one with
+    `graphwire edit merge SURVIVOR MERGED`, or `graphwire edit reject A B`."""
+    with _curation() as curation:
+        found = curation.candidates(limit, entity)
+    if not found:
+        console.print("no candidate merges")
+    for c in found:
+        console.print(f"{c.score:.3f}  {c.a.key}  <>  {c.b.key}  ({'; '.join(c.reasons)})", markup=False)
+        if c.shared_neighbours:
+            console.print(f"  shared neighbours {c.shared_neighbours}: {', '.join(c.neighbours)}", markup=False)
+        for end in (c.a, c.b):
+            for sentence in end.sentences:
+                console.print(f"  {end.name}: {sentence}", markup=False, highlight=False)
+
+
+@app.command()
+def reject(
+    a: str,
+    b: str,
+    undo: Annotated[bool, typer.Option("--undo", help="take the rejection back")] = False,
+    by: By = None,
+    reason: Reason = "",
+    wait: Wait = 0.0,
+) -> None:
+    """Reject the candidate pair A B: the review queue never proposes it again (`--undo` takes that back)."""
+    request = PairRequest(a=a, b=b, by=by or getpass.getuser(), reason=reason)
+    with _curation() as curation:
+        if undo:
+            curation.unreject(request, wait_s=wait)
+        else:
+            curation.reject(request, wait_s=wait)
+    console.print(f"{'rejection taken back' if undo else 'rejected'}: {a} <> {b}", markup=False)

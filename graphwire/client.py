@@ -15,7 +15,7 @@ from graphwire.core.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from graphwire.core.clients.graph import Graph
-    from graphwire.ingest.curation.models import EditRecord, EditResult, EditSpec
+    from graphwire.ingest.curation.models import Candidate, EditRecord, EditResult, EditSpec, Rejection
     from graphwire.ingest.curation.service import Curation
     from graphwire.ingest.exchange.models import ImportReport
     from graphwire.ingest.exchange.service import GraphExchange
@@ -129,6 +129,21 @@ class Graphwire:
     def edits(self, *, entity: str | None = None, limit: int = 50) -> list[EditRecord]:
         """The audit log, newest first: all edits, or those that touched the entity key `entity`."""
         return self._curation().log(entity, limit)
+
+    def merge_candidates(self, *, entity: str | None = None, limit: int = 20) -> list[Candidate]:
+        """The review queue: pairs of entities that may be one, with evidence and score, best first; accept one with
+        `edit(Merge(...))`, or `reject_pair` it."""
+        return self._curation().candidates(limit, entity)
+
+    def reject_pair(self, a: str, b: str, *, by: str, reason: str = "", undo: bool = False) -> Rejection | None:
+        """Reject a candidate pair (never proposed again), or take the rejection back (`undo`)."""
+        from graphwire.ingest.curation.models import PairRequest
+
+        request = PairRequest(a=a, b=b, by=by, reason=reason)
+        if undo:
+            self._curation().unreject(request)
+            return None
+        return self._curation().reject(request)
 
     # export and import ----------------------------------------------------------------------------------
     def _exchange(self) -> GraphExchange:

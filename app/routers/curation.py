@@ -15,7 +15,15 @@ from starlette.concurrency import run_in_threadpool
 from graphwire.app.deps import CurationDep, SettingsDep
 from graphwire.app.errors import ApiError
 from graphwire.core.stores.store_lock import StoreBusyError
-from graphwire.ingest.curation.models import EditError, EditRecord, EditRequest, EditResult
+from graphwire.ingest.curation.models import (
+    Candidate,
+    EditError,
+    EditRecord,
+    EditRequest,
+    EditResult,
+    PairRequest,
+    Rejection,
+)
 
 router = APIRouter(tags=["curation"])
 
@@ -62,6 +70,34 @@ async def edits(
 ) -> list[EditRecord]:
     """The audit log, newest first."""
     return await _call(lambda: curation.log(entity, limit))
+
+
+@router.get("/graph/edits/candidates", response_model=list[Candidate])
+async def candidates(
+    curation: CurationDep,
+    entity: Annotated[str | None, Query(max_length=500, description="Only pairs with this entity key.")] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 20,
+) -> list[Candidate]:
+    """The review queue: candidate merges with their evidence and score, best first (accept: a `merge` edit)."""
+    return await _call(lambda: curation.candidates(limit, entity))
+
+
+@router.post("/graph/edits/candidates/reject", response_model=Rejection)
+async def reject(body: PairRequest, curation: CurationDep, settings: SettingsDep) -> Rejection:
+    """Reject a candidate pair: the queue never proposes it again, also after a re-ingest."""
+    return await _call(lambda: curation.reject(body, wait_s=_wait_s(settings)))
+
+
+@router.post("/graph/edits/candidates/unreject", status_code=204)
+async def unreject(body: PairRequest, curation: CurationDep, settings: SettingsDep) -> None:
+    """Take a rejection back (404 when the pair was not rejected)."""
+    await _call(lambda: curation.unreject(body, wait_s=_wait_s(settings)))
+
+
+@router.get("/graph/edits/candidates/rejections", response_model=list[Rejection])
+async def rejections(curation: CurationDep) -> list[Rejection]:
+    """The rejected pairs, oldest first."""
+    return await _call(curation.rejections)
 
 
 @router.get("/graph/edits/{edit_id}", response_model=EditRecord)

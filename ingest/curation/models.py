@@ -163,3 +163,41 @@ class EditResult(BaseModel):
     applied: bool
     change: Change
     record: EditRecord | None = None
+
+
+class PairRequest(BaseModel):
+    """A candidate pair a person rejects (never proposed again) or takes the rejection of back."""
+
+    a: Key
+    b: Key
+    by: Name = "unknown"
+    reason: Annotated[str, Field(max_length=2000)] = ""
+
+
+class CandidateEntity(BaseModel):
+    key: str
+    label: str
+    name: str
+    sentences: list[str] = Field(default_factory=list)  # a few sentences that mention it, from its chunks
+
+
+class Candidate(BaseModel):
+    """A pair of entities that may be one: accept it with a `merge` edit, or reject it."""
+
+    a: CandidateEntity
+    b: CandidateEntity
+    score: float  # 0.7 × name strength + 0.3 × min(shared neighbours, 3)/3 (docs/curation.md)
+    name_strength: float
+    reasons: list[str]  # the name signals: same-name, acronym, surname, initial, similar name
+    shared_neighbours: int
+    neighbours: list[str] = Field(default_factory=list)  # the names of a few of them
+
+
+class Rejection(BaseModel):
+    """A rejected pair (a `:RejectedPair` node): who said the two are not one, when and why."""
+
+    a: str
+    b: str
+    by: str
+    reason: str
+    at: str

@@ -20,14 +20,18 @@ from typing import Any
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.core.stores.write_session import WriteSession
+from graphwire.ingest.curation import review
 from graphwire.ingest.curation.edits import Rules, compute, keys_read
 from graphwire.ingest.curation.models import (
     AddFact,
+    Candidate,
     Change,
     EditError,
     EditRecord,
     EditRequest,
     EditResult,
+    PairRequest,
+    Rejection,
     Snapshot,
     Split,
 )
@@ -50,6 +54,7 @@ class Curation:
         self.settings = settings
         self.graph = graph
         self.rules = Rules(schema, ProvenanceCaps.of(schema, settings))
+        self.roles = schema.roles
         self.on_change = on_change
 
     # edits ------------------------------------------------------------------------------------------------
@@ -93,6 +98,23 @@ class Curation:
 
     def get(self, edit_id: str) -> EditRecord:
         return _record_of(self._stored(edit_id))
+
+    # review queue ----------------------------------------------------------------------------------------
+    def candidates(self, limit: int = 20, entity: str | None = None) -> list[Candidate]:
+        """Candidate merges, best first, without rejected pairs (review.py); accept one with a `merge` edit."""
+        return review.candidates(self.graph(), self.roles.person_label, self.roles.publisher_label, limit, entity)
+
+    def reject(self, request: PairRequest, wait_s: float = 0.0) -> Rejection:
+        """Say two entities are not one: the queue never proposes the pair again (`unreject` takes it back)."""
+        with self._session(f"graphwire edit reject by {request.by}", wait_s):
+            return review.reject(self.graph(), request)
+
+    def unreject(self, request: PairRequest, wait_s: float = 0.0) -> None:
+        with self._session(f"graphwire edit unreject by {request.by}", wait_s):
+            review.unreject(self.graph(), request)
+
+    def rejections(self) -> list[Rejection]:
+        return review.rejections(self.graph())
 
     # internals --------------------------------------------------------------------------------------------
     def _session(self, purpose: str, wait_s: float) -> WriteSession:
