@@ -1,0 +1,109 @@
+"""Retrieval latency of several modes measured side by side: for each question, every mode in turn (in a rotating
+order), in one process that has answered a warm-up question per mode and read its shared caches. Load on the machine
+then falls on every mode alike, so the ratios hold even where the absolute numbers do not.
+
+    python -m bench.mode_latency --sample 800 --modes graph,ppr,joint --out bench/mode_latency_multihop-rag
+    python -m bench.mode_latency --questions ../shared/data/hotpotqa/questions.json --modes graph,ppr,joint \\
+        --out bench/mode_latency_hotpotqa
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from bench._results import ROOT, command_line, finish_report, machine
+from graphwire.core.clients.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.eval.datasets import DEFAULT_QUESTIONS, load_questions
+from graphwire.eval.selection import select
+from graphwire.retrieval.registry import RetrievalContext
+
+
+def measure(ctx: RetrievalContext, modes: list[str], queries: list[str], top_k: int) -> dict[str, list[float]]:
+    retrievers = {mode: ctx.retriever(mode) for mode in modes}
+    ctx.warm()
+    for retriever in retrievers.values():
+        retriever.retrieve(queries[0], top_k=top_k)
+    times: dict[str, list[float]] = {mode: [] for mode in modes}
+    for i, query in enumerate(tqdm(queries, desc="questions")):
+        turn = modes[i % len(modes) :] + modes[: i % len(modes)]  # no mode always runs first
+        for mode in turn:
+            started = time.perf_counter()
+            retrievers[mode].retrieve(query, top_k=top_k)
+            times[mode].append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def summary(times: dict[str, list[float]], reference: str) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for mode, values in times.items():
+        p50, p95 = (float(np.percentile(values, q)) for q in (50, 95))
+        out[mode] = {"p50": round(p50, 1), "p95": round(p95, 1), "mean": round(float(np.mean(values)), 1)}
+    for stats in out.values():
+        stats["p95_over_" + reference] = round(stats["p95"] / out[reference]["p95"], 2)
+    return out
+
+
+def render(report: dict[str, Any]) -> str:
+    reference = report["reference"]
+    lines = [
+        f"# Retrieval latency side by side: {', '.join(report['modes'])}",
+        "",
+        f"Command: `{report['command']}`",
+        "",
+        f"Machine: {report['machine']}; load average {report['load_average']} (1, 5, 15 min) at the end. "
+        f"{report['questions']} questions from `{report['questions_path']}`, top_k {report['top_k']}, default "
+        "settings; each question answered by every mode in turn, after one warm-up question per mode.",
+        "",
+        f"| mode | p50 ms | p95 ms | mean ms | p95 / {reference} p95 |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for mode, stats in report["latency_ms"].items():
+        lines.append(
+            f"| {mode} | {stats['p50']} | {stats['p95']} | {stats['mean']} | {stats['p95_over_' + reference]} |"
+        )
+    return "\n".join(lines) + "\n" + report.get("notes", "")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
+    parser.add_argument("--sample", type=int, default=0, help="a random sample of N questions (seed 0); 0 = all")
+    parser.add_argument("--modes", default="graph,ppr,joint")
+    parser.add_argument("--reference", default="ppr", help="the mode the p95 ratios are taken against")
+    parser.add_argument("--top-k", type=int, default=10)
+    parser.add_argument("--notes", type=Path, default=None, help="markdown appended to the report")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    settings = Settings()
+    graph = Graph.from_settings(settings)
+    try:
+        questions = select(load_questions(args.questions), sample_size=args.sample or None)
+        queries = [q.query for q in questions]
+        times = measure(RetrievalContext(settings, graph=lambda: graph), modes, queries, args.top_k)
+    finally:
+        graph.close()
+    report = {
+        "command": command_line(),
+        "machine": machine(),
+        "questions_path": os.path.relpath(args.questions, ROOT),  # no folder of this machine in the report
+        "questions": len(queries),
+        "top_k": args.top_k,
+        "modes": modes,
+        "reference": args.reference,
+        "graph_fill_mode": str(settings.graph_fill_mode),
+        "latency_ms": summary(times, args.reference),
+    }
+    finish_report(args.out, report, render, args.notes)
+
+
+if __name__ == "__main__":
+    main()
