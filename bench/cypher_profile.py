@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, LiteralString, cast
 
@@ -122,10 +123,15 @@ def old_text(rev: str, name: str) -> str:
                           check=True).stdout  # fmt: skip
 
 
-def write_graph(graph: Graph, spec: SyntheticSpec) -> dict[str, Any]:
+def write_graph(
+    graph: Graph, spec: SyntheticSpec, keep: Callable[[dict[str, Any]], bool] | None = None
+) -> dict[str, Any]:
+    """`keep`: which relationship rows are written (all when None)."""
     apply_schema(graph)
     started = time.perf_counter()
     rows = build(spec)
+    if keep is not None:
+        rows.relations.new = [row for row in rows.relations.new if keep(row)]
     writer = GraphWriter(
         graph, batch_size=10_000, threads=1, provenance=news_caps()
     )  # one write transaction at a time: a shared machine
@@ -162,14 +168,19 @@ def synthetic_parser(description: str | None) -> argparse.ArgumentParser:
     return parser
 
 
-def synthetic_graph(parser: argparse.ArgumentParser, args: argparse.Namespace, report: dict[str, Any]) -> Graph:
+def synthetic_graph(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    report: dict[str, Any],
+    keep: Callable[[dict[str, Any]], bool] | None = None,
+) -> Graph:
     """The graph at NEO4J_URI, written first with --build (and --wipe), with the checkout's indexes online."""
     graph = Graph.from_settings(Settings())
     graph.timeout_s = None
     if args.build:
         require_wipe(parser, args)
         empty_graph(graph)
-        report["build"] = write_graph(graph, SyntheticSpec())
+        report["build"] = write_graph(graph, SyntheticSpec(), keep)
     apply_schema(graph)  # idempotent
     graph.write("admin/await_indexes", timeout_s=300)
     return graph
