@@ -27,10 +27,15 @@ router = APIRouter(tags=["graph"])
 
 IMPORT_LOCK_WAIT_S = 5.0  # longest an import waits for another writer before its 409 naming it
 T = TypeVar("T")
-_IMPORT_BODY = {
+_GRAPH_FILE = {
+    "schema": {
+        "type": "string",
+        "description": "a graph file: the header line, then one node or relationship per line (docs/export.md)",
+    }
+}
+_IMPORT_BODY = {  # the body is read as text whatever its type: JSON Lines, or plain text as curl --data-binary sends
     "required": True,
-    "content": {"application/x-ndjson": {"schema": {"type": "string", "description": "a graph file: the header line, "
-                                                    "then one node or relationship per line (docs/export.md)"}}},
+    "content": {"application/x-ndjson": _GRAPH_FILE, "text/plain": _GRAPH_FILE},
 }  # fmt: skip
 
 
