@@ -46,7 +46,7 @@ class GraphServices:
         self.names = NameIndexCache(graph, schema, version=self.version)
         self.aliases = AliasStage(llm_aliases)
         self.matcher = TieredMatcher(graph)
-        self.chunks = ChunkCache(graph, prepare=prepare_chunk, warm=True)  # every graph-reading mode's chunk texts
+        self.chunks = ChunkCache(graph, prepare=prepare_chunk)  # every graph-reading mode's chunk texts
         self.snapshots = SnapshotCache(graph, version=self.version)
 
     @classmethod

@@ -6,7 +6,6 @@ is never stale, and re-ingested text arrives under a new id.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -15,8 +14,6 @@ from typing import Any
 
 from graphwire.core.clients.graph import Graph
 from graphwire.retrieval.models import ChunkRecord
-
-logger = logging.getLogger(__name__)
 
 
 def to_date(value: Any) -> date | None:
@@ -43,26 +40,34 @@ class ChunkCache:
         max_chunks: int = 20_000,
         *,
         prepare: Callable[[ChunkRecord], object] | None = None,
-        warm: bool = False,
     ) -> None:
         """`prepare`: called once on every record read (the graph retriever computes its terms then, not during a
-        question); `warm`: on the first call, read the whole store in the background when it fits."""
+        question)."""
         self.graph = graph
         self.max_chunks = max_chunks
         self.prepare = prepare
         self._records: OrderedDict[str, ChunkRecord] = OrderedDict()
         self._lock = threading.Lock()
-        self._warm = warm
         self._warmed = False
 
     def warm(self, page: int = 2000) -> int:
         """Read every chunk into the cache, page by page, when the store holds no more than the cache keeps: a
         store of some thousand chunks is then served from memory after its first seconds. Returns how many were read
-        (0 when the store is too large, or when it was read before: new chunks come in as questions reach them)."""
+        (0 when the store is too large, or when it was read before: new chunks come in as questions reach them).
+        Long-lived processes call it before their first question (RetrievalContext.warm); a failed read leaves the
+        cache as it was, to be warmed by a later call."""
         with self._lock:
             if self._warmed:
                 return 0
             self._warmed = True
+        try:
+            return self._read_all(page)
+        except BaseException:
+            with self._lock:
+                self._warmed = False
+            raise
+
+    def _read_all(self, page: int) -> int:
         [count] = self.graph.read("retrieve/chunk_count")
         if count["chunks"] > self.max_chunks:
             return 0
@@ -78,24 +83,7 @@ class ChunkCache:
                 return read
             after = rows[-1]["chunk_id"]
 
-    def _start_warming(self) -> None:
-        with self._lock:
-            if not self._warm:
-                return
-            self._warm = False
-        threading.Thread(target=self._warm_quietly, name="chunk-cache-warm", daemon=True).start()
-
-    def _warm_quietly(self) -> None:
-        try:
-            self.warm()
-        except Exception as exc:  # a cold cache only costs reads: questions read their misses as before
-            logger.info("chunk cache not warmed: %s", exc)
-            with self._lock:
-                self._warmed = False
-
     def get_many(self, ids: list[str]) -> dict[str, ChunkRecord]:
-        if self._warm:
-            self._start_warming()
         found: dict[str, ChunkRecord] = {}
         with self._lock:
             for chunk_id in ids:

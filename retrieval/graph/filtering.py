@@ -40,19 +40,15 @@ class FactCaps:
         )
 
 
-@lru_cache(maxsize=50_000)
-def _chunk_terms(chunk_id: str, text: str) -> frozenset[str]:
+@lru_cache(maxsize=150_000)
+def _terms(text: str) -> frozenset[str]:
+    """`content_terms`, cached: chunk texts and evidence sentences come back question after question."""
     return frozenset(content_terms(text))
 
 
 def prepare_chunk(record: ChunkRecord) -> None:
     """Compute a chunk's terms when the chunk cache reads it, not while a question waits (ChunkCache `prepare`)."""
-    _chunk_terms(record.chunk_id, record.text)
-
-
-@lru_cache(maxsize=100_000)
-def _part_terms(text: str) -> frozenset[str]:
-    return frozenset(content_terms(text))
+    _terms(record.text)
 
 
 def _fact_relevance(raw: RawFact, question_terms: set[str]) -> float:
@@ -62,7 +58,7 @@ def _fact_relevance(raw: RawFact, question_terms: set[str]) -> float:
         return 0.0
     found: set[str] = set()
     for part in (raw.subject, raw.relationship.replace("_", " "), raw.object, *raw.evidence):
-        found |= question_terms & _part_terms(part)
+        found |= question_terms & _terms(part)
     return len(found) / len(question_terms)
 
 
@@ -113,7 +109,7 @@ def _term_weights(terms: set[str], chunks: list[CandidateChunk]) -> dict[str, fl
     n = len(chunks)
     df = dict.fromkeys(terms, 0)
     for chunk in chunks:
-        for term in terms & _chunk_terms(chunk.chunk_id, chunk.text):
+        for term in terms & _terms(chunk.text):
             df[term] += 1
     return {term: math.log((n + 1) / (count + 0.5)) for term, count in df.items()}
 
@@ -122,7 +118,7 @@ def _weighted_overlap(weights: dict[str, float], total: float, chunk: CandidateC
     """The share of the question's weighted terms in the chunk; `total`: the weights' sum."""
     if total <= 0:
         return 0.0
-    present = weights.keys() & _chunk_terms(chunk.chunk_id, chunk.text)
+    present = weights.keys() & _terms(chunk.text)
     return math.fsum(weights[t] for t in present) / total  # fsum: the same whatever the set order
 
 
