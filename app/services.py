@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from graphwire.app.feeds import FeedPoller
 from graphwire.app.jobs.service import DocumentWrites
@@ -20,6 +20,7 @@ from graphwire.ingest.exchange.service import GraphExchange
 from graphwire.retrieval.registry import RetrievalContext
 
 log = logging.getLogger(__name__)
+WARM_STOP_WAIT_S = 30.0  # longest stop() waits for the start-up warm-up's reads before closing the driver
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Services:
     curation: Curation  # graph edits by hand (ingest/curation/), the one door of /v1/graph/edits
     feeds: FeedPoller  # FEED_URLS polled into document jobs (started by the HTTP API when FEED_WATCH is on)
     exchange: GraphExchange  # export and import (ingest/exchange/), the one door of /v1/graph/export and /import
+    _warmer: threading.Thread | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def build(cls, settings: Settings) -> Services:
@@ -54,7 +56,8 @@ class Services:
         except Exception as exc:
             log.warning("neo4j not reachable at start; /health reports it until it is", extra={"error": str(exc)})
         self.document_writes.runner.start()
-        threading.Thread(target=self._warm, name="graphwire-warm", daemon=True).start()
+        self._warmer = threading.Thread(target=self._warm, name="graphwire-warm", daemon=True)
+        self._warmer.start()
 
     def _warm(self) -> None:
         try:
@@ -67,5 +70,7 @@ class Services:
         Neo4j driver."""
         self.feeds.stop()
         self.document_writes.runner.stop()
+        if self._warmer is not None:  # its reads must not share a connection the driver is closing
+            self._warmer.join(timeout=WARM_STOP_WAIT_S)
         self.graph_provider.close()
         log.info("neo4j driver closed")
