@@ -49,13 +49,15 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
     hubs, mid = [entity_key_of(0), entity_key_of(1)], [entity_key_of(500), entity_key_of(1501)]
     outlet = publication_name(0)
     pub = entity_key(PUBLICATION, outlet, ROLES)
-    facts = "retrieve/facts_and_candidates"
+    hub_pair = {**TEMPLATE, "keys": hubs, "entity_keys": hubs, "publication_keys": []}
+    hub_outlet = {**TEMPLATE, "keys": [hubs[0], pub], "entity_keys": hubs[:1], "publication_keys": [pub],
+                  "sources": [outlet], "windows": [WINDOW]}  # fmt: skip
+    mid_pair = {**TEMPLATE, "keys": mid, "entity_keys": mid, "publication_keys": []}
+    stage3 = [("two hub entities", hub_pair), ("hub + busy outlet + one-month window", hub_outlet),
+              ("two mid-tail entities", mid_pair)]  # fmt: skip
     return [
-        ("two hub entities", facts, {**TEMPLATE, "keys": hubs, "entity_keys": hubs, "publication_keys": []}),
-        ("hub + busy outlet + one-month window", facts,
-         {**TEMPLATE, "keys": [hubs[0], pub], "entity_keys": hubs[:1], "publication_keys": [pub], "sources": [outlet],
-          "windows": [WINDOW]}),
-        ("two mid-tail entities", facts, {**TEMPLATE, "keys": mid, "entity_keys": mid, "publication_keys": []}),
+        *((f"{label}: facts", "retrieve/facts", params) for label, params in stage3),
+        *((f"{label}: candidates", "retrieve/candidates", params) for label, params in stage3),
         ("chain hops around two hubs", "retrieve/relation_hops",
          {**TEMPLATE, "keys": hubs, "types": ["SUPPLIES", "OWNS"], "per_entity": 8, "limit": 60}),
         ("GET /v1/graph/stats", "retrieve/graph_stats", {}),
@@ -113,14 +115,23 @@ def profile(graph: Graph, text: str, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _size(rows: list[Any]) -> str:
-    if len(rows) == 1 and "facts" in list(rows[0].keys()):  # a Record's `in` looks at its values
-        return f"{len(rows[0]['facts'])} facts, {len(rows[0]['candidates'])} candidates"
+    keys = list(rows[0].keys()) if len(rows) == 1 else []  # a Record's `in` looks at its values
+    if keys in (["facts"], ["candidates"]):
+        return f"{len(rows[0][keys[0]])} {keys[0]}"
     return f"{len(rows)} rows"
 
 
-def old_text(rev: str, name: str) -> str:
-    return subprocess.run(["git", "show", f"{rev}:cypher/{name}.cypher"], cwd=ROOT, capture_output=True, text=True,
-                          check=True).stdout  # fmt: skip
+def old_text(rev: str, name: str) -> str | None:
+    """The statement's text at `rev`, or None where it did not exist yet."""
+    shown = subprocess.run(["git", "show", f"{rev}:cypher/{name}.cypher"], cwd=ROOT, capture_output=True, text=True)
+    return shown.stdout if shown.returncode == 0 else None
+
+
+ABSENT = {"db_hits": "-", "ms": "-", "result": "-", "hottest": []}  # a statement new since `--before`
+
+
+def _count(value: object) -> str:
+    return f"{value:,}" if isinstance(value, int) else str(value)
 
 
 def write_graph(
@@ -152,8 +163,9 @@ def markdown(report: dict[str, Any]) -> str:
     ]  # fmt: skip
     for row in report["cases"]:
         b, a = row["before"], row["after"]
-        lines.append(f"| {row['case']} | `{row['statement']}` | {b['db_hits']:,} | {a['db_hits']:,} | {b['ms']} | "
-                     f"{a['ms']} | {b['result']} | {a['result']} |")  # fmt: skip
+        hits = f"{_count(b['db_hits'])} | {_count(a['db_hits'])}"
+        lines.append(f"| {row['case']} | `{row['statement']}` | {hits} | {b['ms']} | {a['ms']} | {b['result']} | "
+                     f"{a['result']} |")  # fmt: skip
     lines += ["", "Hottest operators (db hits), after:", ""]
     lines += [f"- {row['case']}: {', '.join(row['after']['hottest'])}" for row in report["cases"]]
     return "\n".join(lines) + "\n" + report.get("notes", "")
@@ -197,7 +209,8 @@ def main() -> None:
     report["graph"] = {**counts, "relationships": fingerprint["relationships"], "mentions": fingerprint["mentions"]}
     report["cases"] = []
     for label, name, params in cases():
-        before = profile(graph, old_text(args.before, name), params)
+        text = old_text(args.before, name)
+        before = profile(graph, text, params) if text is not None else ABSENT
         after = profile(graph, cypher.PRODUCT.query(name), params)
         report["cases"].append({"case": label, "statement": name, "before": before, "after": after})
         print(label, before["db_hits"], "->", after["db_hits"], flush=True)

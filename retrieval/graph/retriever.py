@@ -101,10 +101,7 @@ class GraphRetriever:
                 details=details,
             )
         with timer.stage("templates"):
-            out = self.templates.run(analysis, matches)
-            out.chain = self.templates.expand_chain(
-                analysis, matches, out, sorted(asked_relations(question, self.schema))
-            )
+            out = self.templates.run(analysis, matches, sorted(asked_relations(question, self.schema)))
         with timer.stage("filtering"):
             facts = select_facts(out, question, self.caps)
             wanted = list(dict.fromkeys(cid for fact in facts for cid in fact.chunk_ids))

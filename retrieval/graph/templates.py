@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from graphwire.core.clients.graph import Graph
+from graphwire.core.concurrency import Beside
 from graphwire.retrieval.graph.chunks import ChunkCache
 from graphwire.retrieval.graph.models import CandidateChunk, QuestionAnalysis, RawFact, TemplateOutput
 from graphwire.retrieval.models import ChunkRecord, EntityMatch
@@ -36,7 +38,10 @@ def query_params(analysis: QuestionAnalysis, matches: list[EntityMatch]) -> dict
 
 
 class TemplateRunner:
-    """One read per question (`retrieve/facts_and_candidates`): the KEY/BRIDGE/DIRECT facts and the candidate chunks."""
+    """Two reads per question, each its own read transaction, run at once: the KEY/BRIDGE/DIRECT facts
+    (`retrieve/facts`, then `retrieve/relation_hops` for the chain when the question asks about relations) on the
+    caller's thread, the candidate chunks (`retrieve/candidates`) beside it. Neo4j runs each transaction on one core,
+    so the candidates cost no time of their own on a machine with a second core free."""
 
     def __init__(
         self, graph: Graph, limits: TemplateLimits | None = None, chunks: ChunkCache | None = None, *, publisher: str
@@ -47,12 +52,22 @@ class TemplateRunner:
         self.limits = limits or TemplateLimits()
         self.chunks = chunks or ChunkCache(graph)
 
-    def run(self, analysis: QuestionAnalysis, matches: list[EntityMatch]) -> TemplateOutput:
+    def run(
+        self, analysis: QuestionAnalysis, matches: list[EntityMatch], chain_types: Sequence[str] = ()
+    ) -> TemplateOutput:
+        """The facts, the chain facts of `chain_types` (the relations the question asks about) and the candidates."""
+        params = query_params(analysis, matches)
+        candidates = Beside(lambda: self._candidates(params, matches), name="graphwire-candidates")
+        out = self._facts(params, pair=len(matches) >= 2)
+        out.chain = self.expand_chain(params, out, list(chain_types))
+        out.candidates = candidates.result()
+        return out
+
+    def _facts(self, params: dict[str, Any], *, pair: bool) -> TemplateOutput:
         limits = self.limits
-        pair = len(matches) >= 2
         [row] = self.graph.read(
-            "retrieve/facts_and_candidates",
-            **query_params(analysis, matches),
+            "retrieve/facts",
+            **params,
             key_limit=limits.key if pair else 0,
             bridge_scan=limits.bridge_scan if pair else 0,
             direct_per_entity=limits.direct_per_entity,
@@ -60,17 +75,25 @@ class TemplateRunner:
             two_hop_max_degree=limits.two_hop_max_degree,
             chunks_per_fact=limits.chunks_per_fact,
             two_hop_per_entity=limits.two_hop_per_entity,
+        )
+        return _tiers(row["facts"])
+
+    def _candidates(self, params: dict[str, Any], matches: list[EntityMatch]) -> list[CandidateChunk]:
+        [row] = self.graph.read(
+            "retrieve/candidates",
+            sources=params["sources"],
+            windows=params["windows"],
             entity_keys=[m.key for m in matches if m.label != self.publisher],
             publication_keys=[m.key for m in matches if m.label == self.publisher],
-            limit=limits.candidates,
+            limit=self.limits.candidates,
         )
-        out = self._facts(row["facts"])
-        out.candidates = self._candidates(row["candidates"])
-        return out
+        rows = row["candidates"]
+        records = self.chunks.get_many([r["chunk_id"] for r in rows])
+        return [
+            _candidate(records[r["chunk_id"]], **{k: r[k] for k in _FLAGS}) for r in rows if r["chunk_id"] in records
+        ]
 
-    def expand_chain(
-        self, analysis: QuestionAnalysis, matches: list[EntityMatch], out: TemplateOutput, types: list[str]
-    ) -> list[RawFact]:
+    def expand_chain(self, params: dict[str, Any], out: TemplateOutput, types: list[str]) -> list[RawFact]:
         """Relationships of the asked types around every entity the facts reached (one more hop), new ones only."""
         reached = [fact for fact in [*out.key, *(r for path in out.bridge for r in path), *out.direct]]
         keys = list(dict.fromkeys(k for fact in reached for k in (fact.subject_key, fact.object_key)))
@@ -79,7 +102,7 @@ class TemplateRunner:
         seen = {fact.identity for fact in reached}
         rows = self.graph.read(
             "retrieve/relation_hops",
-            **{**query_params(analysis, matches), "keys": keys},
+            **{**params, "keys": keys},
             types=types,
             per_entity=self.limits.chain_per_entity,
             limit=self.limits.chain_total,
@@ -88,33 +111,25 @@ class TemplateRunner:
         facts = [RawFact.model_validate(row) for row in rows]
         return [fact for fact in facts if fact.identity not in seen]
 
-    @staticmethod
-    def _facts(rows: list[dict[str, Any]]) -> TemplateOutput:
-        out = TemplateOutput()
-        paths: dict[str, list[RawFact]] = defaultdict(list)
-        for row in rows:
-            fact = RawFact.model_validate(row)
-            if row["tier"] == "KEY":
-                out.key.append(fact)
-            elif row["tier"] == "BRIDGE":
-                paths[row["path"]].append(fact)
-            else:
-                out.direct.append(fact)
-        out.bridge = [path for path in paths.values() if len(path) == 2]  # both legs survived the date filter
-        return out
-
-    def _candidates(self, rows: list[dict[str, Any]]) -> list[CandidateChunk]:
-        records = self.chunks.get_many([row["chunk_id"] for row in rows])
-        return [
-            _candidate(records[row["chunk_id"]], **{k: row[k] for k in _FLAGS})
-            for row in rows
-            if row["chunk_id"] in records
-        ]
-
     def chunks_by_id(self, ids: list[str]) -> dict[str, CandidateChunk]:
         """Chunks behind facts that were not among the candidates (from the cache, else one read)."""
         records = self.chunks.get_many(ids)
         return {chunk_id: _candidate(record) for chunk_id, record in records.items()}
+
+
+def _tiers(rows: list[dict[str, Any]]) -> TemplateOutput:
+    out = TemplateOutput()
+    paths: dict[str, list[RawFact]] = defaultdict(list)
+    for row in rows:
+        fact = RawFact.model_validate(row)
+        if row["tier"] == "KEY":
+            out.key.append(fact)
+        elif row["tier"] == "BRIDGE":
+            paths[row["path"]].append(fact)
+        else:
+            out.direct.append(fact)
+    out.bridge = [path for path in paths.values() if len(path) == 2]  # both legs survived the date filter
+    return out
 
 
 def _candidate(record: ChunkRecord, **flags: Any) -> CandidateChunk:

@@ -173,6 +173,9 @@ def test_one_query_is_one_trace_of_request_retrieval_stages_and_statements(
     for statement in statements:
         assert statement.name.removeprefix("cypher ") in cypher.names()
         assert "retrieve" in ancestors(statement, by_id) and ancestors(statement, by_id)[-1] == "POST /v1/query"
+    # stage 3's two reads, one of them on a thread of its own, both under the stage's span
+    in_templates = {s.name for s in statements if "stage templates" in ancestors(s, by_id)}
+    assert {"cypher retrieve/facts", "cypher retrieve/candidates"} <= in_templates, in_templates
     values = [str(v) for s in finished for v in (s.attributes or {}).values()]
     assert not [v for v in values if QUESTION in v or KEY in v or "Paradigm" in v]
 
