@@ -140,7 +140,7 @@ def test_every_statement_runs_in_the_kind_of_transaction_its_clauses_need(
     wrong = {name: kinds for name, kinds in recorded.items() if kinds != {kind_of(TEST_CATALOGUE.query(name))}}
     assert wrong == {}
     assert {kind for kinds in recorded.values() for kind in kinds} == {READ, WRITE}  # the recording saw both
-    # the call sites whose statement name is computed (tests/unit/test_transaction_kinds.py, DYNAMIC) ran
+    # the call sites whose statement name is computed (tests/unit/test_statement_kinds.py, DYNAMIC) ran
     assert {n for n, _ in cypher.statements_in("schema")} <= set(recorded)
     assert [n for n in recorded if n.startswith("exchange/") and n.endswith("_page")]
     assert [n for n in recorded if n.startswith("exchange/import_")]
