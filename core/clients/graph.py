@@ -1,4 +1,9 @@
-"""The Neo4j driver and the two ways graphwire talks to it: read transactions and retried write batches."""
+"""The Neo4j driver and the two ways graphwire talks to it: read transactions and retried write batches.
+
+Every statement runs in a transaction of the kind it needs, READ or WRITE, never one left to the driver's default: with
+a `neo4j://` URI to a cluster the routing driver sends reads to secondaries and writes to the leader. Every
+transaction shares the driver's bookmark manager, so a read in this process sees the writes it committed before
+(docs/scaling.md)."""
 
 from __future__ import annotations
 
@@ -8,9 +13,18 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, LiteralString, TypeVar, cast
+from typing import Any, Literal, LiteralString, TypeVar, cast
 
-from neo4j import Driver, GraphDatabase, NotificationDisabledClassification, Query, RoutingControl
+from neo4j import (
+    Driver,
+    GraphDatabase,
+    ManagedTransaction,
+    NotificationDisabledClassification,
+    Query,
+    Result,
+    RoutingControl,
+    Session,
+)
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 
 from graphwire import cypher
@@ -21,6 +35,10 @@ from graphwire.core.settings import Settings
 RETRYABLE = (TransientError, ServiceUnavailable, SessionExpired)
 MIN_PARALLEL_ROWS = 1000  # below this many rows per thread, one transaction is cheaper than two
 T = TypeVar("T")
+Access = Literal["READ", "WRITE"]  # a session's default_access_mode: neo4j.READ_ACCESS, neo4j.WRITE_ACCESS
+READ: Access = "READ"
+WRITE: Access = "WRITE"
+ROUTING: dict[Access, RoutingControl] = {READ: RoutingControl.READ, WRITE: RoutingControl.WRITE}
 
 
 def create_driver(settings: Settings, retry_s: float | None = None) -> Driver:
@@ -78,25 +96,46 @@ class Graph:
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named statement in a read transaction and return its records as dicts."""
-        return self._call(lambda: self._execute(name, params, RoutingControl.READ))
+        return self._call(lambda: self._execute(name, params, READ))
 
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named statement in a write transaction (the driver retries transient errors)."""
-        return self._call(lambda: self._execute(name, params, RoutingControl.WRITE))
+        return self._call(lambda: self._execute(name, params, WRITE))
 
-    def _execute(self, name: str, params: dict[str, Any], routing: RoutingControl) -> list[dict[str, Any]]:
-        with observed(name):
+    def read_each(self, name: str, consume: Callable[[Result], T], **params: Any) -> T:
+        """Run a named statement in a read transaction and hand its streamed result to `consume` (for a result too
+        large to hold as dicts). The driver retries transient errors by calling `consume` again on a new result, so it
+        must start from scratch each time. No CYPHER_TIMEOUT_S: the PPR snapshot export reads the whole graph."""
+
+        def work(tx: ManagedTransaction) -> T:
+            return consume(tx.run(cast(LiteralString, self.catalogue.query(name)), params))
+
+        def run() -> T:
+            with self._statement(name, READ), self.session(READ) as session:
+                return session.execute_read(work)
+
+        return self._call(run)
+
+    def _execute(self, name: str, params: dict[str, Any], access: Access) -> list[dict[str, Any]]:
+        with self._statement(name, access):
             records, _, _ = self.driver.execute_query(
-                self._query(name), params, database_=self.database, routing_=routing
+                self._query(name), params, database_=self.database, routing_=ROUTING[access]
             )
             return [r.data() for r in records]
+
+    @contextmanager
+    def _statement(self, name: str, access: Access) -> Iterator[None]:
+        """Around every named statement this facade runs, with the kind of transaction it runs in (a test records
+        them here: tests/integration/test_transaction_kinds.py)."""
+        with observed(name):
+            yield
 
     def write_once(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named statement once, in an auto-commit transaction: no retries, for a best-effort write whose caller
         tries again later or can do without it (the writer lease's renewal and release)."""
 
         def run() -> list[dict[str, Any]]:
-            with observed(name), self.session() as session:
+            with self._statement(name, WRITE), self.session(WRITE) as session:
                 return [r.data() for r in session.run(self._query(name), params)]
 
         return self._call(run)
@@ -132,8 +171,13 @@ class Graph:
         return self._call(self.driver.get_server_info)
 
     @contextmanager
-    def session(self) -> Iterator[Any]:
-        with self.driver.session(database=self.database) as session:
+    def session(self, access: Access) -> Iterator[Session]:
+        """A driver session whose transactions are of kind `access` (routed to a reader or the leader of a cluster)
+        and which shares the bookmarks of `read` and `write`, so it sees what this process wrote before."""
+        bookmarks = self.driver.execute_query_bookmark_manager
+        with self.driver.session(
+            database=self.database, default_access_mode=access, bookmark_manager=bookmarks
+        ) as session:
             yield session
 
     def close(self) -> None:
@@ -154,4 +198,4 @@ def observed(name: str) -> Iterator[None]:
             metrics.CYPHER_DURATION.labels(name).observe(time.perf_counter() - started)
 
 
-__all__ = ["Graph", "Neo4jError", "RETRYABLE", "create_driver"]
+__all__ = ["READ", "RETRYABLE", "WRITE", "Access", "Graph", "Neo4jError", "create_driver"]

@@ -12,7 +12,7 @@ def apply_schema(graph: Graph, await_timeout_s: int = 60) -> list[str]:
     for name, _ in cypher.statements_in("schema"):
         graph.write(name)
         applied.append(name)
-    graph.write("admin/await_indexes", timeout_s=await_timeout_s)
+    graph.read("admin/await_indexes", timeout_s=await_timeout_s)  # waits on the member that serves reads
     return applied
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, LiteralString, cast
+from typing import Any
 
-from neo4j import ManagedTransaction
+from neo4j import Result
 
-from graphwire import cypher
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import default_of
 from graphwire.core.stores.refresh import Refreshing
@@ -23,11 +22,10 @@ def graph_fingerprint(graph: Graph) -> str:
     return fingerprint_of(read_counts(graph))
 
 
-def _collect(tx: ManagedTransaction) -> tuple[list[EntityRow], list[MentionRow], list[RelationRow]]:
+def _collect(result: Result) -> tuple[list[EntityRow], list[MentionRow], list[RelationRow]]:
     entities: list[EntityRow] = []
     mentions: list[MentionRow] = []
     relations: list[RelationRow] = []
-    result = tx.run(cast(LiteralString, cypher.query("graph/snapshot")))
     for record in result:
         kind, a, b, typ, items, counts, flags, chunks = record.values()
         if kind == "E":
@@ -48,8 +46,7 @@ def _collect(tx: ManagedTransaction) -> tuple[list[EntityRow], list[MentionRow],
 def export_snapshot(graph: Graph) -> GraphSnapshot:
     """One read transaction; the fingerprint is taken just before it, so a concurrent write only forces a rebuild."""
     fingerprint = graph_fingerprint(graph)
-    with graph.session() as session:
-        entities, mentions, relations = session.execute_read(_collect)
+    entities, mentions, relations = graph.read_each("graph/snapshot", _collect)
     return build_snapshot(entities, mentions, relations, fingerprint=fingerprint)
 
 

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from graphwire.app.deps import GraphDep
 from graphwire.app.main import create_app
 from graphwire.cli.main import app as cli
+from graphwire.core.clients.graph import READ
 from graphwire.core.servers.neo4j_server import LocalNeo4j, Neo4jServerError, free_port
 from graphwire.core.settings import Settings, get_settings
 
@@ -98,7 +99,7 @@ def test_health_follows_neo4j_down_and_up_without_an_api_restart(dedicated: Sett
 
     @probe.get("/probe")
     def constraints(graph: GraphDep) -> dict[str, list[str]]:
-        with graph.session() as session:
+        with graph.session(READ) as session:
             return {"constraints": [r["name"] for r in session.run(TEST_CATALOGUE.query("check/constraints")).data()]}
 
     with TestClient(create_app(dedicated, extra_v1_routers=[probe])) as client:
