@@ -144,15 +144,9 @@ class RoleCheck:
 
     def __call__(self, request: Request) -> Principal:
         principal = current_principal(request)
-        if self.role is None and not principal.server_admin:
-            raise ApiError(403, "forbidden", f"only a server admin may do this; {principal.name!r} is not one")
-        if self.role is not None and not principal.may(self.role, self.workspace):
-            held = principal.role_in(self.workspace)
-            raise ApiError(
-                403, "forbidden",
-                f"this needs the {self.role.value} role in workspace {self.workspace!r}; {principal.name!r} has "
-                f"{f'the {held.value} role' if held else 'no role'} there",
-            )  # fmt: skip
+        refusal = principal.refusal(self.role, self.workspace)
+        if refusal is not None:
+            raise ApiError(403, "forbidden", refusal)
         return principal
 
 

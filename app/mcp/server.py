@@ -31,7 +31,7 @@ from pydantic import AnyUrl, ValidationError
 from graphwire.app.auth.authenticate import PRINCIPAL_SCOPE_KEY
 from graphwire.app.errors import ApiError, as_api_error
 from graphwire.app.services import Services
-from graphwire.core.auth.models import DEFAULT_WORKSPACE, Principal, Role
+from graphwire.core.auth.models import Principal, Role
 from graphwire.core.settings import Settings
 
 INSTRUCTIONS = (
@@ -95,11 +95,7 @@ def refused(context: Context[Any, Any] | None, needed: Role) -> str | None:
     caller = getattr(request, "scope", {}).get(PRINCIPAL_SCOPE_KEY)
     if not isinstance(caller, Principal):
         return "the caller is not authenticated"
-    if caller.may(needed):
-        return None
-    held = caller.role_in(DEFAULT_WORKSPACE)
-    return (f"this needs the {needed.value} role in workspace {DEFAULT_WORKSPACE!r}; {caller.name!r} has "
-            f"{f'the {held.value} role' if held else 'no role'} there")  # fmt: skip
+    return caller.refusal(needed)
 
 
 def describe(exc: BaseException | None) -> str | None:

@@ -108,6 +108,16 @@ class Principal(BaseModel):
         role = self.role_in(workspace)
         return role is not None and role.covers(needed)
 
+    def refusal(self, needed: Role | None, workspace: str = DEFAULT_WORKSPACE) -> str | None:
+        """Why this principal may not do what needs `needed` (None: a server admin), or None when it may."""
+        if needed is None:
+            return None if self.server_admin else f"only a server admin may do this; {self.name!r} is not one"
+        if self.may(needed, workspace):
+            return None
+        held = self.role_in(workspace)
+        return (f"this needs the {needed.value} role in workspace {workspace!r}; {self.name!r} has "
+                f"{f'the {held.value} role' if held else 'no role'} there")  # fmt: skip
+
 
 # Callers without a principal store: an open server's every caller, and the holder of the one shared API_KEY.
 OPEN = Principal(id="anonymous", name="anonymous", server_admin=True, via="open")
