@@ -214,3 +214,20 @@ def test_cli_bootstrap_prints_a_key_once_then_refuses_in_one_line(tmp_path: Path
     assert second.stderr.splitlines() == [
         "error: a server admin exists already; `graphwire auth bootstrap` runs only once"
     ]
+
+
+def test_a_workspace_admin_manages_its_grants_and_nothing_else(client: TestClient, team: Team) -> None:
+    ops.grant(team.store, LOCAL, ops.GrantRequest(principal="wendy", role=Role.ADMIN))
+    wendy = team.headers(team.writer_key)  # now an admin of the default workspace, not a server admin
+    granted = client.post("/v1/auth/grants", json={"group": "analysts", "role": "reader"}, headers=wendy)
+    assert granted.status_code == 200, granted.text
+    assert client.get("/v1/auth/grants", headers=wendy).status_code == 200
+    assert client.post("/v1/auth/grants/revoke", json={"group": "analysts"}, headers=wendy).status_code == 204
+    assert client.post("/v1/auth/grants/revoke", json={"group": "analysts"}, headers=wendy).status_code == 404
+    assert client.post("/v1/auth/principals", json={"name": "eve"}, headers=wendy).status_code == 403
+    assert client.get("/v1/auth/audit", headers=wendy).status_code == 403
+    unknown = client.post("/v1/auth/grants", json={"group": "g", "role": "reader", "workspace": "other"}, headers=wendy)
+    assert unknown.status_code == 403  # an admin of `default` only
+    wendy_id = client.get("/v1/auth/whoami", headers=wendy).json()["id"]
+    actions = [(e.action, e.actor) for e in ops.audit(team.store, ops.AuditQuery(action="role."))][:2]
+    assert actions == [("role.revoke", wendy_id), ("role.grant", wendy_id)]

@@ -144,6 +144,9 @@ def test_every_change_is_audited_with_its_actor_and_no_secret(tmp_path: Path) ->
         assert hashlib.sha256(parsed.secret.encode()).hexdigest() not in text
     assert [e.action for e in ops.audit(team.store, ops.AuditQuery(action="key."))][:2] == ["key.revoke", "key.create"]
     assert len(ops.audit(team.store, ops.AuditQuery(limit=3, offset=8))) == 2
+    assert len(ops.audit(team.store, ops.AuditQuery(since=events[-1].at))) == len(events)
+    assert ops.audit(team.store, ops.AuditQuery(since=events[0].at + timedelta(seconds=1))) == []
+    assert ops.audit(team.store, ops.AuditQuery(actor="someone else")) == []
 
 
 def test_bootstrap_once_even_when_two_processes_race(tmp_path: Path) -> None:
