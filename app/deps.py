@@ -3,22 +3,25 @@
     @router.get("/things")
     def things(graph: GraphDep, settings: SettingsDep) -> ...: ...
 
-Every /v1 request passes the API key check (`ApiKeyMiddleware`, app/middleware.py) before its body is read.
+Every /v1 request passes the credentials check (`ApiKeyMiddleware`, app/middleware.py) before its body is read; the
+routes then check the caller's role with `READER`, `WRITER` or `SERVER_ADMIN` (`RoleCheck`).
 """
 
 from __future__ import annotations
 
-import secrets
+from dataclasses import dataclass
 from typing import Annotated
 
 from chromadb.api import ClientAPI
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from graphwire.app.auth.authenticate import PRINCIPAL_SCOPE_KEY, Authenticator, AuthFailure
 from graphwire.app.errors import ApiError
 from graphwire.app.feeds import FeedPoller
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
+from graphwire.core.auth.models import DEFAULT_WORKSPACE, Principal, Role
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.curation.service import Curation
@@ -28,9 +31,13 @@ from graphwire.retrieval.registry import RetrievalContext
 API_KEY_HEADER = "X-API-Key"
 UNAUTHORIZED_MESSAGE = f"missing or invalid {API_KEY_HEADER} header (or Authorization: Bearer)"
 _api_key_scheme = APIKeyHeader(
-    name=API_KEY_HEADER, auto_error=False, description="Required on /v1 routes when the server sets API_KEY."
+    name=API_KEY_HEADER,
+    auto_error=False,
+    description="Required on /v1 routes unless AUTH_MODE is none: API_KEY, or a principal's gw_ key.",
 )
-_bearer_scheme = HTTPBearer(auto_error=False, description="The same key as a bearer token (OpenAI clients).")
+_bearer_scheme = HTTPBearer(
+    auto_error=False, description="The same key as a bearer token (OpenAI clients), or an OIDC token."
+)
 
 
 def get_app_settings(request: Request) -> Settings:
@@ -93,37 +100,68 @@ def get_chroma(provider: ChromaProviderDep) -> ClientAPI:
     return client
 
 
-def key_accepted(settings: Settings, api_key: str | None, bearer: str | None) -> bool:
-    """No API_KEY configured, or the X-API-Key value (else the bearer token) equals it (constant-time comparison)."""
-    if settings.api_key is None:
-        return True
-    given = api_key if api_key is not None else bearer
-    return given is not None and secrets.compare_digest(given.encode(), settings.api_key.get_secret_value().encode())
+def get_authenticator(request: Request) -> Authenticator:
+    authenticator: Authenticator = request.app.state.authenticator
+    return authenticator
 
 
 def caller_has_key(request: Request, settings: Settings) -> bool:
-    """Whether this request may see details (/health, /version): no API_KEY is set, or it carries the key."""
+    """Whether this request may see details (/health, /version): the server is open, or the request authenticates."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    return key_accepted(
-        settings, request.headers.get(API_KEY_HEADER), token.strip() if scheme.lower() == "bearer" else None
-    )
+    bearer = token.strip() if scheme.lower() == "bearer" else None
+    try:
+        get_authenticator(request).identify(request.headers.get(API_KEY_HEADER), bearer)
+    except AuthFailure:
+        return False
+    return True
+
+
+def current_principal(request: Request) -> Principal:
+    """The caller `ApiKeyMiddleware` authenticated (every /v1 and /mcp request has one)."""
+    principal = request.scope.get(PRINCIPAL_SCOPE_KEY)
+    if not isinstance(principal, Principal):
+        raise ApiError(401, "unauthorized", UNAUTHORIZED_MESSAGE)
+    return principal
 
 
 def require_api_key(
-    settings: SettingsDep,
+    request: Request,
     api_key: Annotated[str | None, Security(_api_key_scheme)] = None,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer_scheme)] = None,
 ) -> None:
-    """With API_KEY set, the request must carry the same value in X-API-Key, or as `Authorization: Bearer <key>`
-    (what OpenAI SDKs and chat front ends send). `ApiKeyMiddleware` already refused other /v1 requests before their
-    body was read; on the v1 router (only when a key is configured) this declares the scheme in OpenAPI."""
-    if not key_accepted(settings, api_key, bearer.credentials if bearer is not None else None):
-        raise ApiError(401, "unauthorized", UNAUTHORIZED_MESSAGE)
+    """On the v1 router when AUTH_MODE is not none: declares X-API-Key and the bearer scheme in OpenAPI. The check
+    itself is `ApiKeyMiddleware`'s, before the body is read; this only insists that it ran."""
+    current_principal(request)
 
 
+@dataclass(frozen=True)
+class RoleCheck:
+    """A dependency: the caller needs `role` in `workspace` (server admins have every role), or to be a server admin
+    (`role` None). 403 otherwise, before the route runs. tests/unit/test_route_roles.py finds these on every route."""
+
+    role: Role | None
+    workspace: str = DEFAULT_WORKSPACE
+
+    def __call__(self, request: Request) -> Principal:
+        principal = current_principal(request)
+        refusal = principal.refusal(self.role, self.workspace)
+        if refusal is not None:
+            raise ApiError(403, "forbidden", refusal)
+        return principal
+
+
+def require_role(role: Role) -> RoleCheck:
+    return RoleCheck(role)
+
+
+READER = Depends(require_role(Role.READER))
+WRITER = Depends(require_role(Role.WRITER))
+SERVER_ADMIN = Depends(RoleCheck(None))
+PrincipalDep = Annotated[Principal, Depends(current_principal)]
+ServerAdminDep = Annotated[Principal, SERVER_ADMIN]
+AuthenticatorDep = Annotated[Authenticator, Depends(get_authenticator)]
 GraphDep = Annotated[Graph, Depends(get_graph)]
 ChromaDep = Annotated[ClientAPI, Depends(get_chroma)]
-ApiKeyDep = Annotated[None, Depends(require_api_key)]
 RetrievalDep = Annotated[RetrievalContext, Depends(get_retrieval)]
 DocumentWritesDep = Annotated[DocumentWrites, Depends(get_document_writes)]
 CurationDep = Annotated[Curation, Depends(get_curation)]

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI
 from starlette.concurrency import run_in_threadpool
 
+from graphwire.app.auth.authenticate import Authenticator
 from graphwire.app.errors import ErrorResponse, install_error_handlers
 from graphwire.app.limits import install_openapi
 from graphwire.app.mcp.http import McpEndpoint, install_mcp
@@ -52,7 +53,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[APIRouter] = ()) -> FastAPI:
-    """Build the app. `extra_v1_routers` lets tests mount routers under /v1 with the same API-key guard."""
+    """Build the app. `extra_v1_routers` lets tests mount routers under /v1 behind the same guard and reader role."""
     settings = settings or get_settings()
     configure_logging(settings.log_level, settings.log_json)
     app = FastAPI(
@@ -67,13 +68,14 @@ def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[A
     app.state.settings = settings
     body_limits = BodyLimits(settings)
     app.add_middleware(BodyLimitMiddleware, limits=body_limits)  # innermost: runs after the key check
-    app.add_middleware(ApiKeyMiddleware, settings=settings)
+    app.state.authenticator = authenticator = Authenticator.build(settings)  # AUTH_MODE: who may call /v1 and /mcp
+    app.add_middleware(ApiKeyMiddleware, authenticator=authenticator)
     app.add_middleware(RequestContextMiddleware)  # every answer, 401 and 413 too, has a request id
     install_observability(app, settings)  # outermost: the request's span and metrics
     install_error_handlers(app)
     app.include_router(health.router)
-    app.include_router(build_v1_router(extra_v1_routers, secured=settings.api_key is not None))
+    app.include_router(build_v1_router(extra_v1_routers, secured=authenticator.guards))
     install_openapi(app, settings, body_limits)
-    install_web(app, api_key_required=settings.api_key is not None)
+    install_web(app, api_key_required=authenticator.guards)
     app.state.mcp = install_mcp(app, settings)  # /mcp: the MCP server over streamable HTTP, behind the same key
     return app

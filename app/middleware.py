@@ -9,10 +9,12 @@ import time
 import uuid
 
 from fastapi import HTTPException
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from graphwire.app.deps import UNAUTHORIZED_MESSAGE, key_accepted
+from graphwire.app.auth.authenticate import PRINCIPAL_SCOPE_KEY, Authenticator, AuthFailure
+from graphwire.app.deps import UNAUTHORIZED_MESSAGE
 from graphwire.app.errors import error_response
 from graphwire.core import tracing
 from graphwire.core.logging import request_id_var
@@ -103,24 +105,30 @@ def is_guarded(path: str) -> bool:
 
 
 class ApiKeyMiddleware:
-    """With API_KEY set, a /v1, /mcp or /metrics request without the key is answered 401 before anything reads its
-    body (a malformed body from a caller without the key is a 401, not a 422). Covers every /v1 route, whoever adds
-    it, and every MCP message over HTTP."""
+    """A /v1, /mcp or /metrics request whose credentials do not authenticate (`Authenticator`, by AUTH_MODE) is
+    answered 401 before anything reads its body (a malformed body from a caller without a key is a 401, not a 422).
+    Covers every /v1 route, whoever adds it, and every MCP message over HTTP. The caller, once known, is left in the
+    scope (`PRINCIPAL_SCOPE_KEY`) for the role checks of the routes (app/deps.py) and the MCP tools."""
 
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+    def __init__(self, app: ASGIApp, authenticator: Authenticator) -> None:
         self.app = app
-        self.settings = settings
+        self.authenticator = authenticator
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self._refused(scope):
-            await error_response(401, "unauthorized", UNAUTHORIZED_MESSAGE)(scope, receive, send)
-            return
+        if scope["type"] == "http" and is_guarded(scope["path"]):
+            try:
+                scope[PRINCIPAL_SCOPE_KEY] = await self._authenticate(scope)
+            except AuthFailure as failure:
+                message = UNAUTHORIZED_MESSAGE + (f": {failure.public}" if failure.public else "")
+                await error_response(401, "unauthorized", message)(scope, receive, send)
+                return
         await self.app(scope, receive, send)
 
-    def _refused(self, scope: Scope) -> bool:
-        if scope["type"] != "http" or self.settings.api_key is None or not is_guarded(scope["path"]):
-            return False
-        return not key_accepted(self.settings, _header(scope, b"x-api-key"), _bearer(scope))
+    async def _authenticate(self, scope: Scope) -> object:
+        args = (_header(scope, b"x-api-key"), _bearer(scope), scope["path"])
+        if self.authenticator.blocking:
+            return await run_in_threadpool(self.authenticator.authenticate, *args)
+        return self.authenticator.authenticate(*args)
 
 
 class BodyLimits:

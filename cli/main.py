@@ -74,6 +74,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "edit": LazyCommand("graphwire.cli.edit_cmd:app", "Fix the graph by hand: preview, audit and undo each edit."),
     "export": LazyCommand("graphwire.cli.exchange_cmd:export", "Export the graph as JSON Lines or neo4j-admin CSV."),
     "import": LazyCommand("graphwire.cli.exchange_cmd:import_graph", "Import a JSON Lines graph file, checked first."),
+    "auth": LazyCommand("graphwire.cli.auth_cmd:app", "Principals, roles and API keys; `bootstrap` the first admin."),
     "db": LazyCommand("graphwire.cli.db_cmd:app", "Database administration: init, reset, check (--repair)."),
     "embeddings": LazyCommand("graphwire.cli.embeddings_cmd:app", "Offline embedding models."),
     "llm": LazyCommand("graphwire.cli.llm_cmd:app", "The LLM endpoint and the extraction cache."),

@@ -103,6 +103,13 @@ HTTP_DURATION = _histogram(
     "graphwire_http_request_duration_seconds", "Time to answer an HTTP request (streams: until the last byte).",
     ("route", "method", "mode", "status"), SLOW_BUCKETS,
 )  # fmt: skip
+# Authentication (app/auth/authenticate.py): requests to /v1, /mcp or /metrics refused with a 401
+AUTH_FAILURES = _counter(
+    "graphwire_auth_failures",
+    "Requests refused for their credentials, by reason (missing, malformed, unknown_key, wrong_secret, expired, "
+    "revoked, disabled, bad_token, token_expired, jwks_unavailable, wrong_key).",
+    ("reason",),
+)  # fmt: skip
 # Retrieval and answers (app/querying.py, app/answering.py)
 RETRIEVAL_STAGE = _histogram(
     "graphwire_retrieval_stage_duration_seconds",

@@ -81,6 +81,12 @@ class RetrievalMode(StrEnum):
     AUTO = "auto"
 
 
+class AuthMode(StrEnum):
+    NONE = "none"  # open: every caller may do everything
+    KEY = "key"  # one shared API_KEY, whose holder may do everything
+    PRINCIPALS = "principals"  # keys and bearer tokens of principals with roles (docs/security.md)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
@@ -173,6 +179,18 @@ class Settings(BaseSettings):
 
     # API
     api_key: SecretStr | None = None  # when set, every /v1 request must send it in the X-API-Key header
+    # who may call /v1, /mcp and /metrics: none (open), key (the one API_KEY) or principals (each caller's own key or
+    # bearer token, with roles; docs/security.md); unset = key when API_KEY is set, else none
+    auth_mode: AuthMode | None = None
+    # SQLite file of the principals, their roles, API key hashes and the audit log (AUTH_MODE=principals, `graphwire
+    # auth`); beside the job store's folder, not in it, so `graphwire db reset` keeps it
+    auth_store_path: Path = Path(".graphwire/auth/principals.sqlite")
+    # issuer (iss) of the OIDC bearer tokens accepted with AUTH_MODE=principals; unset = API keys only
+    oidc_issuer: str | None = None
+    oidc_audience: str | None = None  # audience (aud) those tokens must name; required with OIDC_ISSUER
+    oidc_jwks_url: str | None = None  # URL of the issuer's signing keys (JWKS); required with OIDC_ISSUER
+    oidc_subject_claim: str = "sub"  # token claim naming the principal (matched to a principal's --subject)
+    oidc_groups_claim: str = "groups"  # token claim listing the caller's groups (their grants apply)
     api_host: str = "127.0.0.1"  # address `graphwire serve` binds to
     api_port: int = 8000  # port `graphwire serve` listens on
     upload_max_bytes: int = 52_428_800  # largest body POST /v1/documents accepts (413 above it)
@@ -254,6 +272,17 @@ class Settings(BaseSettings):
         return self
 
     @model_validator(mode="after")
+    def _auth_is_complete(self) -> Settings:
+        if self.auth_mode is AuthMode.KEY and self.api_key is None:
+            raise ValueError("AUTH_MODE=key needs API_KEY: the one key every caller sends")
+        oidc = {"OIDC_ISSUER": self.oidc_issuer, "OIDC_AUDIENCE": self.oidc_audience,
+                "OIDC_JWKS_URL": self.oidc_jwks_url}  # fmt: skip
+        missing = [name for name, value in oidc.items() if not value]
+        if 0 < len(missing) < len(oidc):
+            raise ValueError(f"bearer tokens need OIDC_ISSUER, OIDC_AUDIENCE and OIDC_JWKS_URL; missing: {missing}")
+        return self
+
+    @model_validator(mode="after")
     def _time_budgets_compose(self) -> Settings:
         if self.llm_configured and self.llm_timeout_s >= self.request_timeout_s:
             raise ValueError(
@@ -261,6 +290,17 @@ class Settings(BaseSettings):
                 f"({self.request_timeout_s:g} s): the request deadline covers retrieval and the LLM answer"
             )
         return self
+
+    @property
+    def effective_auth_mode(self) -> AuthMode:
+        """AUTH_MODE, else what API_KEY alone has always meant."""
+        if self.auth_mode is not None:
+            return self.auth_mode
+        return AuthMode.KEY if self.api_key is not None else AuthMode.NONE
+
+    @property
+    def oidc_configured(self) -> bool:
+        return bool(self.oidc_issuer and self.oidc_audience and self.oidc_jwks_url)
 
     @property
     def llm_configured(self) -> bool:

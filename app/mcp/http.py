@@ -26,7 +26,7 @@ from graphwire.app.errors import error_response
 from graphwire.app.mcp.server import GraphwireMCP, build_server
 from graphwire.app.middleware import MCP_PATH
 from graphwire.app.services import Services
-from graphwire.core.settings import Settings
+from graphwire.core.settings import AuthMode, Settings
 
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
 LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
@@ -67,7 +67,7 @@ class McpEndpoint:
 def transport_security(settings: Settings) -> TransportSecuritySettings:
     """DNS-rebinding protection (Host and Origin checked) when no key guards the endpoint and the API is meant for
     this machine alone; with API_KEY, or bound for others (API_HOST beyond loopback), the key is the guard."""
-    if settings.api_key is not None or not _loopback(settings.api_host):
+    if settings.effective_auth_mode is not AuthMode.NONE or not _loopback(settings.api_host):
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=LOOPBACK_HOSTS, allowed_origins=LOOPBACK_ORIGINS

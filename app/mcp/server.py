@@ -28,8 +28,10 @@ from mcp.server.mcpserver.exceptions import (
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import AnyUrl, ValidationError
 
+from graphwire.app.auth.authenticate import PRINCIPAL_SCOPE_KEY
 from graphwire.app.errors import ApiError, as_api_error
 from graphwire.app.services import Services
+from graphwire.core.auth.models import Principal, Role
 from graphwire.core.settings import Settings
 
 INSTRUCTIONS = (
@@ -47,6 +49,12 @@ class GraphwireMCP(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:  # an unknown tool is the SDK's error
+            read_only = tool.annotations is not None and tool.annotations.read_only_hint is True
+            refusal = refused(context, Role.READER if read_only else Role.WRITER)
+            if refusal is not None:
+                raise ToolError(f"{name}: {refusal} (forbidden)")
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -58,6 +66,9 @@ class GraphwireMCP(MCPServer[Any]):
     async def read_resource(
         self, uri: AnyUrl | str, context: Context[Any, Any] | None = None
     ) -> Iterable[ReadResourceContents] | InputRequiredResult:
+        refusal = refused(context, Role.READER)
+        if refusal is not None:
+            raise ResourceError(f"{refusal} (forbidden)")
         try:
             return await super().read_resource(uri, context)
         except UnexpectedResourceError as exc:
@@ -67,6 +78,24 @@ class GraphwireMCP(MCPServer[Any]):
             if error.status == 404:  # an unknown document or chunk id: the client's mistake (invalid params)
                 raise ResourceNotFoundError(api_message(error)) from exc.__cause__
             raise ResourceError(api_message(error)) from exc.__cause__
+
+
+def refused(context: Context[Any, Any] | None, needed: Role) -> str | None:
+    """Why the caller may not do what needs `needed` in the default workspace, or None when it may. Over HTTP the
+    caller is the principal the API's middleware authenticated for this request; over stdio (no request) it is the
+    local user who started `graphwire mcp`, who may do everything."""
+    request = None
+    if context is not None:
+        try:
+            request = context.request_context.request
+        except ValueError:  # outside a request: a direct call, as over stdio
+            request = None
+    if request is None:
+        return None
+    caller = getattr(request, "scope", {}).get(PRINCIPAL_SCOPE_KEY)
+    if not isinstance(caller, Principal):
+        return "the caller is not authenticated"
+    return caller.refusal(needed)
 
 
 def describe(exc: BaseException | None) -> str | None:

@@ -2,6 +2,9 @@
 
 To add a feature router: create `app/routers/<name>.py` with `router = APIRouter(tags=[...])` (no prefix; paths
 are relative to /v1), then add ONE line to `V1_ROUTERS` below: "graphwire.app.routers.<name>". Nothing else to touch.
+Each of its routes needs the reader role; a route that writes adds `dependencies=[WRITER]` (app/deps.py), which
+tests/unit/test_route_roles.py checks for every route that is not a GET. /v1/auth (`AUTH_ROUTER`) checks roles per
+route: whoever is authenticated may ask who they are.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from importlib import import_module
 
 from fastapi import APIRouter, Depends
 
-from graphwire.app.deps import require_api_key
+from graphwire.app.deps import READER, require_api_key
 
 V1_PREFIX = "/v1"
 
@@ -27,15 +30,17 @@ V1_ROUTERS: list[str] = [
     "graphwire.app.routers.curation",
     "graphwire.app.routers.exchange",
 ]
+AUTH_ROUTER = "graphwire.app.routers.auth"
 
 
 def build_v1_router(extra: Sequence[APIRouter] = (), secured: bool = True) -> APIRouter:
-    """A fresh /v1 router holding every feature router (and `extra`, used by tests). The key itself is checked for
-    every /v1 path by `ApiKeyMiddleware` before a body is read; `secured` (API_KEY is set) adds the dependency that
-    declares the key in the OpenAPI schema, so a server without a key does not advertise one."""
+    """A fresh /v1 router holding every feature router (and `extra`, used by tests). Credentials are checked for
+    every /v1 path by `ApiKeyMiddleware` before a body is read; `secured` (AUTH_MODE is not none) adds the dependency
+    that declares them in the OpenAPI schema, so an open server does not advertise a key."""
     v1 = APIRouter(prefix=V1_PREFIX, dependencies=[Depends(require_api_key)] if secured else [])
     for module_path in V1_ROUTERS:
-        v1.include_router(import_module(module_path).router)
+        v1.include_router(import_module(module_path).router, dependencies=[READER])
     for router in extra:
-        v1.include_router(router)
+        v1.include_router(router, dependencies=[READER])
+    v1.include_router(import_module(AUTH_ROUTER).router)
     return v1

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import CurationDep, SettingsDep
+from graphwire.app.deps import WRITER, CurationDep, SettingsDep
 from graphwire.app.errors import ApiError
 from graphwire.core.stores.store_lock import StoreBusyError
 from graphwire.ingest.curation.models import (
@@ -52,7 +52,7 @@ def _wait_s(settings: SettingsDep) -> float:
     return min(EDIT_LOCK_WAIT_S, settings.request_timeout_s)
 
 
-@router.post("/graph/edits", response_model=EditResult)
+@router.post("/graph/edits", response_model=EditResult, dependencies=[WRITER])
 async def edit(
     request: EditRequest, curation: CurationDep, settings: SettingsDep, dry_run: DryRun = False
 ) -> EditResult:
@@ -82,13 +82,13 @@ async def candidates(
     return await _call(lambda: curation.candidates(limit, entity))
 
 
-@router.post("/graph/edits/candidates/reject", response_model=Rejection)
+@router.post("/graph/edits/candidates/reject", response_model=Rejection, dependencies=[WRITER])
 async def reject(body: PairRequest, curation: CurationDep, settings: SettingsDep) -> Rejection:
     """Reject a candidate pair: the queue never proposes it again, also after a re-ingest."""
     return await _call(lambda: curation.reject(body, wait_s=_wait_s(settings)))
 
 
-@router.post("/graph/edits/candidates/unreject", status_code=204)
+@router.post("/graph/edits/candidates/unreject", status_code=204, dependencies=[WRITER])
 async def unreject(body: PairRequest, curation: CurationDep, settings: SettingsDep) -> None:
     """Take a rejection back (404 when the pair was not rejected)."""
     await _call(lambda: curation.unreject(body, wait_s=_wait_s(settings)))
@@ -106,7 +106,7 @@ async def get_edit(edit_id: str, curation: CurationDep) -> EditRecord:
     return await _call(lambda: curation.get(edit_id))
 
 
-@router.post("/graph/edits/{edit_id}/undo", response_model=EditResult)
+@router.post("/graph/edits/{edit_id}/undo", response_model=EditResult, dependencies=[WRITER])
 async def undo(
     edit_id: str, body: UndoRequest, curation: CurationDep, settings: SettingsDep, dry_run: DryRun = False
 ) -> EditResult:

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import DocumentWritesDep, GraphDep, GraphProviderDep, SettingsDep
+from graphwire.app.deps import WRITER, DocumentWritesDep, GraphDep, GraphProviderDep, SettingsDep
 from graphwire.app.documents import (
     DocumentDeleted,
     DocumentDetail,
@@ -55,7 +55,13 @@ _POST_BODY = {
 }  # fmt: skip
 
 
-@router.post("/documents", status_code=202, response_model=JobAccepted, openapi_extra={"requestBody": _POST_BODY})
+@router.post(
+    "/documents",
+    status_code=202,
+    response_model=JobAccepted,
+    openapi_extra={"requestBody": _POST_BODY},
+    dependencies=[WRITER],
+)
 async def post_documents(
     request: Request, settings: SettingsDep, writes: DocumentWritesDep, graphs: GraphProviderDep
 ) -> JobAccepted:
@@ -86,7 +92,7 @@ def get_document(document_id: str, graph: GraphDep) -> DocumentDetail:
     return read_document(graph, document_id)
 
 
-@router.delete("/documents/{document_id:path}", response_model=DocumentDeleted)
+@router.delete("/documents/{document_id:path}", response_model=DocumentDeleted, dependencies=[WRITER])
 async def delete_document(document_id: str, writes: DocumentWritesDep) -> DocumentDeleted:
     """Delete a document, its chunks and vectors, and what only it supported (as `graphwire ingest --delete`)."""
     return await run_in_threadpool(remove_document, writes, document_id)

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import ExchangeDep
+from graphwire.app.deps import WRITER, ExchangeDep
 from graphwire.app.errors import ApiError
 from graphwire.core.stores.store_lock import StoreBusyError
 from graphwire.ingest.exchange.models import ExchangeError, ImportReport
@@ -74,7 +74,9 @@ async def export_graph(
     return StreamingResponse(body(), media_type="application/x-ndjson")
 
 
-@router.post("/graph/import", response_model=ImportReport, openapi_extra={"requestBody": _IMPORT_BODY})
+@router.post(
+    "/graph/import", response_model=ImportReport, openapi_extra={"requestBody": _IMPORT_BODY}, dependencies=[WRITER]
+)
 async def import_graph(request: Request, exchange: ExchangeDep) -> ImportReport:
     """Import a JSON Lines graph file (GET /v1/graph/export writes one) into this store: every line is checked first,
     and nothing is written when one is wrong; nodes and relationships of the same key merge with the store's."""

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import DocumentWritesDep
+from graphwire.app.deps import WRITER, DocumentWritesDep
 from graphwire.app.errors import ApiError
 from graphwire.app.jobs.models import FINISHED, Job, JobState
 
@@ -30,7 +30,7 @@ async def list_jobs(
     return await run_in_threadpool(writes.store.jobs, state, limit)
 
 
-@router.post("/jobs/{job_id}/cancel", status_code=202, response_model=Job)
+@router.post("/jobs/{job_id}/cancel", status_code=202, response_model=Job, dependencies=[WRITER])
 async def cancel_job(job_id: str, writes: DocumentWritesDep) -> Job:
     """A queued job is cancelled at once; a running one stops at its next batch boundary (poll it: state cancelled),
     keeping what it committed. 409 for a job that already finished."""

@@ -1,0 +1,125 @@
+"""The vocabulary of authentication: roles, principals, grants, API keys and audit events.
+
+Workspaces do not exist yet (issue 25): every grant names `DEFAULT_WORKSPACE`, the only one in `WORKSPACES`, so that
+the workspaces work extends this tuple and nothing else changes shape.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+DEFAULT_WORKSPACE = "default"
+WORKSPACES: tuple[str, ...] = (DEFAULT_WORKSPACE,)  # the workspaces a grant may name
+
+
+class Role(StrEnum):
+    """What a principal may do in a workspace; each role includes the ones before it."""
+
+    READER = "reader"  # every read route: questions, retrieval, graph views, documents, jobs, feeds, export
+    WRITER = "writer"  # and the write routes: documents, graph import and edits, job cancels
+    ADMIN = "admin"  # and the workspace's grants
+
+    @property
+    def rank(self) -> int:
+        return list(Role).index(self)
+
+    def covers(self, needed: Role) -> bool:
+        return self.rank >= needed.rank
+
+
+class PrincipalKind(StrEnum):
+    USER = "user"
+    SERVICE = "service"
+
+
+class SubjectKind(StrEnum):
+    """Who a grant is for: one principal, or every member of a group."""
+
+    PRINCIPAL = "principal"
+    GROUP = "group"
+
+
+class PrincipalRecord(BaseModel):
+    """A stored user or service account."""
+
+    id: str
+    name: str
+    kind: PrincipalKind
+    server_admin: bool
+    created_at: datetime
+    disabled: bool
+    subject: str | None = Field(default=None, description="The OIDC subject a bearer token names it by.")
+    groups: list[str] = Field(default_factory=list)
+
+
+class Grant(BaseModel):
+    subject_kind: SubjectKind
+    subject: str  # a principal id or a group name
+    workspace: str
+    role: Role
+
+
+class ApiKeyRecord(BaseModel):
+    """An API key as lists show it: never its secret, never its hash."""
+
+    id: str
+    principal_id: str
+    prefix: str = Field(description="The start of the key (`gw_<id>`), to recognise it; not a secret.")
+    created_at: datetime
+    expires_at: datetime | None
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+
+class CreatedKey(BaseModel):
+    """A new key: `key` is the only time the plain key is shown; only its hash is stored."""
+
+    key: str
+    record: ApiKeyRecord
+
+
+class AuditEvent(BaseModel):
+    id: int
+    at: datetime
+    actor: str
+    action: str
+    target: str
+    detail: dict[str, Any]
+
+
+class Principal(BaseModel):
+    """The caller of a request, resolved from a key or a token: what the routes check roles against."""
+
+    id: str
+    name: str
+    groups: tuple[str, ...] = ()
+    roles: dict[str, Role] = Field(default_factory=dict, description="The highest role per workspace.")
+    server_admin: bool = False
+    via: str = Field(description="How it authenticated: open, shared_key, key, token (or local, the CLI).")
+
+    def role_in(self, workspace: str = DEFAULT_WORKSPACE) -> Role | None:
+        return Role.ADMIN if self.server_admin else self.roles.get(workspace)
+
+    def may(self, needed: Role, workspace: str = DEFAULT_WORKSPACE) -> bool:
+        role = self.role_in(workspace)
+        return role is not None and role.covers(needed)
+
+    def refusal(self, needed: Role | None, workspace: str = DEFAULT_WORKSPACE) -> str | None:
+        """Why this principal may not do what needs `needed` (None: a server admin), or None when it may."""
+        if needed is None:
+            return None if self.server_admin else f"only a server admin may do this; {self.name!r} is not one"
+        if self.may(needed, workspace):
+            return None
+        held = self.role_in(workspace)
+        return (f"this needs the {needed.value} role in workspace {workspace!r}; {self.name!r} has "
+                f"{f'the {held.value} role' if held else 'no role'} there")  # fmt: skip
+
+
+# Callers without a principal store: an open server's every caller, and the holder of the one shared API_KEY.
+OPEN = Principal(id="anonymous", name="anonymous", server_admin=True, via="open")
+SHARED_KEY = Principal(id="shared-key", name="API_KEY holder", server_admin=True, via="shared_key")
+LOCAL = Principal(id="local", name="local operator", server_admin=True, via="local")  # the CLI on this machine
