@@ -37,6 +37,9 @@ class CircuitBreaker:
         self._probing = False
         self._reason = ""
         self._lock = threading.Lock()
+        # The gauge describes the process's serving breaker, and a new one starts closed: an app built again in the
+        # same process (the tests build many) does not report the open breaker of one that is gone.
+        metrics.BREAKER_OPEN.set(0)
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run `fn` unless the breaker is open; an unreachable server opens it, any other outcome closes it."""

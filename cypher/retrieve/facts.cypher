@@ -20,16 +20,25 @@
 // then per neighbour), and at most $chunks_per_fact supporting chunks per relationship (its
 // first ones).
 CALL () {
-  MATCH (a:Entity)-[r]->(b:Entity)
-  WHERE a.key IN $keys AND b.key IN $keys AND a <> b
+  // both ends bound first: the relationships are read from the end with fewer (a Publication has thousands)
+  MATCH (a:Entity) WHERE a.key IN $keys
+  MATCH (b:Entity) WHERE b.key IN $keys AND a <> b
+  MATCH (a)-[r]->(b)
   WITH r, a, b ORDER BY size(r.chunk_ids) DESC, a.key, type(r), b.key
   LIMIT $key_limit
   RETURN r, 'KEY' AS tier, 0 AS tier_rank, null AS via, '' AS via_key, null AS path, 1 AS hops
   UNION ALL
-  MATCH (a:Entity)-[r1]-(m:Entity)-[r2]-(b:Entity)
-  WHERE a.key IN $keys AND b.key IN $keys AND a.key < b.key
-    AND NOT m.key IN $keys AND NOT m:Publication AND NOT (a:Publication AND b:Publication)
-  WITH m, r1, r2 ORDER BY size(r1.chunk_ids) + size(r2.chunk_ids) DESC, m.key, a.key, b.key,
+  // a path a-m-b read from its end x that is not a Publication (one end is not), each pair once: (a, b) is (x, y)
+  // in key order, r1 the relationship at a
+  MATCH (x:Entity) WHERE x.key IN $keys AND NOT x:Publication
+  MATCH (y:Entity) WHERE y.key IN $keys AND y <> x AND (y:Publication OR x.key < y.key)
+  MATCH (x)-[rx]-(m:Entity)
+  WHERE NOT m.key IN $keys AND NOT m:Publication
+  MATCH (m)-[ry]-(y)
+  WITH m, x.key < y.key AS forward, x, y, rx, ry
+  WITH m, CASE WHEN forward THEN x ELSE y END AS a, CASE WHEN forward THEN y ELSE x END AS b,
+       CASE WHEN forward THEN rx ELSE ry END AS r1, CASE WHEN forward THEN ry ELSE rx END AS r2
+  WITH m, a, b, r1, r2 ORDER BY size(r1.chunk_ids) + size(r2.chunk_ids) DESC, m.key, a.key, b.key,
        type(r1), startNode(r1) = a, type(r2), startNode(r2) = m
   LIMIT $bridge_scan
   UNWIND [r1, r2] AS r
