@@ -40,18 +40,27 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
-def _payload(endpoint: str, question: str) -> dict[str, Any]:
-    body: dict[str, Any] = {"question": question, "mode": "graph", "top_k": 10}
+def _payload(endpoint: str, question: str, mode: str = "graph") -> dict[str, Any]:
+    body: dict[str, Any] = {"question": question, "mode": mode, "top_k": 10}
     return {**body, "answerer": "extractive"} if endpoint == "/v1/query" else body
 
 
-async def _run(base: str, endpoint: str, questions: list[str], duration_s: float, concurrency: int) -> dict[str, Any]:
+async def _run(
+    base: str,
+    endpoint: str,
+    questions: list[str],
+    duration_s: float,
+    concurrency: int,
+    mode: str = "graph",
+    warmup: int | None = None,
+) -> dict[str, Any]:
+    """`warmup`: how many of the questions are asked once first, not counted (all of them when None)."""
     latencies: list[float] = []
     statuses: Counter[str] = Counter()
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
-        for question in questions:  # warm-up, not counted
-            await client.post(endpoint, json=_payload(endpoint, question))
+        for question in questions[:warmup]:  # warm-up, not counted
+            await client.post(endpoint, json=_payload(endpoint, question, mode))
         stop_at = time.perf_counter() + duration_s
 
         async def worker(offset: int) -> None:
@@ -59,7 +68,8 @@ async def _run(base: str, endpoint: str, questions: list[str], duration_s: float
             while time.perf_counter() < stop_at:
                 started = time.perf_counter()
                 try:
-                    response = await client.post(endpoint, json=_payload(endpoint, questions[i % len(questions)]))
+                    body = _payload(endpoint, questions[i % len(questions)], mode)
+                    response = await client.post(endpoint, json=body)
                     statuses[str(response.status_code)] += 1
                 except httpx.HTTPError as exc:
                     statuses[type(exc).__name__] += 1

@@ -1,0 +1,173 @@
+"""Throughput of POST /v1/retrieve for every mode, with 1 and 2 uvicorn workers, beside a pure embedding loop run on
+the same machine in the same run (the bound for the modes that embed the question).
+
+For each worker count the API is started once against the store of the environment (NEO4J_URI, CHROMA_PATH, ...)
+and waited on until /health/ready answers 200; then each mode gets a warm-up pass over the first questions and
+`--duration` seconds of load from `--concurrency` clients (questions cycled from `--questions`). The embedding loop
+runs the same questions through the offline embedder, one question per call, in as many processes as the API has
+workers, for the same duration: modes that embed the question cannot go faster than it on this machine.
+
+    python -m bench.api_throughput --questions ../shared/data/multihop-rag/MultiHopRAG.json \\
+        --out bench/api_throughput_multihop-rag
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench._results import ROOT, command_line, finish_report, machine
+from bench._server import start_api
+from bench.api_load import _run
+from graphwire.core.servers.neo4j_server import free_port
+from graphwire.eval.datasets import load_questions
+from graphwire.eval.selection import select
+from graphwire.retrieval.registry import mode_names
+
+READY_TIMEOUT_S = 600.0
+WARMUP = 5  # questions asked once per mode before the clock starts
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process and its children (uvicorn's workers), MB."""
+    total, pids = 0, [pid]
+    while pids:
+        current = pids.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        total += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+        pids += [int(child) for child in children]
+    return round(total / 1024, 1)
+
+
+def wait_ready(base: str) -> float:
+    """Seconds until /health/ready answers 200."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < READY_TIMEOUT_S:
+        try:
+            if httpx.get(f"{base}/health/ready", timeout=5).status_code == 200:
+                return round(time.perf_counter() - started, 1)
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"the API was not ready within {READY_TIMEOUT_S:.0f} s")
+
+
+def _embed_loop(questions: list[str], duration_s: float, done: Any) -> None:
+    from graphwire.core.clients.embeddings import embedder_from_settings
+    from graphwire.core.settings import Settings
+
+    embedder = embedder_from_settings(Settings())
+    embedder.embed_query(questions[0])  # the session loaded before the clock starts
+    count, stop_at = 0, time.perf_counter() + duration_s
+    while time.perf_counter() < stop_at:
+        embedder.embed_query(questions[count % len(questions)])
+        count += 1
+    done.put(count)
+
+
+def embedding_loop(questions: list[str], duration_s: float, processes: int) -> float:
+    """Questions embedded per second by `processes` processes, one question per call."""
+    context = multiprocessing.get_context("spawn")
+    done = context.Queue()
+    procs = [context.Process(target=_embed_loop, args=(questions, duration_s, done)) for _ in range(processes)]
+    for proc in procs:
+        proc.start()
+    counts = [done.get() for _ in procs]
+    for proc in procs:
+        proc.join()
+    return round(sum(counts) / duration_s, 1)
+
+
+def measure(workers: int, modes: list[str], questions: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    port = free_port()
+    server = start_api(port, workers=workers, env={"NEO4J_APPLY_SCHEMA_ON_START": "false"})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        ready_s = wait_ready(base)
+        runs = []
+        for mode in modes:
+            run = asyncio.run(_run(base, "/v1/retrieve", questions, args.duration, args.concurrency, mode, WARMUP))
+            run.update(mode=mode, rss_mb=rss_mb(server.pid))
+            runs.append(run)
+            print(workers, mode, run["requests_per_s"], run["latency_ms"], run["statuses"], flush=True)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    embedded = embedding_loop(questions, args.duration, workers)
+    print(workers, "embedding loop", embedded, flush=True)
+    return {"workers": workers, "ready_s": ready_s, "runs": runs, "embeddings_per_s": embedded}
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = [
+        "# POST /v1/retrieve throughput by mode, 1 and 2 workers, beside a pure embedding loop",
+        "",
+        f"Command: `{report['command']}`",
+        "",
+        f"Machine: {report['machine']}; load average {report['load_average']} (1, 5, 15 min) at the end. "
+        f"{report['questions']} questions from `{report['questions_path']}` cycled; {report['concurrency']} "
+        f"concurrent clients (in the benchmark's own process, on the same cores) for {report['duration_s']} s per "
+        "mode after a warm-up pass; the API's settings are the environment's defaults. The embedding loop embeds one "
+        "question per call in as many processes as the API has workers, for as long.",
+        "",
+        "| workers | mode | req/s | / embedding loop | p50 ms | p95 ms | p99 ms | statuses | RSS MB |",
+        "|---:|---|---:|---:|---:|---:|---:|---|---:|",
+    ]
+    for result in report["results"]:
+        loop = result["embeddings_per_s"]
+        for run in result["runs"]:
+            lat = run["latency_ms"]
+            lines.append(
+                f"| {result['workers']} | {run['mode']} | {run['requests_per_s']} | "
+                f"{run['requests_per_s'] / loop:.2f} | {lat['p50']} | {lat['p95']} | {lat['p99']} | "
+                f"{run['statuses']} | {run['rss_mb']} |"
+            )
+        lines.append(f"| {result['workers']} | *embedding loop* | {loop} | 1.00 | | | | | |")
+    lines += [
+        "",
+        "Seconds from start to ready: "
+        + ", ".join(f"{r['workers']} worker(s) {r['ready_s']} s" for r in report["results"])
+        + ".",
+    ]
+    return "\n".join(lines) + "\n" + report.get("notes", "")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--questions", type=Path, required=True)
+    parser.add_argument("--sample", type=int, default=200, help="questions drawn (seed 0); 0: all")
+    parser.add_argument("--modes", default=",".join(mode_names()))
+    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--duration", type=float, default=15.0, help="seconds of load per mode")
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--notes", type=Path, default=None, help="markdown appended to the report")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    questions = [q.query for q in select(load_questions(args.questions), sample_size=args.sample or None)]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    results = [measure(int(w), modes, questions, args) for w in args.workers.split(",")]
+    report: dict[str, Any] = {
+        "command": command_line(),
+        "machine": machine(),
+        "questions_path": os.path.relpath(args.questions, ROOT),
+        "questions": len(questions),
+        "concurrency": args.concurrency,
+        "duration_s": args.duration,
+        "results": results,
+    }
+    finish_report(args.out, report, render, args.notes)
+
+
+if __name__ == "__main__":
+    main()
