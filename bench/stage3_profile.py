@@ -63,6 +63,7 @@ def parameters(retriever: GraphRetriever, question: str) -> dict[str, Any] | Non
         "chunks_per_fact": limits.chunks_per_fact,
         "entity_keys": [m.key for m in matches if m.label != publisher],
         "publication_keys": [m.key for m in matches if m.label == publisher],
+        "publication_sources": index.sources_of(m.key for m in matches if m.label == publisher),
         "limit": limits.candidates,
     }
 

@@ -16,7 +16,12 @@ CALL () {
   UNWIND $publication_keys AS k
   MATCH (p:Entity {key: k})
   CALL (p) {
-    MATCH (p)<-[:REPORTED_BY]-(:Document)-[:HAS_CHUNK]->(c:Chunk)
+    // p's documents through their sources (an index seek; $publication_sources are the sources whose documents
+    // report to a matched publisher), not through p's REPORTED_BY, which are mostly entities' (thousands on an outlet)
+    MATCH (d:Document) WHERE d.source IN $publication_sources
+    MATCH (d)-[:REPORTED_BY]->(publisher)  // read from d: one relationship, where p has thousands
+    WITH d, p, publisher WHERE publisher = p
+    MATCH (d)-[:HAS_CHUNK]->(c:Chunk)
     WITH c, left(toString(c.published_at), 10) AS day, [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
     WITH c, day, ws,
          day IS NOT NULL AND any(w IN ws WHERE w.lo <= day <= w.hi AND w.md_lo <= substring(day, 5) <= w.md_hi) AS in_window

@@ -1,7 +1,8 @@
-// The corpus's `source` values and the Publication nodes their documents point at (the outlet gazetteer's input).
+// The corpus's `source` values and the publisher nodes their documents point at (the outlet gazetteer's input, and
+// the sources through which retrieve/candidates finds a publisher's documents).
 MATCH (d:Document)
 WHERE d.source IS NOT NULL
-OPTIONAL MATCH (d)-[:REPORTED_BY]->(p:Publication)
+OPTIONAL MATCH (d)-[:REPORTED_BY]->(p:Entity)
 WITH d.source AS source, collect(DISTINCT p.key) AS keys
 RETURN source, keys
 ORDER BY source

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +40,11 @@ class NameIndex:
 
     def lookup(self, norm: str) -> list[NodeRef]:
         return self.by_norm.get(norm, [])
+
+    def sources_of(self, keys: Iterable[str]) -> list[str]:
+        """The corpus `source` values whose documents report to these publication nodes, sorted."""
+        wanted = set(keys)
+        return sorted(source for source, source_keys in self.source_keys.items() if wanted.intersection(source_keys))
 
     def publication_nodes(self, sources: list[str]) -> list[NodeRef]:
         """The publication nodes behind corpus `source` values (through documents, else by name)."""

@@ -101,7 +101,10 @@ class GraphRetriever:
                 details=details,
             )
         with timer.stage("templates"):
-            out = self.templates.run(analysis, matches, sorted(asked_relations(question, self.schema)))
+            publishers = [m.key for m in matches if m.label == index.publisher]
+            out = self.templates.run(
+                analysis, matches, sorted(asked_relations(question, self.schema)), index.sources_of(publishers)
+            )
         with timer.stage("filtering"):
             facts = select_facts(out, question, self.caps)
             wanted = list(dict.fromkeys(cid for fact in facts for cid in fact.chunk_ids))

@@ -53,11 +53,17 @@ class TemplateRunner:
         self.chunks = chunks or ChunkCache(graph)
 
     def run(
-        self, analysis: QuestionAnalysis, matches: list[EntityMatch], chain_types: Sequence[str] = ()
+        self,
+        analysis: QuestionAnalysis,
+        matches: list[EntityMatch],
+        chain_types: Sequence[str] = (),
+        publication_sources: Sequence[str] = (),
     ) -> TemplateOutput:
-        """The facts, the chain facts of `chain_types` (the relations the question asks about) and the candidates."""
+        """The facts, the chain facts of `chain_types` (the relations the question asks about) and the candidates;
+        `publication_sources`: the corpus sources whose documents report to the matched publications (the name
+        index's `sources_of`)."""
         params = query_params(analysis, matches)
-        candidates = Beside(lambda: self._candidates(params, matches), name="graphwire-candidates")
+        candidates = Beside(lambda: self._candidates(params, matches, publication_sources), name="graphwire-candidates")
         out = self._facts(params, pair=len(matches) >= 2)
         out.chain = self.expand_chain(params, out, list(chain_types))
         out.candidates = candidates.result()
@@ -78,13 +84,16 @@ class TemplateRunner:
         )
         return _tiers(row["facts"])
 
-    def _candidates(self, params: dict[str, Any], matches: list[EntityMatch]) -> list[CandidateChunk]:
+    def _candidates(
+        self, params: dict[str, Any], matches: list[EntityMatch], publication_sources: Sequence[str]
+    ) -> list[CandidateChunk]:
         [row] = self.graph.read(
             "retrieve/candidates",
             sources=params["sources"],
             windows=params["windows"],
             entity_keys=[m.key for m in matches if m.label != self.publisher],
             publication_keys=[m.key for m in matches if m.label == self.publisher],
+            publication_sources=list(publication_sources),
             limit=self.limits.candidates,
         )
         rows = row["candidates"]

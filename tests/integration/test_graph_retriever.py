@@ -153,3 +153,17 @@ def test_llm_alias_extractor_adds_what_the_deterministic_pass_misses(
     assert [(e.name, e.tier) for e in result.entities] == [("Kestrel Motors", MatchTier.EXACT)]
     assert ExtractiveAnswerer(schema=load_schema()).answer(question, result).text == "Ilse Varga"
     assert len(openai_stub.chat_requests) == 1
+
+
+def test_a_named_outlet_brings_every_chunk_of_its_documents(retriever: GraphRetriever, chains_graph: Graph) -> None:
+    # retrieve/candidates finds an outlet's documents through their sources (the name index's `sources_of`), not
+    # through the outlet's REPORTED_BY, most of which come from entities
+    index = retriever.names.get()
+    [harbor] = [key for key, node in index.nodes.items() if node.name == "The Harbor Ledger"]
+    assert index.sources_of([harbor]) == ["The Harbor Ledger"]
+    result = retriever.retrieve("What did The Harbor Ledger report?", top_k=100)
+    rows = chains_graph.read("documents/list", source="The Harbor Ledger", published_after=None, published_before=None,
+                             limit=1000, offset=0)  # fmt: skip
+    expected = sum(row["chunks"] for row in rows)
+    assert expected > 0 and len(result.chunks) == expected
+    assert {c.source for c in result.chunks} == {"The Harbor Ledger"}

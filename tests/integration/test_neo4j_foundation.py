@@ -26,6 +26,7 @@ INDEXES = {
     "entity_label": ("RANGE", ["Entity"], ["label"]),
     "chunk_document": ("RANGE", ["Chunk"], ["document_id"]),
     "document_title": ("RANGE", ["Document"], ["title"]),  # `ingest --delete` by title without a scan
+    "document_source": ("RANGE", ["Document"], ["source"]),  # a named outlet's documents, not its REPORTED_BY
     "entity_lookup": ("FULLTEXT", ["Entity"], ["resolve_keys", "link_keys"]),  # ingest reads only what it names
     "entity_fuzzy_key": ("RANGE", ["Entity"], ["fuzzy_key"]),
     "edit_seq": ("RANGE", ["Edit"], ["seq"]),
