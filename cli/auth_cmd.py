@@ -167,9 +167,14 @@ def audit(
     actor: Annotated[str | None, typer.Option(help="only changes by this principal id")] = None,
     action: Annotated[str | None, typer.Option(help="an action, or a prefix ending in a dot (key.)")] = None,
     since: Annotated[datetime | None, typer.Option(help="only events at or after this time")] = None,
+    target: Annotated[
+        str | None, typer.Option(help="only events about this document, job, edit or principal id")
+    ] = None,
     limit: int = 100,
     offset: int = 0,
 ) -> None:
-    """Principal, group, role and key changes, newest first (JSON)."""
-    query = _run(lambda: ops.AuditQuery(actor=actor, action=action, since=since, limit=limit, offset=offset))
+    """Principal, group, role and key changes, and document and graph writes, newest first (JSON)."""
+    query = _run(
+        lambda: ops.AuditQuery(actor=actor, action=action, since=since, target=target, limit=limit, offset=offset)
+    )
     _print(ops.audit(_store(), query))

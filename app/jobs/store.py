@@ -11,7 +11,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,9 +34,13 @@ CREATE TABLE IF NOT EXISTS jobs (
     progress TEXT NOT NULL,
     failures TEXT NOT NULL,
     error TEXT,
-    pid INTEGER
+    pid INTEGER,
+    submitted TEXT
 )
 """
+# who posted the job and the ids of its documents, for the audit of its outcome (never the documents themselves)
+Submitted = dict[str, Any]
+FinishHook = Callable[[Job, Submitted | None], None]
 
 
 def _now() -> str:
@@ -55,8 +59,11 @@ class JobStore:
         self.payloads = folder / "jobs"
         self._path = folder / "jobs.sqlite"
         self._lock = threading.Lock()
+        self.on_finish: FinishHook | None = None  # told of every job that reaches a final state
         with self._connect() as db:
             db.execute(_SCHEMA)
+            if "submitted" not in {row[1] for row in db.execute("PRAGMA table_info(jobs)")}:  # a store made before
+                db.execute("ALTER TABLE jobs ADD COLUMN submitted TEXT")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -79,13 +86,16 @@ class JobStore:
         self.payloads.mkdir(parents=True, exist_ok=True)
         return self.payloads / f"{job_id}.json"
 
-    def create(self, job_id: str, documents: int, failures: list[JobFailure]) -> Job:
+    def create(
+        self, job_id: str, documents: int, failures: list[JobFailure], submitted: Submitted | None = None
+    ) -> Job:
         """A queued job; its payload must already be at `payload_path(job_id)`."""
         progress = JobProgress(documents_total=documents)
+        who = json.dumps(submitted) if submitted is not None else None
         with self._connect() as db:
             db.execute(
-                "INSERT INTO jobs (id, state, created_at, progress, failures) VALUES (?, ?, ?, ?, ?)",
-                (job_id, JobState.QUEUED.value, _now(), progress.model_dump_json(), _dump(failures)),
+                "INSERT INTO jobs (id, state, created_at, progress, failures, submitted) VALUES (?, ?, ?, ?, ?, ?)",
+                (job_id, JobState.QUEUED.value, _now(), progress.model_dump_json(), _dump(failures), who),
             )
         job = self.get(job_id)
         assert job is not None
@@ -131,6 +141,7 @@ class JobStore:
             )
         if cursor.rowcount == 1:
             self.payload_path(job_id).unlink(missing_ok=True)
+            self._finished(job_id)
         return cursor.rowcount == 1
 
     def finish(
@@ -147,6 +158,16 @@ class JobStore:
             failures=_dump(failures), error=error,
         )  # fmt: skip
         self.payload_path(job_id).unlink(missing_ok=True)
+        self._finished(job_id)
+
+    def _finished(self, job_id: str) -> None:
+        if self.on_finish is None:
+            return
+        with self._connect() as db:
+            row = db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if row is not None:
+            submitted = row[-1]
+            self.on_finish(_job(row), json.loads(submitted) if submitted else None)
 
     def recover(self) -> list[str]:
         """Fail the jobs a dead process left running; return the queued ones, oldest first."""
@@ -180,7 +201,7 @@ def _dump(failures: list[JobFailure]) -> str:
 
 
 def _job(row: tuple[Any, ...]) -> Job:
-    job_id, state, created_at, started_at, finished_at, progress, failures, error, _pid = row
+    job_id, state, created_at, started_at, finished_at, progress, failures, error, *_ = row
     return Job(
         job_id=job_id,
         state=JobState(state),
