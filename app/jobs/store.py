@@ -8,6 +8,7 @@ same documents again finishes the rest, unchanged ones are skipped) and returns 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -20,6 +21,7 @@ from typing import Any
 from graphwire.app.jobs.models import FINISHED, Job, JobFailure, JobProgress, JobState
 from graphwire.core.stores.processes import pid_alive
 
+log = logging.getLogger(__name__)
 INTERRUPTED = (
     "interrupted: the API process stopped while this job was running; documents it committed are kept, post the "
     "same documents again to finish the rest (unchanged ones are skipped)"
@@ -153,21 +155,31 @@ class JobStore:
         cancelled: bool = False,
     ) -> None:
         state = JobState.CANCELLED if cancelled else JobState.FAILED if error else JobState.SUCCEEDED
+        finished_at = _now()
+        # the hook (the audit of the outcome) runs first: whoever sees the job finished finds its outcome audited
+        update = {"state": state, "finished_at": datetime.fromisoformat(finished_at), "progress": progress,
+                  "failures": failures, "error": error}  # fmt: skip
+        self._finished(job_id, update)
         self._update(
-            job_id, state=state.value, finished_at=_now(), progress=progress.model_dump_json(),
+            job_id, state=state.value, finished_at=finished_at, progress=progress.model_dump_json(),
             failures=_dump(failures), error=error,
         )  # fmt: skip
         self.payload_path(job_id).unlink(missing_ok=True)
-        self._finished(job_id)
 
-    def _finished(self, job_id: str) -> None:
+    def _finished(self, job_id: str, update: dict[str, Any] | None = None) -> None:
+        """Tell `on_finish` of the job as it is (or will be, with `update`); a failure of the hook is logged."""
         if self.on_finish is None:
             return
         with self._connect() as db:
             row = db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        if row is not None:
-            submitted = row[-1]
-            self.on_finish(_job(row), json.loads(submitted) if submitted else None)
+        if row is None:
+            return
+        submitted = row[-1]
+        job = _job(row).model_copy(update=update or {})
+        try:
+            self.on_finish(job, json.loads(submitted) if submitted else None)
+        except Exception:
+            log.exception("the job's finish hook failed", extra={"job_id": job_id})
 
     def recover(self) -> list[str]:
         """Fail the jobs a dead process left running; return the queued ones, oldest first."""

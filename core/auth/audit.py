@@ -43,4 +43,3 @@ class StoreAuditTrail:
             self.store.record_events(actor.id, actor.name, workspace, events)
         except Exception:  # the write happened; losing its audit row must not turn it into an error
             log.exception("audit events not recorded", extra={"actor": actor.id, "actions": [e[0] for e in events]})
-
