@@ -7,7 +7,6 @@ can run this command on the server's machine can read the store's file anyway.
 
 from __future__ import annotations
 
-import getpass
 import json
 from collections.abc import Callable
 from datetime import datetime
@@ -16,6 +15,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from pydantic import BaseModel, ValidationError
 
+from graphwire.app.audit_events import local_operator
 from graphwire.app.auth import operations as ops
 from graphwire.app.errors import ApiError
 from graphwire.cli.common import fail
@@ -42,7 +42,7 @@ def _store() -> SqlitePrincipalStore:
 
 
 def _actor() -> Principal:
-    return Principal(id=f"local:{getpass.getuser()}", name="local operator", server_admin=True, via="local")
+    return local_operator()
 
 
 def _run(fn: Callable[[], T]) -> T:

@@ -10,12 +10,13 @@ holder when the body names nobody, with a key).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from graphwire.app.audit_events import edit_event, pair_event
 from graphwire.app.deps import WRITER, AuditDep, CurationDep, PrincipalDep, SettingsDep
 from graphwire.app.errors import ApiError
 from graphwire.core.auth.models import Principal
@@ -68,22 +69,6 @@ def _author(caller: Principal, given: str) -> str:
     return given
 
 
-def _edit_event(action: str, result: EditResult) -> tuple[str, str, dict[str, Any]]:
-    record = result.record
-    assert record is not None  # an applied edit has its record
-    change = result.change
-    detail: dict[str, Any] = {
-        "kind": record.kind, "by": record.by, "counts": change.counts,
-        "entities": {"added": len(change.entities_added), "removed": len(change.entities_removed),
-                     "changed": len(change.entities_changed)},
-        "relationships": {"added": len(change.relationships_added), "removed": len(change.relationships_removed),
-                          "changed": len(change.relationships_changed)},
-    }  # fmt: skip
-    if record.undoes:
-        detail["undoes"] = record.undoes
-    return action, record.id, detail
-
-
 @router.post("/graph/edits", response_model=EditResult, dependencies=[WRITER])
 async def edit(
     request: EditRequest,
@@ -98,7 +83,7 @@ async def edit(
         return await _call(lambda: curation.preview(request))
     request = request.model_copy(update={"by": _author(caller, request.by)})
     result = await _call(lambda: curation.apply(request, wait_s=_wait_s(settings)))
-    await run_in_threadpool(audit.record, caller, [_edit_event("graph.edit", result)])
+    await run_in_threadpool(audit.record, caller, [edit_event("graph.edit", result)])
     return result
 
 
@@ -129,8 +114,7 @@ async def reject(
     """Reject a candidate pair: the queue never proposes it again, also after a re-ingest."""
     body = body.model_copy(update={"by": _author(caller, body.by)})
     rejection = await _call(lambda: curation.reject(body, wait_s=_wait_s(settings)))
-    event = ("graph.reject", _pair(body), {"a": body.a, "b": body.b, "by": body.by})
-    await run_in_threadpool(audit.record, caller, [event])
+    await run_in_threadpool(audit.record, caller, [pair_event("graph.reject", body)])
     return rejection
 
 
@@ -141,13 +125,7 @@ async def unreject(
     """Take a rejection back (404 when the pair was not rejected)."""
     body = body.model_copy(update={"by": _author(caller, body.by)})
     await _call(lambda: curation.unreject(body, wait_s=_wait_s(settings)))
-    event = ("graph.unreject", _pair(body), {"a": body.a, "b": body.b, "by": body.by})
-    await run_in_threadpool(audit.record, caller, [event])
-
-
-def _pair(body: PairRequest) -> str:
-    """A candidate pair as the audit's target: its two entity keys, in order."""
-    return " | ".join(sorted((body.a, body.b)))
+    await run_in_threadpool(audit.record, caller, [pair_event("graph.unreject", body)])
 
 
 @router.get("/graph/edits/candidates/rejections", response_model=list[Rejection])
@@ -176,5 +154,5 @@ async def undo(
     by = _author(caller, body.by)
     result = await _call(lambda: curation.undo(edit_id, by, body.reason, dry_run=dry_run, wait_s=_wait_s(settings)))
     if result.applied:
-        await run_in_threadpool(audit.record, caller, [_edit_event("graph.undo", result)])
+        await run_in_threadpool(audit.record, caller, [edit_event("graph.undo", result)])
     return result

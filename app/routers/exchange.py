@@ -17,6 +17,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from graphwire.app.audit_events import import_event
 from graphwire.app.deps import WRITER, AuditDep, ExchangeDep, PrincipalDep
 from graphwire.app.errors import ApiError
 from graphwire.core.stores.store_lock import StoreBusyError
@@ -83,6 +84,5 @@ async def import_graph(request: Request, exchange: ExchangeDep, caller: Principa
     # split at newlines only: JSON keeps U+2028 and other line breaks of str.splitlines inside its strings
     text = (await request.body()).decode("utf-8", errors="replace")
     report = await _call(lambda: exchange.import_lines(text.split("\n"), wait_s=IMPORT_LOCK_WAIT_S))
-    detail = {"lines": report.lines, "nodes": report.nodes, "relationships": report.relationships}
-    await run_in_threadpool(audit.record, caller, [("graph.import", "graph", detail)])
+    await run_in_threadpool(audit.record, caller, [import_event(report)])
     return report

@@ -1,13 +1,17 @@
 """The audit log of document and graph writes over real Neo4j and Chroma: in AUTH_MODE=principals a writer adds,
 replaces and deletes a document and an admin reads who did it and how each job ended; a reader's refused add records
 nothing; a graph edit and its undo name the edit and the principal (also as the edit log's `by`); the MCP tool
-`add_documents` records what POST /v1/documents records; with AUTH_MODE=none the anonymous caller is recorded; and no
-stored row holds a key, a token or a document's text."""
+`add_documents` records what POST /v1/documents records; with AUTH_MODE=none the anonymous caller is recorded; the CLI
+records its edits as the local operator; and no stored row holds a key, a token or a document's text."""
 
 from __future__ import annotations
 
+import getpass
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,11 +27,13 @@ from support.jobs import wait_for_job
 from graphwire.app.auth import operations as ops
 from graphwire.app.main import create_app
 from graphwire.core.auth.models import LOCAL, Role
+from graphwire.core.auth.store import SqlitePrincipalStore
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import AuthMode, Settings
 
 pytestmark = pytest.mark.integration
-DEMO = Path(__file__).resolve().parents[2] / "data" / "demo" / "articles.jsonl"
+REPO = Path(__file__).resolve().parents[2]
+DEMO = REPO / "data" / "demo" / "articles.jsonl"
 MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 LUMEN, CORVID = "Organization:lumen labs", "Organization:corvid analytics"
 
@@ -246,3 +252,30 @@ def test_with_auth_mode_none_writes_are_recorded_as_anonymous(
         ("document.job.succeeded", "anonymous", "anonymous"), ("document.add", "anonymous", "anonymous")]  # fmt: skip
     assert events[0]["target"] == job_id and events[1]["target"] == first["url"]
     assert first["body"][:60] not in json.dumps(raw_rows(tmp_path / "auth.sqlite"))
+
+
+def test_the_cli_records_its_graph_edits_as_the_local_operator(
+    graph: Graph, neo4j_settings: Settings, tmp_path: Path
+) -> None:
+    ingest_chains(graph)
+    audit_log = tmp_path / "cli-audit.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NEO4J_URI": neo4j_settings.neo4j_uri,
+           "NEO4J_PASSWORD": neo4j_settings.resolved_neo4j_password(), "AUTH_STORE_PATH": str(audit_log),
+           "STORE_LOCK_DIR": str(tmp_path / "locks"), "COLUMNS": "200"}  # fmt: skip
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "graphwire.cli.main", *args], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=240)  # fmt: skip
+
+    assert cli("edit", "merge", LUMEN, CORVID, "--dry-run").returncode == 0
+    assert not audit_log.exists() or raw_rows(audit_log) == []  # a dry run writes nothing
+    merged = cli("edit", "merge", LUMEN, CORVID, "--by", "ana", "--reason", "dupe")
+    assert merged.returncode == 0, merged.stderr
+    edit_id = merged.stdout.split("applied edit ")[1].split()[0]
+    assert cli("edit", "undo", edit_id).returncode == 0
+    events = SqlitePrincipalStore(audit_log).audit(action="graph.")
+    assert [(e.action, e.actor, e.actor_name) for e in events] == [
+        ("graph.undo", f"local:{getpass.getuser()}", "local operator"),
+        ("graph.edit", f"local:{getpass.getuser()}", "local operator")]  # fmt: skip
+    assert events[1].target == edit_id and events[1].detail["by"] == "ana"  # the CLI's --by is the edit log's
+    assert events[0].detail["undoes"] == edit_id
