@@ -21,6 +21,7 @@ from graphwire.app.errors import ApiError
 from graphwire.app.feeds import FeedPoller
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
+from graphwire.core.auth.audit import AuditTrail
 from graphwire.core.auth.models import DEFAULT_WORKSPACE, Principal, Role
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
@@ -77,6 +78,12 @@ def get_exchange(request: Request) -> GraphExchange:
     """The app's graph export and import (ingest/exchange/service.py), built once in the lifespan."""
     exchange: GraphExchange = request.app.state.exchange
     return exchange
+
+
+def get_audit(request: Request) -> AuditTrail:
+    """The process's audit trail of document and graph writes (core/auth/audit.py), built in the lifespan."""
+    audit: AuditTrail = request.app.state.services.audit
+    return audit
 
 
 def get_retrieval(request: Request) -> RetrievalContext:
@@ -167,3 +174,4 @@ DocumentWritesDep = Annotated[DocumentWrites, Depends(get_document_writes)]
 CurationDep = Annotated[Curation, Depends(get_curation)]
 FeedsDep = Annotated[FeedPoller, Depends(get_feeds)]
 ExchangeDep = Annotated[GraphExchange, Depends(get_exchange)]
+AuditDep = Annotated[AuditTrail, Depends(get_audit)]

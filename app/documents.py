@@ -18,6 +18,7 @@ from graphwire.app.jobs.models import JobState
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import GraphProvider
 from graphwire.app.uploads import Upload
+from graphwire.core.auth.models import Principal
 from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import strip_prefix
 from graphwire.ingest.chunker import join_pieces
@@ -140,18 +141,18 @@ def read_chunk(graph: Graph, chunk_id: str) -> StoredChunk:
     return StoredChunk(**{**row, "published_at": to_date(row["published_at"])})
 
 
-def submit_documents(upload: Upload, writes: DocumentWrites, graphs: GraphProvider) -> JobAccepted:
-    """Queue a document job (app/jobs/): 503 when Neo4j cannot be reached now (a job accepted then would only fail),
-    422 when no record is a valid document."""
+def submit_documents(upload: Upload, writes: DocumentWrites, graphs: GraphProvider, actor: Principal) -> JobAccepted:
+    """Queue a document job (app/jobs/) for `actor` (the audit's): 503 when Neo4j cannot be reached now (a job
+    accepted then would only fail), 422 when no record is a valid document."""
     graphs.get().ping()
-    job = writes.submit(upload)
+    job = writes.submit(upload, actor)
     return JobAccepted(job_id=job.job_id, state=job.state, documents=upload.count)
 
 
-def remove_document(writes: DocumentWrites, document_id: str) -> DocumentDeleted:
-    """The CLI's delete through the API's writer (app/jobs/service.py); 404 for an unknown id, 409 while a write
-    holds the store."""
-    deleted: dict[str, Any] | None = writes.delete(document_id)
+def remove_document(writes: DocumentWrites, document_id: str, actor: Principal) -> DocumentDeleted:
+    """The CLI's delete through the API's writer (app/jobs/service.py), audited as `actor`'s; 404 for an unknown id,
+    409 while a write holds the store."""
+    deleted: dict[str, Any] | None = writes.delete(document_id, actor)
     if deleted is None:
         raise not_found(document_id)
     keys = ("chunks", "relationships", "entities")

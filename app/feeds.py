@@ -13,6 +13,7 @@ from graphwire.app.jobs.models import FINISHED, JobState
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.uploads import Upload
 from graphwire.core import metrics
+from graphwire.core.auth.models import FEED_WATCHER
 from graphwire.core.documents import Article
 from graphwire.core.settings import Settings
 from graphwire.ingest.feed_state import FeedStateStore, FeedStatus
@@ -69,7 +70,8 @@ class FeedPoller:
     def _ingest(self, url: str, articles: list[Article]) -> Ingested:
         """One document job for the poll's articles; waits for it, so the entries are remembered once committed."""
         records = [article.model_dump(mode="json") for article in articles]
-        job = self.writes.submit(Upload(records=records, positions=list(range(len(records))), failures=[]))
+        upload = Upload(records=records, positions=list(range(len(records))), failures=[])
+        job = self.writes.submit(upload, FEED_WATCHER)
         while (current := self.writes.store.get(job.job_id)) is not None and current.state not in FINISHED:
             if self._stop.wait(JOB_CHECK_S):
                 raise WatchStopped(url)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from graphwire.app.feeds import FeedPoller
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
+from graphwire.core.auth.audit import AuditTrail, StoreAuditTrail
+from graphwire.core.auth.store import SqlitePrincipalStore
 from graphwire.core.settings import Settings
 from graphwire.ingest.curation.service import Curation
 from graphwire.ingest.exchange.service import GraphExchange
@@ -33,6 +35,7 @@ class Services:
     curation: Curation  # graph edits by hand (ingest/curation/), the one door of /v1/graph/edits
     feeds: FeedPoller  # FEED_URLS polled into document jobs (started by the HTTP API when FEED_WATCH is on)
     exchange: GraphExchange  # export and import (ingest/exchange/), the one door of /v1/graph/export and /import
+    audit: AuditTrail  # who wrote which document or graph edit (core/auth/audit.py), in the principal store
     _warmer: threading.Thread | None = field(default=None, init=False, repr=False)
 
     @classmethod
@@ -41,11 +44,12 @@ class Services:
         graphs = GraphProvider(settings, apply_schema_on_connect=settings.neo4j_apply_schema_on_start)
         chroma = ChromaProvider(settings)
         retrieval = RetrievalContext(settings, graph=graphs.get, chroma=chroma.get)
-        writes = DocumentWrites.build(settings, graphs.get, chroma.get, retrieval.refresh)
+        audit = StoreAuditTrail(SqlitePrincipalStore(settings.auth_store_path))  # the file is made on first write
+        writes = DocumentWrites.build(settings, graphs.get, chroma.get, retrieval.refresh, audit)
         curation = Curation(settings, graphs.get, retrieval.schema, on_change=retrieval.refresh)
         exchange = GraphExchange(settings, graphs.get, retrieval.schema, on_change=retrieval.refresh)
         feeds = FeedPoller(settings, writes)
-        return cls(settings, graphs, chroma, retrieval, writes, curation, feeds, exchange)
+        return cls(settings, graphs, chroma, retrieval, writes, curation, feeds, exchange, audit)
 
     def start(self) -> None:
         """Reach Neo4j once (the schema is applied early; being down is logged, never fatal) and start the job worker.

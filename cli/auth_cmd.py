@@ -7,7 +7,6 @@ can run this command on the server's machine can read the store's file anyway.
 
 from __future__ import annotations
 
-import getpass
 import json
 from collections.abc import Callable
 from datetime import datetime
@@ -16,6 +15,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from pydantic import BaseModel, ValidationError
 
+from graphwire.app.audit_events import local_operator
 from graphwire.app.auth import operations as ops
 from graphwire.app.errors import ApiError
 from graphwire.cli.common import fail
@@ -42,7 +42,7 @@ def _store() -> SqlitePrincipalStore:
 
 
 def _actor() -> Principal:
-    return Principal(id=f"local:{getpass.getuser()}", name="local operator", server_admin=True, via="local")
+    return local_operator()
 
 
 def _run(fn: Callable[[], T]) -> T:
@@ -167,9 +167,14 @@ def audit(
     actor: Annotated[str | None, typer.Option(help="only changes by this principal id")] = None,
     action: Annotated[str | None, typer.Option(help="an action, or a prefix ending in a dot (key.)")] = None,
     since: Annotated[datetime | None, typer.Option(help="only events at or after this time")] = None,
+    target: Annotated[
+        str | None, typer.Option(help="only events about this document, job, edit or principal id")
+    ] = None,
     limit: int = 100,
     offset: int = 0,
 ) -> None:
-    """Principal, group, role and key changes, newest first (JSON)."""
-    query = _run(lambda: ops.AuditQuery(actor=actor, action=action, since=since, limit=limit, offset=offset))
+    """Principal, group, role and key changes, and document and graph writes, newest first (JSON)."""
+    query = _run(
+        lambda: ops.AuditQuery(actor=actor, action=action, since=since, target=target, limit=limit, offset=offset)
+    )
     _print(ops.audit(_store(), query))

@@ -13,7 +13,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from graphwire.app.audit_events import cli_audit, edit_event, local_operator, pair_event
 from graphwire.cli.common import fail, writing_graph
+from graphwire.core.auth.audit import Event
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import get_settings
 from graphwire.ingest.curation.models import (
@@ -55,10 +57,17 @@ def _curation() -> Iterator[Curation]:
             raise fail(str(exc)) from None
 
 
+def _audited(event: Event) -> None:
+    """An applied change in the server's audit log too (docs/security.md), by the local operator."""
+    cli_audit(get_settings()).record(local_operator(), [event])
+
+
 def _run(spec: EditSpec, dry_run: bool, by: str | None, reason: str, wait: float) -> None:
     request = EditRequest(edit=spec, by=by or getpass.getuser(), reason=reason)
     with _curation() as curation:
         result = curation.preview(request) if dry_run else curation.apply(request, wait_s=wait)
+    if result.applied:
+        _audited(edit_event("graph.edit", result))
     _print(result)
 
 
@@ -175,6 +184,8 @@ def undo(edit_id: str, dry_run: DryRun = False, by: By = None, reason: Reason = 
     """Undo an edit (refused when a later edit or ingest touched the same entities)."""
     with _curation() as curation:
         result = curation.undo(edit_id, by or getpass.getuser(), reason, dry_run=dry_run, wait_s=wait)
+    if result.applied:
+        _audited(edit_event("graph.undo", result))
     _print(result)
 
 
@@ -234,4 +245,5 @@ def reject(
             curation.unreject(request, wait_s=wait)
         else:
             curation.reject(request, wait_s=wait)
+    _audited(pair_event("graph.unreject" if undo else "graph.reject", request))
     console.print(f"{'rejection taken back' if undo else 'rejected'}: {a} <> {b}", markup=False)

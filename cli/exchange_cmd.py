@@ -16,6 +16,7 @@ from typing import Annotated
 
 import typer
 
+from graphwire.app.audit_events import cli_audit, import_event, local_operator
 from graphwire.cli.common import fail, writing_graph
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import get_settings
@@ -70,6 +71,7 @@ def import_graph(
     wrong), then nodes and relationships merge into the store. A run that was killed is finished by running it again."""
     with _exchange() as exchange:
         report = exchange.import_file(file, wait_s=wait)
+    cli_audit(get_settings()).record(local_operator(), [import_event(report)])
     nodes, rels = sum(report.nodes.values()), sum(report.relationships.values())
     typer.echo(f"imported {nodes} nodes and {rels} relationships from {report.lines} lines")
     if report.nodes.get("Chunk"):

@@ -8,13 +8,16 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit, urlunsplit
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from graphwire.app.audit_events import cli_audit, local_operator
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
+from graphwire.core.auth.audit import AuditTrail, Event
 from graphwire.core.clients.graph import Graph
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings, get_settings
@@ -110,7 +113,8 @@ def ingest(
         apply_schema(graph)
         store = chunk_store(settings) if vectors else None
         if delete:
-            _run_delete(graph, delete, store, ProvenanceCaps.of(configured_schema(settings), settings))
+            caps = ProvenanceCaps.of(configured_schema(settings), settings)
+            _run_delete(graph, delete, store, caps, cli_audit(settings))
             return
         if path is None:
             raise typer.BadParameter("give a PATH to ingest, or --delete DOC")
@@ -130,6 +134,7 @@ def ingest(
         except NEO4J_ERRORS as exc:
             lost = exc
         else:
+            cli_audit(settings).record(local_operator(), [_ingest_event(path, report)])
             print_summary(report)
     finally:
         session.close()
@@ -208,7 +213,23 @@ def chunk_store(settings: Settings) -> ChunkSink:
     return ChunkStore.from_settings(settings)
 
 
-def _run_delete(graph: Graph, refs: list[str], store: ChunkSink | None, provenance: ProvenanceCaps) -> None:
+def _ingest_event(path: Path | str, report: IngestReport) -> Event:
+    """One audit event per `graphwire ingest` run (a corpus may hold millions of documents): what was read (a URL
+    without its query, which may hold a token) and the counts."""
+    source = str(path)
+    if is_url(source):
+        parts = urlsplit(source)
+        source = urlunsplit((parts.scheme, parts.hostname or "", parts.path, "", ""))
+    counts = {"seen": report.documents_seen, "written": report.documents_written,
+              "updated": report.documents_updated, "unchanged": report.documents_unchanged,
+              "chunks": report.chunks_written, "failures": len(report.failures),
+              "load_errors": len(report.load_errors)}  # fmt: skip
+    return "document.ingest", source, counts
+
+
+def _run_delete(
+    graph: Graph, refs: list[str], store: ChunkSink | None, provenance: ProvenanceCaps, audit: AuditTrail
+) -> None:
     unknown = []
     for result in delete_documents(graph, refs, store, provenance=provenance):
         if not result["found"]:
@@ -216,6 +237,8 @@ def _run_delete(graph: Graph, refs: list[str], store: ChunkSink | None, provenan
             continue
         if result.get("id") is None:
             continue  # the ref named a delete an earlier run left unfinished, finished above
+        counts = {key: result.get(key) for key in ("chunks", "relationships", "entities")}
+        audit.record(local_operator(), [("document.delete", result["id"], counts)])
         done = "finished the interrupted delete of" if result.get("resumed") else "deleted"
         console.print(
             f"{done} {escape(result['id'])} ({escape(printable(result['title'] or ''))}): {result['chunks']} chunks, "

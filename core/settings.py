@@ -182,8 +182,9 @@ class Settings(BaseSettings):
     # who may call /v1, /mcp and /metrics: none (open), key (the one API_KEY) or principals (each caller's own key or
     # bearer token, with roles; docs/security.md); unset = key when API_KEY is set, else none
     auth_mode: AuthMode | None = None
-    # SQLite file of the principals, their roles, API key hashes and the audit log (AUTH_MODE=principals, `graphwire
-    # auth`); beside the job store's folder, not in it, so `graphwire db reset` keeps it
+    # SQLite file of the principals, their roles, API key hashes (AUTH_MODE=principals, `graphwire auth`) and the
+    # audit log (also of every document and graph write, in every mode); beside the job store's folder, not in it, so
+    # `graphwire db reset` keeps it
     auth_store_path: Path = Path(".graphwire/auth/principals.sqlite")
     # issuer (iss) of the OIDC bearer tokens accepted with AUTH_MODE=principals; unset = API keys only
     oidc_issuer: str | None = None

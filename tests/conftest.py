@@ -50,11 +50,12 @@ def _unavailable(reason: str) -> None:
 
 
 def _isolated(settings: Settings, stores: Path) -> Settings:
-    """What a test run writes beside Neo4j (Chroma folder, ingest state, extraction cache) goes to its own temporary
-    folder, never to the checkout's .graphwire/ (whose vectors may come from another embedder)."""
+    """What a test run writes beside Neo4j (Chroma folder, ingest state, extraction cache, audit log) goes to its own
+    temporary folder, never to the checkout's .graphwire/ (whose vectors may come from another embedder)."""
     return settings.model_copy(
         update={"chroma_path": stores / "chroma", "ingest_state_path": stores / "ingest-state",
-                "extraction_cache_path": stores / "cache" / "extractions.sqlite"}
+                "extraction_cache_path": stores / "cache" / "extractions.sqlite",
+                "auth_store_path": stores / "auth" / "principals.sqlite"}
     )  # fmt: skip
 
 

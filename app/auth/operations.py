@@ -69,6 +69,8 @@ class AuditQuery(BaseModel):
     actor: str | None = None
     action: str | None = Field(default=None, description="An action (key.create), or a prefix ending in a dot (key.).")
     since: datetime | None = None
+    target: str | None = Field(default=None, description="Only events about this target: a document id, a job id, "
+                                                          "an edit id, a principal id.")  # fmt: skip
     limit: Annotated[int, Field(ge=1, le=1000)] = 100
     offset: Annotated[int, Field(ge=0)] = 0
 
@@ -185,7 +187,7 @@ def revoke_key(store: PrincipalStore, actor: Principal, key_id: str) -> ApiKeyRe
 
 
 def audit(store: PrincipalStore, query: AuditQuery) -> list[AuditEvent]:
-    return store.audit(query.actor, query.action, query.since, query.limit, query.offset)
+    return store.audit(query.actor, query.action, query.since, query.limit, query.offset, query.target)
 
 
 def bootstrap(store: PrincipalStore, actor: Principal, name: str, kind: PrincipalKind) -> CreatedKey:

@@ -8,10 +8,11 @@ same documents again finishes the rest, unchanged ones are skipped) and returns 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 from graphwire.app.jobs.models import FINISHED, Job, JobFailure, JobProgress, JobState
 from graphwire.core.stores.processes import pid_alive
 
+log = logging.getLogger(__name__)
 INTERRUPTED = (
     "interrupted: the API process stopped while this job was running; documents it committed are kept, post the "
     "same documents again to finish the rest (unchanged ones are skipped)"
@@ -34,9 +36,13 @@ CREATE TABLE IF NOT EXISTS jobs (
     progress TEXT NOT NULL,
     failures TEXT NOT NULL,
     error TEXT,
-    pid INTEGER
+    pid INTEGER,
+    submitted TEXT
 )
 """
+# who posted the job and the ids of its documents, for the audit of its outcome (never the documents themselves)
+Submitted = dict[str, Any]
+FinishHook = Callable[[Job, Submitted | None], None]
 
 
 def _now() -> str:
@@ -55,8 +61,11 @@ class JobStore:
         self.payloads = folder / "jobs"
         self._path = folder / "jobs.sqlite"
         self._lock = threading.Lock()
+        self.on_finish: FinishHook | None = None  # told of every job that reaches a final state
         with self._connect() as db:
             db.execute(_SCHEMA)
+            if "submitted" not in {row[1] for row in db.execute("PRAGMA table_info(jobs)")}:  # a store made before
+                db.execute("ALTER TABLE jobs ADD COLUMN submitted TEXT")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -79,13 +88,16 @@ class JobStore:
         self.payloads.mkdir(parents=True, exist_ok=True)
         return self.payloads / f"{job_id}.json"
 
-    def create(self, job_id: str, documents: int, failures: list[JobFailure]) -> Job:
+    def create(
+        self, job_id: str, documents: int, failures: list[JobFailure], submitted: Submitted | None = None
+    ) -> Job:
         """A queued job; its payload must already be at `payload_path(job_id)`."""
         progress = JobProgress(documents_total=documents)
+        who = json.dumps(submitted) if submitted is not None else None
         with self._connect() as db:
             db.execute(
-                "INSERT INTO jobs (id, state, created_at, progress, failures) VALUES (?, ?, ?, ?, ?)",
-                (job_id, JobState.QUEUED.value, _now(), progress.model_dump_json(), _dump(failures)),
+                "INSERT INTO jobs (id, state, created_at, progress, failures, submitted) VALUES (?, ?, ?, ?, ?, ?)",
+                (job_id, JobState.QUEUED.value, _now(), progress.model_dump_json(), _dump(failures), who),
             )
         job = self.get(job_id)
         assert job is not None
@@ -131,6 +143,7 @@ class JobStore:
             )
         if cursor.rowcount == 1:
             self.payload_path(job_id).unlink(missing_ok=True)
+            self._finished(job_id)
         return cursor.rowcount == 1
 
     def finish(
@@ -142,11 +155,31 @@ class JobStore:
         cancelled: bool = False,
     ) -> None:
         state = JobState.CANCELLED if cancelled else JobState.FAILED if error else JobState.SUCCEEDED
+        finished_at = _now()
+        # the hook (the audit of the outcome) runs first: whoever sees the job finished finds its outcome audited
+        update = {"state": state, "finished_at": datetime.fromisoformat(finished_at), "progress": progress,
+                  "failures": failures, "error": error}  # fmt: skip
+        self._finished(job_id, update)
         self._update(
-            job_id, state=state.value, finished_at=_now(), progress=progress.model_dump_json(),
+            job_id, state=state.value, finished_at=finished_at, progress=progress.model_dump_json(),
             failures=_dump(failures), error=error,
         )  # fmt: skip
         self.payload_path(job_id).unlink(missing_ok=True)
+
+    def _finished(self, job_id: str, update: dict[str, Any] | None = None) -> None:
+        """Tell `on_finish` of the job as it is (or will be, with `update`); a failure of the hook is logged."""
+        if self.on_finish is None:
+            return
+        with self._connect() as db:
+            row = db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if row is None:
+            return
+        submitted = row[-1]
+        job = _job(row).model_copy(update=update or {})
+        try:
+            self.on_finish(job, json.loads(submitted) if submitted else None)
+        except Exception:
+            log.exception("the job's finish hook failed", extra={"job_id": job_id})
 
     def recover(self) -> list[str]:
         """Fail the jobs a dead process left running; return the queued ones, oldest first."""
@@ -180,7 +213,7 @@ def _dump(failures: list[JobFailure]) -> str:
 
 
 def _job(row: tuple[Any, ...]) -> Job:
-    job_id, state, created_at, started_at, finished_at, progress, failures, error, _pid = row
+    job_id, state, created_at, started_at, finished_at, progress, failures, error, *_ = row
     return Job(
         job_id=job_id,
         state=JobState(state),

@@ -35,6 +35,7 @@ from graphwire.app.mcp.models import (
     DocumentRef,
     document_uri,
 )
+from graphwire.app.mcp.server import current_caller
 from graphwire.app.services import Services
 from graphwire.app.uploads import records_upload
 from graphwire.core.settings import Settings
@@ -104,11 +105,11 @@ def _register_writes(server: MCPServer, settings: Settings, services: Callable[[
         answerable once the job has succeeded. Waits up to `wait_s` for it; poll `get_job` while it is still queued
         or running. A document with the same url (else the same content) as a stored one updates it; invalid records
         are listed in the job's failures by position."""
-        current = services()
+        current, actor = services(), current_caller()
         records = [document.model_dump(exclude_none=True) for document in documents]
         upload = records_upload(records, settings.upload_max_bytes, settings.upload_max_documents)
         writes = current.document_writes
-        accepted = await anyio.to_thread.run_sync(submit_documents, upload, writes, current.graph_provider)
+        accepted = await anyio.to_thread.run_sync(submit_documents, upload, writes, current.graph_provider, actor)
         deadline = time.monotonic() + wait_s
         job = await anyio.to_thread.run_sync(writes.job, accepted.job_id)
         while job.state not in FINISHED and time.monotonic() < deadline:
@@ -125,7 +126,7 @@ def _register_writes(server: MCPServer, settings: Settings, services: Callable[[
         """Delete a document, its chunks and vectors, and the entities and relationships only it supported (as
         DELETE /v1/documents/{id}). Waits a few seconds for a running job to release the store, else fails with
         `busy`: try again when the job has finished."""
-        return remove_document(services().document_writes, id)
+        return remove_document(services().document_writes, id, current_caller())
 
 
 def _register_resources(server: MCPServer, services: Callable[[], Services]) -> None:

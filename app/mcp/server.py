@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from contextlib import AbstractAsyncContextManager
+from contextvars import ContextVar
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -31,7 +32,7 @@ from pydantic import AnyUrl, ValidationError
 from graphwire.app.auth.authenticate import PRINCIPAL_SCOPE_KEY
 from graphwire.app.errors import ApiError, as_api_error
 from graphwire.app.services import Services
-from graphwire.core.auth.models import Principal, Role
+from graphwire.core.auth.models import LOCAL, Principal, Role
 from graphwire.core.settings import Settings
 
 INSTRUCTIONS = (
@@ -41,6 +42,15 @@ INSTRUCTIONS = (
     "answer, `find_entities`, `neighbourhood` and `path` to explore the graph, `list_documents` and `get_document` "
     'for the documents. An answer of exactly "Insufficient information." means the documents do not answer it.'
 )
+
+
+# the principal of the tool call running now: what the writing tools name in the audit log (current_caller)
+_CALLER: ContextVar[Principal | None] = ContextVar("graphwire_mcp_caller", default=None)
+
+
+def current_caller() -> Principal:
+    """Who called the tool now running: the request's principal over HTTP, the local user over stdio."""
+    return _CALLER.get() or LOCAL
 
 
 class GraphwireMCP(MCPServer[Any]):
@@ -55,6 +65,7 @@ class GraphwireMCP(MCPServer[Any]):
             refusal = refused(context, Role.READER if read_only else Role.WRITER)
             if refusal is not None:
                 raise ToolError(f"{name}: {refusal} (forbidden)")
+        token = _CALLER.set(caller(context))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -62,6 +73,8 @@ class GraphwireMCP(MCPServer[Any]):
             if text is None:
                 raise
             raise ToolError(f"{name}: {text}") from exc.__cause__
+        finally:
+            _CALLER.reset(token)
 
     async def read_resource(
         self, uri: AnyUrl | str, context: Context[Any, Any] | None = None
@@ -84,18 +97,29 @@ def refused(context: Context[Any, Any] | None, needed: Role) -> str | None:
     """Why the caller may not do what needs `needed` in the default workspace, or None when it may. Over HTTP the
     caller is the principal the API's middleware authenticated for this request; over stdio (no request) it is the
     local user who started `graphwire mcp`, who may do everything."""
-    request = None
-    if context is not None:
-        try:
-            request = context.request_context.request
-        except ValueError:  # outside a request: a direct call, as over stdio
-            request = None
+    request = _request(context)
     if request is None:
         return None
     caller = getattr(request, "scope", {}).get(PRINCIPAL_SCOPE_KEY)
     if not isinstance(caller, Principal):
         return "the caller is not authenticated"
     return caller.refusal(needed)
+
+
+def caller(context: Context[Any, Any] | None) -> Principal | None:
+    """The request's principal over HTTP; None outside a request (stdio: the local user)."""
+    request = _request(context)
+    found = getattr(request, "scope", {}).get(PRINCIPAL_SCOPE_KEY) if request is not None else None
+    return found if isinstance(found, Principal) else None
+
+
+def _request(context: Context[Any, Any] | None) -> Any:
+    if context is None:
+        return None
+    try:
+        return context.request_context.request
+    except ValueError:  # outside a request: a direct call, as over stdio
+        return None
 
 
 def describe(exc: BaseException | None) -> str | None:

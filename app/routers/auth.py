@@ -97,8 +97,12 @@ def audit(
     actor: Annotated[str | None, Query(max_length=200, description="Only changes by this principal id.")] = None,
     action: Annotated[str | None, Query(max_length=100, description="An action, or a prefix ending in a dot.")] = None,
     since: Annotated[datetime | None, Query(description="Only events at or after this time (ISO 8601).")] = None,
+    target: Annotated[
+        str | None, Query(max_length=2000, description="Only events about this document, job, edit or principal id.")
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
 ) -> list[AuditEvent]:
-    """Principal, group, role and key changes, newest first, a page at a time."""
-    return ops.audit(auth.store, ops.AuditQuery(actor=actor, action=action, since=since, limit=limit, offset=offset))
+    """Principal, group, role and key changes, and document and graph writes, newest first, a page at a time."""
+    query = ops.AuditQuery(actor=actor, action=action, since=since, target=target, limit=limit, offset=offset)
+    return ops.audit(auth.store, query)

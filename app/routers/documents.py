@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import WRITER, DocumentWritesDep, GraphDep, GraphProviderDep, SettingsDep
+from graphwire.app.deps import WRITER, DocumentWritesDep, GraphDep, GraphProviderDep, PrincipalDep, SettingsDep
 from graphwire.app.documents import (
     DocumentDeleted,
     DocumentDetail,
@@ -63,14 +63,14 @@ _POST_BODY = {
     dependencies=[WRITER],
 )
 async def post_documents(
-    request: Request, settings: SettingsDep, writes: DocumentWritesDep, graphs: GraphProviderDep
+    request: Request, settings: SettingsDep, writes: DocumentWritesDep, graphs: GraphProviderDep, caller: PrincipalDep
 ) -> JobAccepted:
     """Queue documents for ingestion: `{"documents": [...]}`, `{"urls": [...]}` (fetched), JSON Lines, or a multipart
     `file` (.json/.jsonl, or one PDF, DOCX, HTML, text or Markdown document).
     503 with Retry-After when Neo4j cannot be reached now (a job accepted then would only fail)."""
     options = LoadOptions.from_settings(settings)
     upload = await read_upload(request, settings.upload_max_bytes, settings.upload_max_documents, options)
-    return await run_in_threadpool(submit_documents, upload, writes, graphs)
+    return await run_in_threadpool(submit_documents, upload, writes, graphs, caller)
 
 
 @router.get("/documents", response_model=DocumentList)
@@ -93,6 +93,6 @@ def get_document(document_id: str, graph: GraphDep) -> DocumentDetail:
 
 
 @router.delete("/documents/{document_id:path}", response_model=DocumentDeleted, dependencies=[WRITER])
-async def delete_document(document_id: str, writes: DocumentWritesDep) -> DocumentDeleted:
+async def delete_document(document_id: str, writes: DocumentWritesDep, caller: PrincipalDep) -> DocumentDeleted:
     """Delete a document, its chunks and vectors, and what only it supported (as `graphwire ingest --delete`)."""
-    return await run_in_threadpool(remove_document, writes, document_id)
+    return await run_in_threadpool(remove_document, writes, document_id, caller)

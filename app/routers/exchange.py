@@ -17,7 +17,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import WRITER, ExchangeDep
+from graphwire.app.audit_events import import_event
+from graphwire.app.deps import WRITER, AuditDep, ExchangeDep, PrincipalDep
 from graphwire.app.errors import ApiError
 from graphwire.core.stores.store_lock import StoreBusyError
 from graphwire.ingest.exchange.models import ExchangeError, ImportReport
@@ -77,9 +78,11 @@ async def export_graph(
 @router.post(
     "/graph/import", response_model=ImportReport, openapi_extra={"requestBody": _IMPORT_BODY}, dependencies=[WRITER]
 )
-async def import_graph(request: Request, exchange: ExchangeDep) -> ImportReport:
+async def import_graph(request: Request, exchange: ExchangeDep, caller: PrincipalDep, audit: AuditDep) -> ImportReport:
     """Import a JSON Lines graph file (GET /v1/graph/export writes one) into this store: every line is checked first,
     and nothing is written when one is wrong; nodes and relationships of the same key merge with the store's."""
     # split at newlines only: JSON keeps U+2028 and other line breaks of str.splitlines inside its strings
     text = (await request.body()).decode("utf-8", errors="replace")
-    return await _call(lambda: exchange.import_lines(text.split("\n"), wait_s=IMPORT_LOCK_WAIT_S))
+    report = await _call(lambda: exchange.import_lines(text.split("\n"), wait_s=IMPORT_LOCK_WAIT_S))
+    await run_in_threadpool(audit.record, caller, [import_event(report)])
+    return report

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import WRITER, DocumentWritesDep
+from graphwire.app.deps import WRITER, AuditDep, DocumentWritesDep, PrincipalDep
 from graphwire.app.errors import ApiError
 from graphwire.app.jobs.models import FINISHED, Job, JobState
 
@@ -31,12 +31,14 @@ async def list_jobs(
 
 
 @router.post("/jobs/{job_id}/cancel", status_code=202, response_model=Job, dependencies=[WRITER])
-async def cancel_job(job_id: str, writes: DocumentWritesDep) -> Job:
+async def cancel_job(job_id: str, writes: DocumentWritesDep, caller: PrincipalDep, audit: AuditDep) -> Job:
     """A queued job is cancelled at once; a running one stops at its next batch boundary (poll it: state cancelled),
-    keeping what it committed. 409 for a job that already finished."""
+    keeping what it committed. 409 for a job that already finished. Audited as `document.job.cancel` by the caller
+    (the job's outcome, `document.job.cancelled`, names who posted it)."""
     job = await run_in_threadpool(writes.job, job_id)
     if job.state in FINISHED:
         raise ApiError(409, "conflict", f"job {job_id!r} already finished ({job.state.value})")
+    await run_in_threadpool(audit.record, caller, [("document.job.cancel", job_id, {"state": job.state.value})])
     await run_in_threadpool(writes.runner.cancel, job_id)
     latest = await run_in_threadpool(writes.store.get, job_id)
     assert latest is not None

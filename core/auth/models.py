@@ -85,7 +85,9 @@ class CreatedKey(BaseModel):
 class AuditEvent(BaseModel):
     id: int
     at: datetime
-    actor: str
+    actor: str = Field(description="The acting principal's id (`local:<login>` for `graphwire auth`).")
+    actor_name: str | None = Field(default=None, description="Its name when the event was written, if recorded.")
+    workspace: str | None = Field(default=None, description="The workspace of a document or graph write.")
     action: str
     target: str
     detail: dict[str, Any]
@@ -123,3 +125,5 @@ class Principal(BaseModel):
 OPEN = Principal(id="anonymous", name="anonymous", server_admin=True, via="open")
 SHARED_KEY = Principal(id="shared-key", name="API_KEY holder", server_admin=True, via="shared_key")
 LOCAL = Principal(id="local", name="local operator", server_admin=True, via="local")  # the CLI on this machine
+# the API's feed watcher (FEED_WATCH): the actor of the document jobs it posts
+FEED_WATCHER = Principal(id="feed-watcher", name="feed watcher", server_admin=True, via="feed")

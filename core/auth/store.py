@@ -52,6 +52,9 @@ CREATE TABLE IF NOT EXISTS audit (
 );
 CREATE INDEX IF NOT EXISTS audit_at ON audit (at);
 """
+# columns added after the first release: a store file made before them gains them when opened
+_AUDIT_COLUMNS = {"actor_name": "TEXT", "workspace": "TEXT"}
+_AUDIT_SELECT = "id, at, actor, actor_name, workspace, action, target, detail"
 _KEY_COLUMNS = "id, principal_id, prefix, created_at, expires_at, last_used_at, revoked_at"
 _PRINCIPAL_COLUMNS = "id, name, kind, server_admin, created_at, disabled, subject"
 
@@ -96,9 +99,12 @@ class PrincipalStore(Protocol):
     def revoke_key(self, actor: str, key_id: str) -> ApiKeyRecord: ...
     def touch_key(self, key_id: str, at: datetime, every_s: float) -> None: ...
     def record(self, actor: str, action: str, target: str, detail: dict[str, Any]) -> None: ...
+    def record_events(
+        self, actor: str, actor_name: str, workspace: str, events: list[tuple[str, str, dict[str, Any]]]
+    ) -> None: ...
     def audit(
         self, actor: str | None = None, action: str | None = None, since: datetime | None = None,
-        limit: int = 100, offset: int = 0,
+        limit: int = 100, offset: int = 0, target: str | None = None,
     ) -> list[AuditEvent]: ...  # fmt: skip
     def has_server_admin(self) -> bool: ...
 
@@ -134,6 +140,11 @@ class SqlitePrincipalStore:
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
+            present = {row[1] for row in db.execute("PRAGMA table_info(audit)")}
+            for column, kind in _AUDIT_COLUMNS.items():
+                if column not in present:
+                    db.execute(f"ALTER TABLE audit ADD COLUMN {column} {kind}")
+            db.execute("CREATE INDEX IF NOT EXISTS audit_target ON audit (target)")
         finally:
             db.close()
         self._ready = True
@@ -319,35 +330,49 @@ class SqlitePrincipalStore:
         with self._connect(write=True) as db:
             _audit(db, actor, action, target, detail)
 
+    def record_events(
+        self, actor: str, actor_name: str, workspace: str, events: list[tuple[str, str, dict[str, Any]]]
+    ) -> None:
+        """Document and graph writes: (action, target, detail) each, by one actor in one workspace, one transaction."""
+        with self._connect(write=True) as db:
+            for action, target, detail in events:
+                _audit(db, actor, action, target, detail, actor_name, workspace)
+
     def audit(
         self, actor: str | None = None, action: str | None = None, since: datetime | None = None,
-        limit: int = 100, offset: int = 0,
+        limit: int = 100, offset: int = 0, target: str | None = None,
     ) -> list[AuditEvent]:  # fmt: skip
         """Newest first; `action` matches exactly or as a prefix ending in a dot (`key.`)."""
         clauses, args = ["1 = 1"], []
         if actor is not None:
             clauses.append("actor = ?")
             args.append(actor)
+        if target is not None:
+            clauses.append("target = ?")
+            args.append(target)
         if action is not None:
             clauses.append("(action = ? OR (substr(?, -1) = '.' AND action LIKE ? || '%'))")
             args += [action, action, action]
         if since is not None:
             clauses.append("at >= ?")
             args.append(stamp(since))
-        query = f"SELECT * FROM audit WHERE {' AND '.join(clauses)} ORDER BY id DESC LIMIT ? OFFSET ?"  # noqa: S608
+        query = f"SELECT {_AUDIT_SELECT} FROM audit WHERE {' AND '.join(clauses)} ORDER BY id DESC LIMIT ? OFFSET ?"  # noqa: S608
         with self._connect() as db:
             rows = db.execute(query, (*args, limit, offset)).fetchall()
         return [
-            AuditEvent(id=i, at=datetime.fromisoformat(at), actor=who, action=what, target=target,
-                       detail=json.loads(detail))
-            for i, at, who, what, target, detail in rows
+            AuditEvent(id=i, at=datetime.fromisoformat(at), actor=who, actor_name=name, workspace=workspace,
+                       action=what, target=target, detail=json.loads(detail))
+            for i, at, who, name, workspace, what, target, detail in rows
         ]  # fmt: skip
 
 
-def _audit(db: sqlite3.Connection, actor: str, action: str, target: str, detail: dict[str, Any]) -> None:
+def _audit(
+    db: sqlite3.Connection, actor: str, action: str, target: str, detail: dict[str, Any],
+    actor_name: str | None = None, workspace: str | None = None,
+) -> None:  # fmt: skip
     db.execute(
-        "INSERT INTO audit (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
-        (stamp(now()), actor, action, target, json.dumps(detail, sort_keys=True)),
+        "INSERT INTO audit (at, actor, actor_name, workspace, action, target, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (stamp(now()), actor, actor_name, workspace, action, target, json.dumps(detail, sort_keys=True)),
     )
 
 

@@ -1,5 +1,6 @@
-"""Fixtures of the browser tests (test_ui_*.py): the demo graph in the test Neo4j and a Chroma store (ingested once per
-module, wiped after it), the API serving it, Debian's chromium, and a watched page per test."""
+"""Fixtures of the integration tests: a temporary audit log for each test's CLI processes; for the browser tests
+(test_ui_*.py), the demo graph in the test Neo4j and a Chroma store (ingested once per module, wiped after it), the
+API serving it, Debian's chromium, and a watched page per test."""
 
 from __future__ import annotations
 
@@ -52,3 +53,11 @@ def ui(chromium: Browser) -> Iterator[tuple[Page, PageWatch]]:
     page, watch = open_page(chromium)
     yield page, watch
     page.context.close()
+
+
+@pytest.fixture(autouse=True)
+def _own_audit_log(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI processes a test starts record their writes in the audit log (AUTH_STORE_PATH): a temporary one, never
+    the checkout's .graphwire/auth/."""
+    if "AUTH_STORE_PATH" not in os.environ:
+        monkeypatch.setenv("AUTH_STORE_PATH", str(tmp_path_factory.mktemp("audit") / "principals.sqlite"))

@@ -133,6 +133,11 @@ def test_the_api_watches_feeds_into_jobs_and_reports_each_feed(
         job = client.get(f"/v1/jobs/{good['job_id']}").json()
         assert job["state"] == "succeeded" and job["progress"]["documents_total"] == 2, job
         assert good["job_id"] in {j["job_id"] for j in client.get("/v1/jobs").json()}
+        audited = client.get("/v1/auth/audit", params={"target": good["job_id"]}).json()  # the watcher posted it
+        assert [(e["action"], e["actor"]) for e in audited] == [("document.job.succeeded", "feed-watcher")]
+        added = client.get("/v1/auth/audit", params={"target": f"{site.url}/round"}).json()
+        assert [(e["action"], e["actor"], e["detail"]["job_id"]) for e in added] == [
+            ("document.add", "feed-watcher", good["job_id"])]  # fmt: skip
         metrics = client.get("/metrics").text
         assert f'graphwire_feed_polls_total{{feed="{feed}",outcome="ingested"}} 1.0' in metrics
         assert f'graphwire_feed_entries_total{{feed="{feed}",outcome="new"}} 2.0' in metrics

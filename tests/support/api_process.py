@@ -32,6 +32,7 @@ def settings_env(settings: Settings, **extra: str) -> dict[str, str]:
         "CHROMA_PATH": str(settings.chroma_path),
         "INGEST_STATE_PATH": str(settings.ingest_state_path),
         "EXTRACTION_CACHE_PATH": str(settings.extraction_cache_path),
+        "AUTH_STORE_PATH": str(settings.auth_store_path),  # the audit log of the writes the tests make
         "LOG_LEVEL": "WARNING",
     }
     if settings.chroma_host:
