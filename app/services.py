@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 
 from graphwire.app.feeds import FeedPoller
@@ -56,20 +57,32 @@ class Services:
         except Exception as exc:
             log.warning("neo4j not reachable at start; /health reports it until it is", extra={"error": str(exc)})
         self.document_writes.runner.start()
+        self.retrieval.warmup.begin()  # GET /health/ready says `warming` from now until the thread has finished
         self._warmer = threading.Thread(target=self._warm, name="graphwire-warm", daemon=True)
         self._warmer.start()
 
     def _warm(self) -> None:
+        """Everything the default mode's first question reads (`RetrievalContext.warm`: a failed step is logged
+        and the others run); the warm-up always finishes, so readiness never waits on it forever."""
+        started = time.perf_counter()
         try:
             self.retrieval.warm()
         except Exception as exc:  # a cold cache costs the first questions a few reads, nothing more
-            log.info("retrieval caches not warmed at start", extra={"error": str(exc)})
+            log.warning("retrieval caches not warmed at start", extra={"error": str(exc)})
+        finally:
+            self.retrieval.warmup.finish()
+        summary = self.retrieval.warmup.summary()
+        log.info(
+            "warm-up finished",
+            extra={"ms": round((time.perf_counter() - started) * 1000, 1), **summary},
+        )
 
     def stop(self) -> None:
         """Stop the feed watcher and the job worker (a running job stops at its next batch boundary) and close the
         Neo4j driver."""
         self.feeds.stop()
         self.document_writes.runner.stop()
+        self.retrieval.warmup.cancel()  # the steps not started yet are skipped
         if self._warmer is not None:  # its reads must not share a connection the driver is closing
             self._warmer.join(timeout=WARM_STOP_WAIT_S)
         self.graph_provider.close()

@@ -252,6 +252,9 @@ class Settings(BaseSettings):
     otel_exporter_otlp_traces_endpoint: str | None = None  # full OTLP/HTTP traces URL; wins over the base URL
     otel_sdk_disabled: bool = False  # true turns tracing off whatever endpoint is set (the OpenTelemetry switch)
     health_probe_timeout_s: float = Field(default=1.0, gt=0)  # longest wait of each check of GET /health/ready
+    # GET /health/ready answers 503 (check `warming`) until the startup warm-up has built what the default mode's
+    # first question reads (indexes, snapshot, models); false: ready without waiting, the first questions pay for it
+    ready_waits_for_warmup: bool = True
 
     # Logging
     log_level: LogLevel = LogLevel.INFO  # DEBUG, INFO, WARNING or ERROR

@@ -13,7 +13,9 @@ validate against it, and importing this module fails while the two differ).
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -31,8 +33,104 @@ if TYPE_CHECKING:
     from graphwire.retrieval.services import GraphServices
 
 
+log = logging.getLogger(__name__)
+DEFAULT_MODE = "joint"  # the mode of a request that names none (the API's query and retrieve requests)
+WARM_TEXT = "Warm-up."  # what the embedding session and the NER pipeline are first run on
+
+
 class UnknownModeError(ValueError):
     """A mode or answerer name that is not registered (or not usable with this configuration)."""
+
+
+@dataclass(frozen=True)
+class WarmStep:
+    """One step of `RetrievalContext.warm`: how long it took and, when it failed, why."""
+
+    name: str
+    ms: float
+    error: str | None = None
+
+
+class Warmup:
+    """Where a context's warm-up stands: idle (never asked), running, or finished (each step's outcome kept).
+    Thread-safe: the warm-up runs in a thread of its own while GET /health/ready reads it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._state = "idle"
+        self._current: str | None = None
+        self._steps: list[WarmStep] = []
+        self._cancelled = threading.Event()
+        self._finished = threading.Event()
+
+    def begin(self) -> None:
+        """Mark it running (before its thread starts, so no probe sees it idle in between)."""
+        with self._lock:
+            if self._state != "running":
+                self._state, self._current, self._steps = "running", None, []
+                self._finished.clear()
+
+    def cancel(self) -> None:
+        """Skip the steps not started yet (the process is stopping)."""
+        self._cancelled.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    def run(self, name: str, step: Callable[[], object]) -> WarmStep:
+        with self._lock:
+            self._current = name
+        started = time.perf_counter()
+        error = None
+        try:
+            step()
+        except Exception as exc:  # one cold cache costs the first question a little, never the others' warm-up
+            error = f"{type(exc).__name__}: {exc}"
+        outcome = WarmStep(name, round((time.perf_counter() - started) * 1000, 1), error)
+        if error is None:
+            log.info("warmed %s", name, extra={"step": name, "ms": outcome.ms})
+        else:
+            log.warning("warm-up step %s failed", name, extra={"step": name, "ms": outcome.ms, "error": error})
+        with self._lock:
+            self._steps.append(outcome)
+            self._current = None
+        return outcome
+
+    def finish(self) -> None:
+        with self._lock:
+            self._state, self._current = "finished", None
+        self._finished.set()
+
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Block until it has finished (True) or `timeout_s` passed (False)."""
+        return self._finished.wait(timeout_s)
+
+    @property
+    def running(self) -> bool:
+        return self._state == "running"
+
+    @property
+    def finished(self) -> bool:
+        return self._state == "finished"
+
+    @property
+    def current(self) -> str | None:
+        return self._current
+
+    @property
+    def steps(self) -> list[WarmStep]:
+        with self._lock:
+            return list(self._steps)
+
+    def summary(self) -> dict[str, Any]:
+        """Each step's milliseconds, and the failed steps' errors (for /health/ready and the logs)."""
+        steps = self.steps
+        return {
+            "state": self._state,
+            "steps_ms": {s.name: s.ms for s in steps},
+            "errors": {s.name: s.error for s in steps if s.error is not None},
+        }
 
 
 @dataclass
@@ -55,6 +153,7 @@ class RetrievalContext:
     _built: dict[str, tuple[int, Retriever]] = field(default_factory=dict, init=False, repr=False)
     _answerers: dict[str, Answerer] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
+    warmup: Warmup = field(default_factory=Warmup, init=False, repr=False)
 
     @property
     def schema(self) -> GraphSchema:
@@ -89,11 +188,86 @@ class RetrievalContext:
                 self._flat = dict(build_flat_retrievers(store, settings, self.schema))
             return cast("dict[str, FlatRetriever]", self._flat)
 
-    def warm(self) -> None:
-        """Read what every graph-reading mode shares before the first question waits for it: the chunk cache, whole
-        when the store fits in it. The API runs it at startup (in the background), an eval before timing."""
+    def warm(self, mode: str = DEFAULT_MODE) -> list[WarmStep]:
+        """Build, before the first question waits for it, what `mode` and the answerer read: the name index, the
+        chunk cache, the PPR snapshot and walk graph, the flat index (BM25 and the dense matrix), the embedding
+        session, the NER pipeline, the answerer, then one question through `mode` (Neo4j plans its statements, the
+        mode its own alignments). Each step is timed and logged; a failed step is recorded in `warmup` and the
+        others still run. The API runs it at startup in a thread (GET /health/ready says `warming` meanwhile), an
+        eval before timing."""
+        spec = MODES.get(mode)
+        if spec is None:
+            raise UnknownModeError(f"unknown retrieval mode {mode!r}; known modes: {', '.join(MODES)}")
+        self.warmup.begin()
+        try:
+            for name, step in self._warm_steps(spec):
+                if self.warmup.cancelled:
+                    break
+                self.warmup.run(name, step)
+        finally:
+            self.warmup.finish()
+        return self.warmup.steps
+
+    def _warm_steps(self, spec: ModeSpec) -> list[tuple[str, Callable[[], object]]]:
+        from graphwire.core.clients.embeddings import embedder_from_settings
+        from graphwire.core.nlp import ner_docs
+
+        graph = self.graph is not None
+        settings = self.settings
+        steps: list[tuple[str, Callable[[], object]]] = []
+        if graph:
+            steps += [
+                ("name_index", lambda: self.services().names.get()),
+                ("chunk_cache", lambda: self.services().chunks.warm()),
+                ("ppr_snapshot", lambda: self.services().snapshots.snapshot()),
+            ]
+        if spec.needs_chroma:
+            steps += [
+                ("flat_index", self._warm_flat_index),
+                ("embeddings", lambda: embedder_from_settings(settings).embed_query(WARM_TEXT)),
+            ]
+        if settings.answer_check or not settings.llm_configured:  # the checker's and the extractive answerer's NER
+            steps.append(("nlp", lambda: ner_docs([WARM_TEXT])))
+        steps.append(("answerer", lambda: self.answerer(AnswererName.AUTO)))
+        if graph or not spec.needs_graph:
+            steps += [
+                ("mode", lambda: self.retriever(spec.name)),
+                ("ppr_walk", lambda: self._warm_walks(spec.name)),
+                ("question", lambda: self._warm_question(spec.name)),
+            ]
+        return steps
+
+    def _warm_flat_index(self) -> int:
+        """The flat retrievers' shared index (BM25 and the dense matrix) of the store; its chunk count."""
+        from graphwire.retrieval.flat.plus import FlatPlusRetriever
+
+        plus = self.flat_retrievers()["flat_plus"]
+        if not isinstance(plus, FlatPlusRetriever):
+            raise TypeError("flat_plus is not a FlatPlusRetriever")
+        return len(plus.index.snapshot())
+
+    def _warm_walks(self, mode: str) -> int:
+        """The walk graph of every PPR retriever `mode` holds (itself, or joint's); how many."""
+        from graphwire.retrieval.ppr.retriever import PPRRetriever
+
+        retriever = self.retriever(mode)
+        walkers = [r for r in (retriever, getattr(retriever, "ppr", None)) if isinstance(r, PPRRetriever)]
+        for walker in walkers:
+            walker.walk()
+        return len(walkers)
+
+    def _warm_question(self, mode: str) -> None:
+        """One question naming the graph's most mentioned entity, retrieved by `mode` and answered when the answerer
+        is the extractive one (no LLM is called at startup)."""
+        name = "the company"
         if self.graph is not None:
-            self.services().chunks.warm()
+            nodes = self.services().names.get().nodes.values()
+            if nodes:
+                name = max(nodes, key=lambda node: node.mentions).name
+        question = f"Who is {name}?"
+        result = self.retriever(mode).retrieve(question, top_k=10)
+        if not self.settings.llm_configured:  # an LLM's answer would cost a paid call at every start
+            self.answerer(AnswererName.AUTO).answer(question, result)
 
     def refresh(self) -> None:
         """This process changed the stores (an API document job or delete): every cache checks its version marker
