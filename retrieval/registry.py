@@ -191,10 +191,10 @@ class RetrievalContext:
     def warm(self, mode: str = DEFAULT_MODE) -> list[WarmStep]:
         """Build, before the first question waits for it, what `mode` and the answerer read: the name index, the
         chunk cache, the PPR snapshot and walk graph, the flat index (BM25 and the dense matrix), the embedding
-        session, the NER pipeline, the answerer, then one question through `mode` (Neo4j plans its statements, the
-        mode its own alignments). Each step is timed and logged; a failed step is recorded in `warmup` and the
-        others still run. The API runs it at startup in a thread (GET /health/ready says `warming` meanwhile), an
-        eval before timing."""
+        session, the NER pipeline, the answerer, then, unless an LLM is configured, one question through `mode`
+        (Neo4j plans its statements, the mode builds its alignments). Each step is timed and logged; a failed step
+        is recorded in `warmup` and the others still run. The API runs it at startup in a thread (GET /health/ready
+        says `warming` meanwhile), an eval before timing."""
         spec = MODES.get(mode)
         if spec is None:
             raise UnknownModeError(f"unknown retrieval mode {mode!r}; known modes: {', '.join(MODES)}")
@@ -230,11 +230,9 @@ class RetrievalContext:
             steps.append(("nlp", lambda: ner_docs([WARM_TEXT])))
         steps.append(("answerer", lambda: self.answerer(AnswererName.AUTO)))
         if graph or not spec.needs_graph:
-            steps += [
-                ("mode", lambda: self.retriever(spec.name)),
-                ("ppr_walk", lambda: self._warm_walks(spec.name)),
-                ("question", lambda: self._warm_question(spec.name)),
-            ]
+            steps += [("mode", lambda: self.retriever(spec.name)), ("ppr_walk", lambda: self._warm_walks(spec.name))]
+            if not settings.llm_configured:  # with an LLM, stage 1 and the answerer would call it at every start
+                steps.append(("question", lambda: self._warm_question(spec.name)))
         return steps
 
     def _warm_flat_index(self) -> int:
@@ -257,8 +255,8 @@ class RetrievalContext:
         return len(walkers)
 
     def _warm_question(self, mode: str) -> None:
-        """One question naming the graph's most mentioned entity, retrieved by `mode` and answered when the answerer
-        is the extractive one (no LLM is called at startup)."""
+        """One question naming the graph's most mentioned entity, retrieved by `mode` and answered (by the extractive
+        answerer: the step is left out when an LLM is configured, so no LLM is called at startup)."""
         name = "the company"
         if self.graph is not None:
             nodes = self.services().names.get().nodes.values()
@@ -266,8 +264,7 @@ class RetrievalContext:
                 name = max(nodes, key=lambda node: node.mentions).name
         question = f"Who is {name}?"
         result = self.retriever(mode).retrieve(question, top_k=10)
-        if not self.settings.llm_configured:  # an LLM's answer would cost a paid call at every start
-            self.answerer(AnswererName.AUTO).answer(question, result)
+        self.answerer(AnswererName.AUTO).answer(question, result)
 
     def refresh(self) -> None:
         """This process changed the stores (an API document job or delete): every cache checks its version marker
