@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from graphwire.app.feeds import FeedPoller
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
-from graphwire.core.settings import Settings
+from graphwire.core.settings import Settings, StartupWarmup
 from graphwire.ingest.curation.service import Curation
 from graphwire.ingest.exchange.service import GraphExchange
 from graphwire.retrieval.registry import RetrievalContext
@@ -49,14 +49,17 @@ class Services:
         return cls(settings, graphs, chroma, retrieval, writes, curation, feeds, exchange)
 
     def start(self) -> None:
-        """Reach Neo4j once (the schema is applied early; being down is logged, never fatal) and start the job worker.
-        Blocking: call it from a thread in async code."""
+        """Reach Neo4j once (the schema is applied early; being down is logged, never fatal), start the job worker
+        and, unless STARTUP_WARMUP=off, the warm-up thread. Blocking: call it from a thread in async code."""
         try:
             info = self.graph_provider.ping()
             log.info("neo4j reachable", extra=info)
         except Exception as exc:
             log.warning("neo4j not reachable at start; /health reports it until it is", extra={"error": str(exc)})
         self.document_writes.runner.start()
+        if self.settings.startup_warmup is StartupWarmup.OFF:
+            log.info("startup warm-up off (STARTUP_WARMUP=off): the first questions build the indexes")
+            return
         self.retrieval.warmup.begin()  # GET /health/ready says `warming` from now until the thread has finished
         self._warmer = threading.Thread(target=self._warm, name="graphwire-warm", daemon=True)
         self._warmer.start()

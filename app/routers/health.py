@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from graphwire.app.deps import ChromaProviderDep, GraphProviderDep, RetrievalDep, SettingsDep, caller_has_key
 from graphwire.app.resources import ChromaProvider, GraphProvider
+from graphwire.core.settings import StartupWarmup
 from graphwire.retrieval.registry import RetrievalContext
 from graphwire.schema.model import load_schema
 
@@ -158,7 +159,7 @@ def readiness(
     timeout_s: float,
     wait_warmup: bool = True,
 ) -> dict[str, ComponentHealth]:
-    """Each check; `warming` (failed) first while the startup warm-up runs and `wait_warmup` (READY_WAITS_FOR_WARMUP)
+    """Each check; `warming` (failed) first while the startup warm-up runs and `wait_warmup` (STARTUP_WARMUP=wait)
     is on, then the checks of the stores and caches."""
     warming = wait_warmup and retrieval.warmup.running
     checks = {"warming": _warming(retrieval)} if warming else {}
@@ -183,10 +184,11 @@ def readiness(
 def ready(
     request: Request, graph: GraphProviderDep, chroma: ChromaProviderDep, retrieval: RetrievalDep, settings: SettingsDep
 ) -> JSONResponse:
-    """Readiness: 200 when the startup warm-up has finished (READY_WAITS_FOR_WARMUP; check `warming` until then),
+    """Readiness: 200 when the startup warm-up has finished (STARTUP_WARMUP=wait; check `warming` until then),
     Neo4j and Chroma answer, the schema is applied and the name index is built, else 503 within about
     HEALTH_PROBE_TIMEOUT_S. Take the instance out of rotation on 503."""
-    checks = readiness(graph, chroma, retrieval, settings.health_probe_timeout_s, settings.ready_waits_for_warmup)
+    wait_warmup = settings.startup_warmup is StartupWarmup.WAIT
+    checks = readiness(graph, chroma, retrieval, settings.health_probe_timeout_s, wait_warmup)
     is_ready = all(c.status == "ok" for c in checks.values())
     body = ReadyResponse(
         status="ready" if is_ready else "unready", checks=checks if caller_has_key(request, settings) else None

@@ -17,7 +17,7 @@ from httpx import Response
 import graphwire.core.nlp as nlp
 from graphwire.app.main import create_app
 from graphwire.core.clients.embeddings import OnnxEmbedder, embedder_from_settings
-from graphwire.core.settings import Settings
+from graphwire.core.settings import Settings, StartupWarmup
 from graphwire.retrieval.flat.plus import FlatPlusRetriever
 from graphwire.retrieval.joint import JointRetriever
 from graphwire.retrieval.registry import DEFAULT_MODE, RetrievalContext
@@ -120,8 +120,8 @@ def test_a_failed_warm_step_is_reported_and_the_warm_up_still_ends(demo_settings
         assert response.status_code == 503
 
 
-def test_readiness_can_skip_waiting_for_the_warm_up(demo_settings: Settings, gated_nlp: threading.Event) -> None:
-    app = create_app(demo_settings.model_copy(update={"ready_waits_for_warmup": False}))
+def test_background_warm_up_does_not_hold_readiness(demo_settings: Settings, gated_nlp: threading.Event) -> None:
+    app = create_app(demo_settings.model_copy(update={"startup_warmup": StartupWarmup.BACKGROUND}))
     with TestClient(app) as client:
         assert app.state.retrieval.warmup.running
         response = _poll_ready(client, 200)
@@ -129,3 +129,16 @@ def test_readiness_can_skip_waiting_for_the_warm_up(demo_settings: Settings, gat
         assert app.state.retrieval.warmup.running  # ready while the (gated) warm-up still runs
         gated_nlp.set()
         assert app.state.retrieval.warmup.wait(timeout_s=240)
+
+
+def test_no_warm_up_when_off_and_the_first_question_builds_what_it_reads(demo_settings: Settings) -> None:
+    app = create_app(demo_settings.model_copy(update={"startup_warmup": StartupWarmup.OFF}))
+    with TestClient(app) as client:
+        retrieval: RetrievalContext = app.state.retrieval
+        assert not retrieval.warmup.running and not retrieval.warmup.finished  # never started
+        ready = _poll_ready(client, 200)
+        assert ready.status_code == 200 and "warmup" not in ready.json()["checks"]["caches"]["details"], ready.text
+        flat = retrieval.flat_retrievers()["flat_plus"]
+        assert isinstance(flat, FlatPlusRetriever) and flat.index.current is None  # nothing built it yet
+        assert client.post("/v1/query", json={"question": QUESTION}).status_code == 200
+        assert flat.index.current is not None
