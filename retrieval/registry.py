@@ -161,17 +161,21 @@ class RetrievalContext:
             walker.walk()
         return len(walkers)
 
-    def _warm_question(self, mode: str) -> None:
-        """One question naming the graph's most mentioned entity, retrieved by `mode` and answered (by the extractive
-        answerer: the step is left out when an LLM is configured, so no LLM is called at startup)."""
-        name = "the company"
+    def _warm_question(self, mode: str) -> int:
+        """Questions naming the graph's two most mentioned entities, one of them with a relation's cue word (so the
+        graph stage runs its pair and relation-hop statements too), retrieved by `mode` and answered by the
+        extractive answerer (the step is left out when an LLM is configured: no LLM call at startup); how many."""
+        first, second, cue = "the company", "the board", "works"
         if self.graph is not None:
-            nodes = self.services().names.get().nodes.values()
-            if nodes:
-                name = max(nodes, key=lambda node: node.mentions).name
-        question = f"Who is {name}?"
-        result = self.retriever(mode).retrieve(question, top_k=10)
-        self.answerer(AnswererName.AUTO).answer(question, result)
+            nodes = sorted(self.services().names.get().nodes.values(), key=lambda node: -node.mentions)
+            first, second = [node.name for node in nodes[:2]] + [first, second][len(nodes[:2]) :]
+        words = [c for cues in self.schema.relation_cues.values() for c in cues if c.replace(" ", "").isalpha()]
+        cue = words[0] if words else cue
+        questions = [f"Who is {first}?", f"Who is the {cue} of {second}, and how is {first} linked to {second}?"]
+        for question in questions:
+            result = self.retriever(mode).retrieve(question, top_k=10)
+            self.answerer(AnswererName.AUTO).answer(question, result)
+        return len(questions)
 
     def refresh(self) -> None:
         """This process changed the stores (an API document job or delete): every cache checks its version marker
