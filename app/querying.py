@@ -24,7 +24,7 @@ from graphwire.core.deadline import Deadline
 from graphwire.core.settings import Settings
 from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import RetrievalResult
-from graphwire.retrieval.registry import AnswererName, ModeName, RetrievalContext, UnknownModeError
+from graphwire.retrieval.registry import DEFAULT_MODE, AnswererName, ModeName, RetrievalContext, UnknownModeError
 
 RETRIEVE_EXAMPLE: dict[str, JsonValue] = {
     "question": "Which company supplies the supplier of Kestrel Motors?",
@@ -44,7 +44,7 @@ class RetrieveRequest(BaseModel):
         description="The question, in plain text (at most MAX_QUESTION_CHARS characters).",
         json_schema_extra=setting_limit("maxLength", "max_question_chars"),
     )
-    mode: ModeName = Field(default="joint", description="A retrieval mode; GET /v1/modes describes them.")
+    mode: ModeName = Field(default=DEFAULT_MODE, description="A retrieval mode; GET /v1/modes describes them.")
     top_k: StrictInt = Field(
         default=10,
         ge=1,

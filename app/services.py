@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 
 from graphwire.app.feeds import FeedPoller
@@ -16,7 +17,7 @@ from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.core.auth.audit import AuditTrail, StoreAuditTrail
 from graphwire.core.auth.store import SqlitePrincipalStore
-from graphwire.core.settings import Settings
+from graphwire.core.settings import Settings, StartupWarmup
 from graphwire.ingest.curation.service import Curation
 from graphwire.ingest.exchange.service import GraphExchange
 from graphwire.retrieval.registry import RetrievalContext
@@ -52,28 +53,43 @@ class Services:
         return cls(settings, graphs, chroma, retrieval, writes, curation, feeds, exchange, audit)
 
     def start(self) -> None:
-        """Reach Neo4j once (the schema is applied early; being down is logged, never fatal) and start the job worker.
-        Blocking: call it from a thread in async code."""
+        """Reach Neo4j once (the schema is applied early; being down is logged, never fatal), start the job worker
+        and, unless STARTUP_WARMUP=off, the warm-up thread. Blocking: call it from a thread in async code."""
         try:
             info = self.graph_provider.ping()
             log.info("neo4j reachable", extra=info)
         except Exception as exc:
             log.warning("neo4j not reachable at start; /health reports it until it is", extra={"error": str(exc)})
         self.document_writes.runner.start()
+        if self.settings.startup_warmup is StartupWarmup.OFF:
+            log.info("startup warm-up off (STARTUP_WARMUP=off): the first questions build the indexes")
+            return
+        self.retrieval.warmup.begin()  # GET /health/ready says `warming` from now until the thread has finished
         self._warmer = threading.Thread(target=self._warm, name="graphwire-warm", daemon=True)
         self._warmer.start()
 
     def _warm(self) -> None:
+        """Everything the default mode's first question reads (`RetrievalContext.warm`: a failed step is logged
+        and the others run); the warm-up always finishes, so readiness never waits on it forever."""
+        started = time.perf_counter()
         try:
             self.retrieval.warm()
         except Exception as exc:  # a cold cache costs the first questions a few reads, nothing more
-            log.info("retrieval caches not warmed at start", extra={"error": str(exc)})
+            log.warning("retrieval caches not warmed at start", extra={"error": str(exc)})
+        finally:
+            self.retrieval.warmup.finish()
+        summary = self.retrieval.warmup.summary()
+        log.info(
+            "warm-up finished",
+            extra={"ms": round((time.perf_counter() - started) * 1000, 1), **summary},
+        )
 
     def stop(self) -> None:
         """Stop the feed watcher and the job worker (a running job stops at its next batch boundary) and close the
         Neo4j driver."""
         self.feeds.stop()
         self.document_writes.runner.stop()
+        self.retrieval.warmup.cancel()  # the steps not started yet are skipped
         if self._warmer is not None:  # its reads must not share a connection the driver is closing
             self._warmer.join(timeout=WARM_STOP_WAIT_S)
         self.graph_provider.close()

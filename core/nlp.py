@@ -31,6 +31,11 @@ def _shared() -> Any:
     return load_spacy()
 
 
+def ner_loaded() -> bool:
+    """Whether this process's NER pipeline is loaded (the first `ner_docs` loads it)."""
+    return _shared.cache_info().currsize > 0
+
+
 def ner_docs(texts: Sequence[str]) -> list[Any]:
     """spaCy documents (with `ents`) of `texts` from one NER pipeline per process, loaded on first use (about a
     second) and run under a lock: the answerer and the answer checker share it, across request threads."""

@@ -55,6 +55,14 @@ class LogLevel(StrEnum):
     ERROR = "ERROR"
 
 
+class StartupWarmup(StrEnum):
+    """What a serving process does at start before its first question (RetrievalContext.warm)."""
+
+    WAIT = "wait"  # warm up; GET /health/ready answers 503 (check `warming`) until it has finished
+    BACKGROUND = "background"  # warm up, ready without waiting for it
+    OFF = "off"  # no warm-up: the first questions build the indexes and load the models
+
+
 class GraphFillMode(StrEnum):
     """Modes graph mode may fill its ranking from: none of them runs the graph retriever, so no request loops."""
 
@@ -253,6 +261,9 @@ class Settings(BaseSettings):
     otel_exporter_otlp_traces_endpoint: str | None = None  # full OTLP/HTTP traces URL; wins over the base URL
     otel_sdk_disabled: bool = False  # true turns tracing off whatever endpoint is set (the OpenTelemetry switch)
     health_probe_timeout_s: float = Field(default=1.0, gt=0)  # longest wait of each check of GET /health/ready
+    # at start, build what the default mode's first question reads (indexes, PPR snapshot, models): "wait" (GET
+    # /health/ready answers 503, check `warming`, until it has finished), "background" (ready without waiting) or "off"
+    startup_warmup: StartupWarmup = StartupWarmup.WAIT
 
     # Logging
     log_level: LogLevel = LogLevel.INFO  # DEBUG, INFO, WARNING or ERROR

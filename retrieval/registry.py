@@ -24,11 +24,16 @@ from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import GraphFillMode, RetrievalMode, Settings
 from graphwire.retrieval.base import Answerer, Retriever
 from graphwire.retrieval.fill import FilledRetriever
+from graphwire.retrieval.warmup import WarmStep, Warmup
 from graphwire.schema.model import GraphSchema, load_schema
 
 if TYPE_CHECKING:
     from graphwire.retrieval.flat import FlatRetriever
     from graphwire.retrieval.services import GraphServices
+
+
+DEFAULT_MODE = "joint"  # the mode of a request that names none (the API's query and retrieve requests)
+WARM_TEXT = "Warm-up."  # what the embedding session and the NER pipeline are first run on
 
 
 class UnknownModeError(ValueError):
@@ -55,6 +60,7 @@ class RetrievalContext:
     _built: dict[str, tuple[int, Retriever]] = field(default_factory=dict, init=False, repr=False)
     _answerers: dict[str, Answerer] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
+    warmup: Warmup = field(default_factory=Warmup, init=False, repr=False)
 
     @property
     def schema(self) -> GraphSchema:
@@ -89,11 +95,87 @@ class RetrievalContext:
                 self._flat = dict(build_flat_retrievers(store, settings, self.schema))
             return cast("dict[str, FlatRetriever]", self._flat)
 
-    def warm(self) -> None:
-        """Read what every graph-reading mode shares before the first question waits for it: the chunk cache, whole
-        when the store fits in it. The API runs it at startup (in the background), an eval before timing."""
+    def warm(self, mode: str = DEFAULT_MODE) -> list[WarmStep]:
+        """Build, before the first question waits for it, what `mode` and the answerer read: the name index, the
+        chunk cache, the PPR snapshot and walk graph, the flat index (BM25 and the dense matrix), the embedding
+        session, the NER pipeline, the answerer, then, unless an LLM is configured, one question through `mode`
+        (Neo4j plans its statements, the mode builds its alignments). Each step is timed and logged; a failed step
+        is recorded in `warmup` and the others still run. The API runs it at startup in a thread (GET /health/ready
+        says `warming` meanwhile), an eval before timing."""
+        spec = MODES.get(mode)
+        if spec is None:
+            raise UnknownModeError(f"unknown retrieval mode {mode!r}; known modes: {', '.join(MODES)}")
+        self.warmup.begin()
+        try:
+            for name, step in self._warm_steps(spec):
+                if self.warmup.cancelled:
+                    break
+                self.warmup.run(name, step)
+        finally:
+            self.warmup.finish()
+        return self.warmup.steps
+
+    def _warm_steps(self, spec: ModeSpec) -> list[tuple[str, Callable[[], object]]]:
+        from graphwire.core.clients.embeddings import embedder_from_settings
+        from graphwire.core.nlp import ner_docs
+
+        graph = self.graph is not None
+        settings = self.settings
+        steps: list[tuple[str, Callable[[], object]]] = []
+        if graph:
+            steps += [
+                ("name_index", lambda: self.services().names.get()),
+                ("chunk_cache", lambda: self.services().chunks.warm()),
+                ("ppr_snapshot", lambda: self.services().snapshots.snapshot()),
+            ]
+        if spec.needs_chroma:
+            steps += [
+                ("flat_index", self._warm_flat_index),
+                ("embeddings", lambda: embedder_from_settings(settings).embed_query(WARM_TEXT)),
+            ]
+        if settings.answer_check or not settings.llm_configured:  # the checker's and the extractive answerer's NER
+            steps.append(("nlp", lambda: ner_docs([WARM_TEXT])))
+        steps.append(("answerer", lambda: self.answerer(AnswererName.AUTO)))
+        if graph or not spec.needs_graph:
+            steps += [("mode", lambda: self.retriever(spec.name)), ("ppr_walk", lambda: self._warm_walks(spec.name))]
+            if not settings.llm_configured:  # with an LLM, stage 1 and the answerer would call it at every start
+                steps.append(("question", lambda: self._warm_question(spec.name)))
+        return steps
+
+    def _warm_flat_index(self) -> int:
+        """The flat retrievers' shared index (BM25 and the dense matrix) of the store; its chunk count."""
+        from graphwire.retrieval.flat.plus import FlatPlusRetriever
+
+        plus = self.flat_retrievers()["flat_plus"]
+        if not isinstance(plus, FlatPlusRetriever):
+            raise TypeError("flat_plus is not a FlatPlusRetriever")
+        return len(plus.index.snapshot())
+
+    def _warm_walks(self, mode: str) -> int:
+        """The walk graph of every PPR retriever `mode` holds (itself, or joint's); how many."""
+        from graphwire.retrieval.ppr.retriever import PPRRetriever
+
+        retriever = self.retriever(mode)
+        walkers = [r for r in (retriever, getattr(retriever, "ppr", None)) if isinstance(r, PPRRetriever)]
+        for walker in walkers:
+            walker.walk()
+        return len(walkers)
+
+    def _warm_question(self, mode: str) -> int:
+        """Questions naming the graph's two most mentioned entities, one of them with a relation's cue word (so the
+        graph stage runs its pair and relation-hop statements too), retrieved by `mode` and answered by the
+        extractive answerer (the step is left out when an LLM is configured: no LLM call at startup); how many."""
+        first, second, cue = "the company", "the board", "works"
         if self.graph is not None:
-            self.services().chunks.warm()
+            nodes = sorted(self.services().names.get().nodes.values(), key=lambda node: -node.mentions)
+            first, second = [node.name for node in nodes[:2]] + [first, second][len(nodes[:2]) :]
+        words = [c for cues in self.schema.relation_cues.values() for c in cues if c.replace(" ", "").isalpha()]
+        cue = words[0] if words else cue
+        questions = [f"Who is {first}?", f"Who is the {cue} of {second}, and how is {first} linked to {second}?"]
+        for question in questions:
+            result = self.retriever(mode).retrieve(question, top_k=10)
+            self.answerer(AnswererName.AUTO).answer(question, result)
+        return len(questions)
 
     def refresh(self) -> None:
         """This process changed the stores (an API document job or delete): every cache checks its version marker

@@ -1,5 +1,6 @@
 """GET /health (is Neo4j reachable, is Chroma reachable), the platform probes GET /health/live (the process answers)
-and GET /health/ready (it can serve: Neo4j and Chroma reachable, schema applied, name index built), and GET /version.
+and GET /health/ready (it can serve: the startup warm-up finished, Neo4j and Chroma reachable, schema applied,
+name index built), and GET /version.
 None needs an API key; with API_KEY set, a caller without it sees only the status (no versions, paths or addresses)."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from graphwire.app.deps import ChromaProviderDep, GraphProviderDep, RetrievalDep, SettingsDep, caller_has_key
 from graphwire.app.resources import ChromaProvider, GraphProvider
+from graphwire.core.settings import StartupWarmup
 from graphwire.retrieval.registry import RetrievalContext
 from graphwire.schema.model import load_schema
 
@@ -92,8 +94,8 @@ class ReadyResponse(BaseModel):
     status: Literal["ready", "unready"] = Field(description="ready when every check is ok.")
     checks: dict[str, ComponentHealth] | None = Field(
         default=None,
-        description="neo4j (with the circuit breaker's state), chroma, schema, caches; left out for callers without "
-        "the key when API_KEY is set.",
+        description="warming (only while the startup warm-up runs), neo4j (with the circuit breaker's state), "
+        "chroma, schema, caches; left out for callers without the key when API_KEY is set.",
     )
 
 
@@ -135,17 +137,39 @@ def _schema(graph: GraphProvider) -> dict[str, Any]:
 
 
 def _caches(retrieval: RetrievalContext) -> dict[str, Any]:
-    """Build (first probe) or check the name index every graph mode's first stage reads; its size."""
-    return {"name_index_entries": len(retrieval.services().names.get())}
+    """Build (first probe) or check the name index every graph mode's first stage reads; its size, and the startup
+    warm-up's step timings and failed steps when it ran."""
+    details: dict[str, Any] = {"name_index_entries": len(retrieval.services().names.get())}
+    if retrieval.warmup.finished:
+        details["warmup"] = retrieval.warmup.summary()
+    return details
+
+
+def _warming(retrieval: RetrievalContext) -> ComponentHealth:
+    warmup = retrieval.warmup
+    done = ", ".join(warmup.summary()["steps_ms"]) or "none yet"
+    reason = f"warming up: building {warmup.current or 'the next step'} (done: {done})"
+    return ComponentHealth(status="error", latency_ms=0.0, reason=reason, details=warmup.summary())
 
 
 def readiness(
-    graph: GraphProvider, chroma: ChromaProvider, retrieval: RetrievalContext, timeout_s: float
+    graph: GraphProvider,
+    chroma: ChromaProvider,
+    retrieval: RetrievalContext,
+    timeout_s: float,
+    wait_warmup: bool = True,
 ) -> dict[str, ComponentHealth]:
-    checks = {"neo4j": _bounded(_neo4j(graph), timeout_s), "chroma": _bounded(chroma.ping, timeout_s)}
+    """Each check; `warming` (failed) first while the startup warm-up runs and `wait_warmup` (STARTUP_WARMUP=wait)
+    is on, then the checks of the stores and caches."""
+    warming = wait_warmup and retrieval.warmup.running
+    checks = {"warming": _warming(retrieval)} if warming else {}
+    checks |= {"neo4j": _bounded(_neo4j(graph), timeout_s), "chroma": _bounded(chroma.ping, timeout_s)}
     if checks["neo4j"].status == "ok":
         checks["schema"] = _check(lambda: _schema(graph))
-        checks["caches"] = _bounded(lambda: _caches(retrieval), timeout_s)
+        if warming:  # the warm-up is building the name index: not asked twice
+            checks["caches"] = ComponentHealth(status="error", latency_ms=0.0, reason="not checked: warming up")
+        else:
+            checks["caches"] = _bounded(lambda: _caches(retrieval), timeout_s)
     else:
         skipped = ComponentHealth(status="error", latency_ms=0.0, reason="not checked: Neo4j is unreachable")
         checks["schema"] = checks["caches"] = skipped
@@ -160,9 +184,11 @@ def readiness(
 def ready(
     request: Request, graph: GraphProviderDep, chroma: ChromaProviderDep, retrieval: RetrievalDep, settings: SettingsDep
 ) -> JSONResponse:
-    """Readiness: 200 when Neo4j and Chroma answer, the schema is applied and the name index is built (the first
-    probe builds it), else 503 within about HEALTH_PROBE_TIMEOUT_S. Take the instance out of rotation on 503."""
-    checks = readiness(graph, chroma, retrieval, settings.health_probe_timeout_s)
+    """Readiness: 200 when the startup warm-up has finished (STARTUP_WARMUP=wait; check `warming` until then),
+    Neo4j and Chroma answer, the schema is applied and the name index is built, else 503 within about
+    HEALTH_PROBE_TIMEOUT_S. Take the instance out of rotation on 503."""
+    wait_warmup = settings.startup_warmup is StartupWarmup.WAIT
+    checks = readiness(graph, chroma, retrieval, settings.health_probe_timeout_s, wait_warmup)
     is_ready = all(c.status == "ok" for c in checks.values())
     body = ReadyResponse(
         status="ready" if is_ready else "unready", checks=checks if caller_has_key(request, settings) else None

@@ -20,7 +20,7 @@ from datetime import date
 from typing import Any, TypeVar, cast
 
 from chromadb import Documents, EmbeddingFunction, Embeddings
-from chromadb.errors import InternalError, NotFoundError, UniqueConstraintError
+from chromadb.errors import ChromaError, InternalError, NotFoundError
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from graphwire.core.clients.chroma import open_client, reopened
@@ -145,8 +145,13 @@ class ChunkStore:
                 configuration={"hnsw": {"space": "cosine"}},
                 metadata={EMBEDDING_KEY: self.embedder.model_id, REVISION_KEY: uuid.uuid4().hex},
             )
-        except (UniqueConstraintError, InternalError):  # another process created it in between (local: Internal)
-            return self.client.get_collection(self.collection_name, embedding_function=self._ef)
+        except ChromaError as exc:
+            # Another process or thread created it in between: UniqueConstraintError, InternalError locally, a plain
+            # ChromaError "already exists" from a Chroma server (the API's warm-up and a job open it at once).
+            try:
+                return self.client.get_collection(self.collection_name, embedding_function=self._ef)
+            except NotFoundError:
+                raise exc from None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ChunkStore:

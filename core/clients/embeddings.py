@@ -137,6 +137,11 @@ class OnnxEmbedder:
     def dimension(self) -> int:
         return self._dimension
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the ONNX session is loaded (the first embed loads it)."""
+        return self._session is not None
+
     def files(self) -> OnnxModelFiles:
         raise NotImplementedError
 

@@ -179,6 +179,11 @@ class FlatIndex:
         """The current snapshot, rebuilt first if the store changed (checked at most every `check_every_s`)."""
         return self._cache.get()
 
+    @property
+    def current(self) -> IndexSnapshot | None:
+        """The snapshot built last, without building or checking it (None before the first `snapshot`)."""
+        return self._cache.current
+
     def expire(self) -> None:
         """Check the store's revision on the next `snapshot` (this process just wrote to the store)."""
         self._cache.expire()

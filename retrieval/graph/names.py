@@ -129,6 +129,11 @@ class NameIndexCache:
     def get(self) -> NameIndex:
         return self._cache.get()
 
+    @property
+    def current(self) -> NameIndex | None:
+        """The index built last, without building or checking it (None before the first `get`)."""
+        return self._cache.current
+
     def invalidate(self) -> None:
         self._cache.invalidate()
 

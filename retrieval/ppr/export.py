@@ -87,6 +87,16 @@ class SnapshotCache:
     def snapshot(self) -> GraphSnapshot:
         return self._cache.get()
 
+    @property
+    def current(self) -> GraphSnapshot | None:
+        """The snapshot exported last, without exporting or checking it (None before the first `snapshot`)."""
+        return self._cache.current
+
+    def walks(self) -> int:
+        """How many walk graphs of the current snapshot are built."""
+        with self._lock:
+            return len(self._walks)
+
     def titled_keys(self) -> frozenset[str]:
         """Keys of the entities some chunk has as its title entity (what its document is about)."""
         return self.snapshot().titled_keys
