@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,32 +28,8 @@ from graphwire.core.auth.models import (
     Role,
     SubjectKind,
 )
+from graphwire.core.auth.store_file import create_store_file
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS principals (
-    id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, server_admin INTEGER NOT NULL,
-    created_at TEXT NOT NULL, disabled INTEGER NOT NULL DEFAULT 0, subject TEXT UNIQUE
-);
-CREATE TABLE IF NOT EXISTS memberships (
-    principal_id TEXT NOT NULL REFERENCES principals(id), group_name TEXT NOT NULL,
-    PRIMARY KEY (principal_id, group_name)
-);
-CREATE TABLE IF NOT EXISTS grants (
-    subject_kind TEXT NOT NULL, subject TEXT NOT NULL, workspace TEXT NOT NULL, role TEXT NOT NULL,
-    PRIMARY KEY (subject_kind, subject, workspace)
-);
-CREATE TABLE IF NOT EXISTS api_keys (
-    id TEXT PRIMARY KEY, principal_id TEXT NOT NULL REFERENCES principals(id), hash TEXT NOT NULL,
-    prefix TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT, last_used_at TEXT, revoked_at TEXT
-);
-CREATE TABLE IF NOT EXISTS audit (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,
-    target TEXT NOT NULL, detail TEXT NOT NULL, actor_name TEXT, workspace TEXT
-);
-CREATE INDEX IF NOT EXISTS audit_at ON audit (at);
-"""
-# columns added later: a store file made before them gains them when opened (a new file has them from the start)
-_AUDIT_COLUMNS = {"actor_name": "TEXT", "workspace": "TEXT"}
 _AUDIT_SELECT = "id, at, actor, actor_name, workspace, action, target, detail"
 _KEY_COLUMNS = "id, principal_id, prefix, created_at, expires_at, last_used_at, revoked_at"
 _PRINCIPAL_COLUMNS = "id, name, kind, server_admin, created_at, disabled, subject"
@@ -110,18 +85,6 @@ class PrincipalStore(Protocol):
     def has_server_admin(self) -> bool: ...
 
 
-CREATE_ATTEMPTS = 20
-CREATE_RETRY_S = 0.05  # times the attempt number: about 10 s in all
-
-
-def _add_column(db: sqlite3.Connection, column: str, kind: str) -> None:
-    try:
-        db.execute(f"ALTER TABLE audit ADD COLUMN {column} {kind}")
-    except sqlite3.OperationalError as exc:  # another process opening the old file added it first
-        if "duplicate column" not in str(exc):
-            raise
-
-
 class SqlitePrincipalStore:
     """`PrincipalStore` in one SQLite file, created (with its folder) on first use."""
 
@@ -148,31 +111,7 @@ class SqlitePrincipalStore:
                 db.close()
 
     def _create(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Processes opening a new file at once (the API's workers) race for the switch to WAL, which SQLite refuses
-        # with "database is locked" at once instead of waiting on its busy timeout: try again a few times.
-        for attempt in range(CREATE_ATTEMPTS):
-            try:
-                self._create_once()
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or attempt == CREATE_ATTEMPTS - 1:
-                    raise
-                time.sleep(CREATE_RETRY_S * (attempt + 1))
-
-    def _create_once(self) -> None:
-        db = sqlite3.connect(self.path, timeout=30)
-        try:
-            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
-            present = {row[1] for row in db.execute("PRAGMA table_info(audit)")}
-            for column, kind in _AUDIT_COLUMNS.items():
-                if column not in present:
-                    _add_column(db, column, kind)
-            db.execute("CREATE INDEX IF NOT EXISTS audit_target ON audit (target)")
-        finally:
-            db.close()
+        create_store_file(self.path)
         self._ready = True
 
     # principals
