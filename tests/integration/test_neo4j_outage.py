@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
+from support.health import poll_ready
 
 from graphwire.app.main import create_app
 from graphwire.core.clients.graph import Graph
@@ -152,21 +153,12 @@ def test_neo4j_dying_mid_ingest_prints_one_line_that_says_to_resume(own_neo4j: L
     assert last.startswith("error: Neo4j is not reachable") and "--resume" in last, stderr[-3000:]
 
 
-def _poll_ready(client: TestClient, want: int, timeout_s: float = 240.0) -> Response:
-    deadline = time.monotonic() + timeout_s
-    response = client.get("/health/ready")
-    while response.status_code != want and time.monotonic() < deadline:
-        time.sleep(0.5)
-        response = client.get("/health/ready")
-    return response
-
-
 def test_readiness_follows_neo4j_down_and_back_while_liveness_stays_up(own_neo4j: LocalNeo4j, tmp_path: Path) -> None:
     if not own_neo4j.status().running:
         own_neo4j.start(timeout_s=240)
     settings = _settings(own_neo4j, tmp_path)
     with TestClient(create_app(settings)) as client:
-        ready = _poll_ready(client, 200)  # the first probe builds the name index
+        ready = poll_ready(client, 200, every_s=0.5)  # the first probe builds the name index
         assert ready.status_code == 200, ready.text
         checks = ready.json()["checks"]
         assert set(checks) == {"neo4j", "chroma", "schema", "caches"}
@@ -182,7 +174,7 @@ def test_readiness_follows_neo4j_down_and_back_while_liveness_stays_up(own_neo4j
         assert client.get("/health/live").json() == {"status": "ok"}
 
         own_neo4j.start(timeout_s=240)
-        back = _poll_ready(client, 200)  # the same app, no restart
+        back = poll_ready(client, 200, every_s=0.5)  # the same app, no restart
         assert back.status_code == 200, back.text
         assert back.json()["checks"]["neo4j"]["details"]["breaker"] == "closed"
         assert client.get("/health/live").status_code == 200

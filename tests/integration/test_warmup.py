@@ -5,14 +5,13 @@ built, so the first question does not build them. A failed step is logged and re
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from httpx import Response
+from support.health import poll_ready
 
 import graphwire.core.nlp as nlp
 from graphwire.app.main import create_app
@@ -23,15 +22,6 @@ from graphwire.retrieval.joint import JointRetriever
 from graphwire.retrieval.registry import DEFAULT_MODE, RetrievalContext
 
 QUESTION = "Who is the chief executive of the company Paradigm Ventures invested in?"
-
-
-def _poll_ready(client: TestClient, want: int, timeout_s: float = 240.0) -> Response:
-    deadline = time.monotonic() + timeout_s
-    response = client.get("/health/ready")
-    while response.status_code != want and time.monotonic() < deadline:
-        time.sleep(0.2)
-        response = client.get("/health/ready")
-    return response
 
 
 @pytest.fixture
@@ -66,7 +56,7 @@ def test_unready_while_warming_then_ready_with_the_first_question_s_state_built(
         assert retrieval.warmup.running
 
         gated_nlp.set()
-        ready = _poll_ready(client, 200)
+        ready = poll_ready(client, 200)
         assert ready.status_code == 200, ready.text
         checks = ready.json()["checks"]
         assert set(checks) == {"neo4j", "chroma", "schema", "caches"}  # no `warming` check once it has finished
@@ -124,7 +114,7 @@ def test_background_warm_up_does_not_hold_readiness(demo_settings: Settings, gat
     app = create_app(demo_settings.model_copy(update={"startup_warmup": StartupWarmup.BACKGROUND}))
     with TestClient(app) as client:
         assert app.state.retrieval.warmup.running
-        response = _poll_ready(client, 200)
+        response = poll_ready(client, 200)
         assert response.status_code == 200 and "warming" not in response.json()["checks"], response.text
         assert app.state.retrieval.warmup.running  # ready while the (gated) warm-up still runs
         gated_nlp.set()
@@ -136,7 +126,7 @@ def test_no_warm_up_when_off_and_the_first_question_builds_what_it_reads(demo_se
     with TestClient(app) as client:
         retrieval: RetrievalContext = app.state.retrieval
         assert not retrieval.warmup.running and not retrieval.warmup.finished  # never started
-        ready = _poll_ready(client, 200)
+        ready = poll_ready(client, 200)
         assert ready.status_code == 200 and "warmup" not in ready.json()["checks"]["caches"]["details"], ready.text
         flat = retrieval.flat_retrievers()["flat_plus"]
         assert isinstance(flat, FlatPlusRetriever) and flat.index.current is None  # nothing built it yet
