@@ -22,9 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, LiteralString, cast
 
+from neo4j import Record
+
 from bench._results import add_wipe_flag, command_line, finish_report, machine, require_wipe
 from graphwire import cypher
-from graphwire.core.clients.graph import Graph
+from graphwire.core.clients.graph import WRITE, Access, Graph
 from graphwire.core.names import entity_key
 from graphwire.core.settings import Settings
 from graphwire.core.stores.bootstrap import apply_schema, empty_graph
@@ -85,8 +87,8 @@ def hub_kept_chunk() -> str:
     return str(max(lists, key=len)[0])
 
 
-def _hits(plan: dict[str, Any]) -> int:
-    return int(plan.get("dbHits", 0)) + sum(_hits(child) for child in plan.get("children", []))
+def db_hits(plan: dict[str, Any]) -> int:
+    return int(plan.get("dbHits", 0)) + sum(db_hits(child) for child in plan.get("children", []))
 
 
 def _hottest(plan: dict[str, Any], out: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -96,10 +98,13 @@ def _hottest(plan: dict[str, Any], out: list[tuple[int, str]]) -> list[tuple[int
     return out
 
 
-def profile(graph: Graph, text: str, params: dict[str, Any]) -> dict[str, Any]:
-    """Twice, each in a transaction that is rolled back (the write statements change nothing)."""
+def profiled(
+    graph: Graph, text: str, params: dict[str, Any], access: Access = WRITE
+) -> tuple[dict[str, Any], float, list[Record]]:
+    """`PROFILE text` twice, each in a transaction that is rolled back (the write statements change nothing): the
+    second run's plan, milliseconds and records."""
     query = cast(LiteralString, "PROFILE " + text)
-    with graph.driver.session(database=graph.database) as session:
+    with graph.session(access) as session:
         for _ in range(2):
             started = time.perf_counter()
             with session.begin_transaction() as tx:
@@ -108,9 +113,13 @@ def profile(graph: Graph, text: str, params: dict[str, Any]) -> dict[str, Any]:
                 summary = result.consume()
                 tx.rollback()
             elapsed_ms = (time.perf_counter() - started) * 1000
-    plan = cast(dict[str, Any], summary.profile)
+    return cast(dict[str, Any], summary.profile), elapsed_ms, rows
+
+
+def profile(graph: Graph, text: str, params: dict[str, Any]) -> dict[str, Any]:
+    plan, elapsed_ms, rows = profiled(graph, text, params)
     top = sorted(_hottest(plan, []), reverse=True)[:3]
-    return {"db_hits": _hits(plan), "ms": round(elapsed_ms, 1), "rows": len(rows), "result": _size(rows),
+    return {"db_hits": db_hits(plan), "ms": round(elapsed_ms, 1), "rows": len(rows), "result": _size(rows),
             "hottest": [f"{op} {hits}" for hits, op in top]}  # fmt: skip
 
 

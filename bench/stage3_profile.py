@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import time
 from pathlib import Path
-from typing import Any, LiteralString, cast
+from typing import Any, cast
 
 import numpy as np
 from tqdm import tqdm
 
 from bench._results import ROOT, command_line, finish_report, machine
+from bench.cypher_profile import db_hits, old_text, profiled
 from graphwire import cypher
-from graphwire.core.clients.graph import Graph
+from graphwire.core.clients.graph import READ, Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.datasets import load_questions
 from graphwire.eval.selection import select
@@ -39,52 +38,30 @@ def statement_text(rev: str | None, name: str) -> str | None:
     """The statement at `rev` (the checkout's when None), or None where it does not exist."""
     if rev is None:
         return cypher.PRODUCT.query(name) if name in cypher.names() else None
-    shown = subprocess.run(["git", "show", f"{rev}:cypher/{name}.cypher"], cwd=ROOT, capture_output=True, text=True)
-    return shown.stdout if shown.returncode == 0 else None
+    return old_text(rev, name)
 
 
 def parameters(retriever: GraphRetriever, question: str) -> dict[str, Any] | None:
-    """What the checkout's stage 3 would send for `question` (None when nothing matched)."""
+    """What the checkout's stage 3 sends for `question`, both statements' parameters in one (None when nothing
+    matched)."""
     index = retriever.names.get()
     analysis = retriever.aliases.run(question, index)
     matches = retriever.matcher.match(analysis, index)
     if not matches:
         return None
-    limits, publisher = retriever.templates.limits, retriever.templates.publisher
-    pair = len(matches) >= 2
+    templates = retriever.templates
+    params = query_params(analysis, matches)
+    sources = index.sources_of(m.key for m in matches if m.label == templates.publisher)
     return {
-        **query_params(analysis, matches),
-        "key_limit": limits.key if pair else 0,
-        "bridge_scan": limits.bridge_scan if pair else 0,
-        "direct_per_entity": limits.direct_per_entity,
-        "two_hop_fanout": limits.two_hop_fanout,
-        "two_hop_max_degree": limits.two_hop_max_degree,
-        "two_hop_per_entity": limits.two_hop_per_entity,
-        "chunks_per_fact": limits.chunks_per_fact,
-        "entity_keys": [m.key for m in matches if m.label != publisher],
-        "publication_keys": [m.key for m in matches if m.label == publisher],
-        "publication_sources": index.sources_of(m.key for m in matches if m.label == publisher),
-        "limit": limits.candidates,
+        **templates.facts_params(params, pair=len(matches) >= 2),
+        **templates.candidates_params(params, matches, sources),
     }
-
-
-def _hits(plan: dict[str, Any]) -> int:
-    return int(plan.get("dbHits", 0)) + sum(_hits(child) for child in plan.get("children", []))
 
 
 def profile(graph: Graph, text: str, params: dict[str, Any]) -> tuple[int, float, list[Any]]:
     """(db hits, ms, rows) of the second of two runs, each rolled back."""
-    query = cast(LiteralString, "PROFILE " + text)
-    with graph.driver.session(database=graph.database, default_access_mode="READ") as session:
-        for _ in range(2):
-            started = time.perf_counter()
-            with session.begin_transaction() as tx:
-                result = tx.run(query, params)
-                rows = [record.data() for record in result]
-                summary = result.consume()
-                tx.rollback()
-            elapsed_ms = (time.perf_counter() - started) * 1000
-    return _hits(cast(dict[str, Any], summary.profile)), elapsed_ms, rows
+    plan, elapsed_ms, records = profiled(graph, text, params, READ)
+    return db_hits(plan), elapsed_ms, [record.data() for record in records]
 
 
 def side(graph: Graph, texts: dict[str, str], params: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from graphwire.core.clients.chroma import open_client
 from graphwire.core.settings import get_settings
 from graphwire.retrieval.models import Answer, RetrievalResult
 from graphwire.retrieval.registry import (
+    DEFAULT_MODE,
     AnswererName,
     RetrievalContext,
     UnknownModeError,
@@ -24,7 +25,7 @@ console = Console()
 
 def ask(
     question: Annotated[str, typer.Argument(help="The question, in quotes.")],
-    mode: Annotated[str, typer.Option(help="Retrieval mode (joint, graph, vector, bm25, ...).")] = "joint",
+    mode: Annotated[str, typer.Option(help="Retrieval mode (joint, graph, vector, bm25, ...).")] = DEFAULT_MODE,
     answerer: Annotated[AnswererName, typer.Option(help="auto: the LLM when configured.")] = AnswererName.AUTO,
     top_k: Annotated[int, typer.Option(min=1, help="Chunks to retrieve (at most MAX_TOP_K).")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,

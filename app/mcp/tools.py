@@ -19,7 +19,7 @@ from graphwire.app.querying import QueryRequest, RetrieveRequest, answer_query, 
 from graphwire.app.services import Services
 from graphwire.core.settings import Settings
 from graphwire.retrieval.paths import MAX_HOPS_NEIGHBORHOOD, MAX_HOPS_PATH, EntityPath, Neighborhood
-from graphwire.retrieval.registry import AnswererName, ModeName
+from graphwire.retrieval.registry import DEFAULT_MODE, AnswererName, ModeName
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 EntityName = Annotated[str, Field(min_length=1, max_length=200, description="An entity name, alias or key.")]
@@ -44,7 +44,7 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
     @server.tool(title="Ask a question", annotations=READ_ONLY)
     async def ask(
         question: Question,
-        mode: Mode = "joint",
+        mode: Mode = DEFAULT_MODE,
         answerer: Annotated[
             AnswererName, Field(description="auto: the LLM when one is configured, else the extractive answerer.")
         ] = AnswererName.AUTO,
@@ -61,7 +61,7 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
     @server.tool(title="Retrieve passages and facts", annotations=READ_ONLY)
     async def retrieve(
         question: Question,
-        mode: Mode = "joint",
+        mode: Mode = DEFAULT_MODE,
         top_k: TopK = 10,
         include_context: Annotated[
             bool, Field(description="Return the passages' texts and the facts' evidence sentences.")

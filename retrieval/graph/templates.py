@@ -63,39 +63,43 @@ class TemplateRunner:
         `publication_sources`: the corpus sources whose documents report to the matched publications (the name
         index's `sources_of`)."""
         params = query_params(analysis, matches)
-        candidates = Beside(lambda: self._candidates(params, matches, publication_sources), name="graphwire-candidates")
-        out = self._facts(params, pair=len(matches) >= 2)
+        wanted = self.candidates_params(params, matches, publication_sources)
+        candidates = Beside(lambda: self._candidates(wanted), name="graphwire-candidates")
+        [row] = self.graph.read("retrieve/facts", **self.facts_params(params, pair=len(matches) >= 2))
+        out = _tiers(row["facts"])
         out.chain = self.expand_chain(params, out, list(chain_types))
         out.candidates = candidates.result()
         return out
 
-    def _facts(self, params: dict[str, Any], *, pair: bool) -> TemplateOutput:
+    def facts_params(self, params: dict[str, Any], *, pair: bool) -> dict[str, Any]:
+        """The parameters of `retrieve/facts` (`params`: `query_params`; `pair`: two or more entities matched)."""
         limits = self.limits
-        [row] = self.graph.read(
-            "retrieve/facts",
+        return {
             **params,
-            key_limit=limits.key if pair else 0,
-            bridge_scan=limits.bridge_scan if pair else 0,
-            direct_per_entity=limits.direct_per_entity,
-            two_hop_fanout=limits.two_hop_fanout,
-            two_hop_max_degree=limits.two_hop_max_degree,
-            chunks_per_fact=limits.chunks_per_fact,
-            two_hop_per_entity=limits.two_hop_per_entity,
-        )
-        return _tiers(row["facts"])
+            "key_limit": limits.key if pair else 0,
+            "bridge_scan": limits.bridge_scan if pair else 0,
+            "direct_per_entity": limits.direct_per_entity,
+            "two_hop_fanout": limits.two_hop_fanout,
+            "two_hop_max_degree": limits.two_hop_max_degree,
+            "chunks_per_fact": limits.chunks_per_fact,
+            "two_hop_per_entity": limits.two_hop_per_entity,
+        }
 
-    def _candidates(
+    def candidates_params(
         self, params: dict[str, Any], matches: list[EntityMatch], publication_sources: Sequence[str]
-    ) -> list[CandidateChunk]:
-        [row] = self.graph.read(
-            "retrieve/candidates",
-            sources=params["sources"],
-            windows=params["windows"],
-            entity_keys=[m.key for m in matches if m.label != self.publisher],
-            publication_keys=[m.key for m in matches if m.label == self.publisher],
-            publication_sources=list(publication_sources),
-            limit=self.limits.candidates,
-        )
+    ) -> dict[str, Any]:
+        """The parameters of `retrieve/candidates`."""
+        return {
+            "sources": params["sources"],
+            "windows": params["windows"],
+            "entity_keys": [m.key for m in matches if m.label != self.publisher],
+            "publication_keys": [m.key for m in matches if m.label == self.publisher],
+            "publication_sources": list(publication_sources),
+            "limit": self.limits.candidates,
+        }
+
+    def _candidates(self, params: dict[str, Any]) -> list[CandidateChunk]:
+        [row] = self.graph.read("retrieve/candidates", **params)
         rows = row["candidates"]
         records = self.chunks.get_many([r["chunk_id"] for r in rows])
         return [
