@@ -71,17 +71,10 @@ def reset(
 
 
 def _drop_collection(settings: Settings) -> int:
-    from chromadb.errors import NotFoundError
-
     from graphwire.core.clients.chroma import open_client
+    from graphwire.core.clients.chunk_store import drop_collections
 
-    client = open_client(settings)
-    try:
-        count = int(client.get_collection(settings.chroma_collection).count())
-    except (NotFoundError, ValueError):
-        return 0
-    client.delete_collection(settings.chroma_collection)
-    return count
+    return drop_collections(open_client(settings), settings.chroma_collection)
 
 
 from graphwire.cli.db_check_cmd import check  # noqa: E402  (its own module: the checks are ingest/consistency.py)

@@ -154,6 +154,9 @@ class Settings(BaseSettings):
     chroma_host: str | None = None  # Chroma server host; when set, CHROMA_PATH is ignored
     chroma_port: int = 8000  # Chroma server port
     chroma_collection: str = "graphwire_chunks"  # collection holding the chunk embeddings
+    # embed each chunk's sentences too (a second collection, <CHROMA_COLLECTION>_sentences): a chunk's dense score is
+    # then the mean of its similarity and its closest sentence's; `graphwire embeddings sentences` fills an older store
+    sentence_vectors: bool = True
 
     # Ingestion
     schema_path: Path | None = None  # graph schema YAML; unset = the bundled schema/news.yaml

@@ -91,7 +91,12 @@ class RetrievalContext:
 
                 settings = self.settings
                 client = self.chroma() if self.chroma is not None else open_client(settings)
-                store = ChunkStore(client, settings.chroma_collection, embedder_from_settings(settings))
+                store = ChunkStore(
+                    client,
+                    settings.chroma_collection,
+                    embedder_from_settings(settings),
+                    sentences=settings.sentence_vectors,
+                )
                 self._flat = dict(build_flat_retrievers(store, settings, self.schema))
             return cast("dict[str, FlatRetriever]", self._flat)
 

@@ -150,4 +150,6 @@ def _chunk_store(settings: Settings, client: Any) -> ChunkSink:
     from graphwire.core.clients.chunk_store import ChunkStore
     from graphwire.core.clients.embeddings import embedder_from_settings
 
-    return ChunkStore(client, settings.chroma_collection, embedder_from_settings(settings))
+    return ChunkStore(
+        client, settings.chroma_collection, embedder_from_settings(settings), sentences=settings.sentence_vectors
+    )

@@ -32,6 +32,7 @@ from graphwire.core.clients.embeddings import (
     embedder_from_settings,
     offline_embedder_for,
 )
+from graphwire.core.clients.sentence_vectors import SUFFIX, SentenceCollection, SentenceRows
 from graphwire.core.documents import Chunk
 from graphwire.core.settings import EmbeddingBackend, Settings, get_settings
 
@@ -114,14 +115,28 @@ def _chunk(chunk_id: str, text: str, meta: dict[str, Any]) -> Chunk:
     )
 
 
+def drop_collections(client: Any, collection_name: str) -> int:
+    """Deletes a chunk collection and its sentence collection; returns how many chunks there were."""
+    counts = {}
+    for name in (collection_name + SUFFIX, collection_name):
+        try:
+            counts[name] = int(client.get_collection(name).count())
+        except (NotFoundError, ValueError):
+            continue
+        client.delete_collection(name)
+    return counts.get(collection_name, 0)
+
+
 class ChunkStore:
-    def __init__(self, client: Any, collection_name: str, embedder: Embedder) -> None:
+    def __init__(self, client: Any, collection_name: str, embedder: Embedder, *, sentences: bool = True) -> None:
+        """`sentences`: write and read every chunk's sentence vectors too (`SENTENCE_VECTORS`)."""
         self.client = client
         self.collection_name = collection_name
         self.embedder = embedder
         self._ef = GraphwireEmbeddingFunction(embedder)
         self._reopen_lock = threading.Lock()
         self.collection = self._open_or_create()
+        self.sentences = SentenceCollection(self._sentence_collection) if sentences else None
         self._seen_revision = str((self.collection.metadata or {}).get(REVISION_KEY, ""))
         self._synced_at = time.monotonic()
         self.reopens = 0  # how often another process's writes made this store reopen its client
@@ -133,14 +148,15 @@ class ChunkStore:
                 "OFFLINE_EMBEDDING_MODEL back"
             )
 
-    def _open_or_create(self) -> Any:
+    def _open_or_create(self, name: str | None = None) -> Any:
+        name = name or self.collection_name
         try:
-            return self.client.get_collection(self.collection_name, embedding_function=self._ef)
+            return self.client.get_collection(name, embedding_function=self._ef)
         except NotFoundError:
             pass
         try:
             return self.client.create_collection(
-                self.collection_name,
+                name,
                 embedding_function=self._ef,
                 configuration={"hnsw": {"space": "cosine"}},
                 metadata={EMBEDDING_KEY: self.embedder.model_id, REVISION_KEY: uuid.uuid4().hex},
@@ -149,29 +165,62 @@ class ChunkStore:
             # Another process or thread created it in between: UniqueConstraintError, InternalError locally, a plain
             # ChromaError "already exists" from a Chroma server (the API's warm-up and a job open it at once).
             try:
-                return self.client.get_collection(self.collection_name, embedding_function=self._ef)
+                return self.client.get_collection(name, embedding_function=self._ef)
             except NotFoundError:
                 raise exc from None
 
+    def _sentence_collection(self) -> Any:
+        return self._open_or_create(self.collection_name + SUFFIX)
+
     @classmethod
     def from_settings(cls, settings: Settings) -> ChunkStore:
-        return cls(open_client(settings), settings.chroma_collection, embedder_from_settings(settings))
+        return cls(
+            open_client(settings),
+            settings.chroma_collection,
+            embedder_from_settings(settings),
+            sentences=settings.sentence_vectors,
+        )
 
     # writes -----------------------------------------------------------------------------------------------------
 
     def upsert(self, chunks: Sequence[Chunk]) -> int:
-        """Embeds and writes the chunks (same id = replaced); returns how many were written."""
+        """Embeds and writes the chunks (same id = replaced), each one's sentences first; returns how many chunks
+        were written."""
         for start in range(0, len(chunks), WRITE_BATCH):
             batch = chunks[start : start + WRITE_BATCH]
+            texts = [chunk.text for chunk in batch]
+            rows = SentenceRows.of(batch) if self.sentences is not None else SentenceRows([], [], [])
+            vectors = self.embedder.embed([*texts, *rows.texts])  # one pass over the model for both
+            if self.sentences is not None:
+                self.sentences.delete_chunks([chunk.id for chunk in batch])
+                self.sentences.write(rows, vectors[len(texts) :])
             self.collection.upsert(
                 ids=[chunk.id for chunk in batch],
-                embeddings=self.embedder.embed([chunk.text for chunk in batch]),
-                documents=[chunk.text for chunk in batch],
+                embeddings=vectors[: len(texts)],
+                documents=texts,
                 metadatas=[_metadata(chunk) for chunk in batch],
             )
         if chunks:
             self._bump_revision()
         return len(chunks)
+
+    def fill_sentences(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Writes the sentence vectors of every stored chunk that has none (a store built before them, or with
+        `SENTENCE_VECTORS` off); returns how many chunks were filled. `progress` gets each batch's size and the
+        number of chunks to fill."""
+        if self.sentences is None:
+            return 0
+        done = self.sentences.chunks_with_sentences()
+        todo = [chunk for chunk in self.get_all() if chunk.id not in done]
+        for start in range(0, len(todo), WRITE_BATCH):
+            rows = SentenceRows.of(todo[start : start + WRITE_BATCH])
+            if rows.ids:
+                self.sentences.write(rows, self.embedder.embed(rows.texts))
+            if progress is not None:
+                progress(len(todo[start : start + WRITE_BATCH]), len(todo))
+        if todo:
+            self._bump_revision()
+        return len(todo)
 
     def delete_document(self, document_id: str) -> int:
         """Removes every chunk of one document; returns how many there were."""
@@ -181,7 +230,10 @@ class ChunkStore:
     def delete_ids(self, ids: Sequence[str]) -> int:
         """Removes the chunks with these ids (unknown ids are ignored); returns how many ids were given."""
         for start in range(0, len(ids), WRITE_BATCH * 4):
-            self.collection.delete(ids=list(ids[start : start + WRITE_BATCH * 4]))
+            batch = list(ids[start : start + WRITE_BATCH * 4])
+            if self.sentences is not None:
+                self.sentences.delete_chunks(batch)
+            self.collection.delete(ids=batch)
         if ids:
             self._bump_revision()
         return len(ids)
@@ -294,6 +346,13 @@ class ChunkStore:
     def get_all(self) -> list[Chunk]:
         """Every chunk, ordered by document id then position (a stable order for index building)."""
         return sorted(self.iter_all(), key=lambda chunk: (chunk.document_id, chunk.index, chunk.id))
+
+    def sentence_vectors(self, positions: dict[str, int]) -> tuple[Any, Any] | None:
+        """The sentence vectors of the chunks in `positions` (chunk id -> its row in `get_all_with_vectors`): the
+        owning row of each sentence, ascending, and the vectors; None when sentence vectors are off."""
+        if self.sentences is None:
+            return None
+        return self._read(lambda: self.sentences.read(positions, self.embedder.dimension))  # type: ignore[union-attr]
 
     def get_all_with_vectors(self) -> tuple[list[Chunk], Any]:
         """Every chunk (same order as `get_all`) and its stored embedding as one float32 matrix (rows match)."""

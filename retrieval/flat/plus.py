@@ -127,7 +127,8 @@ class FlatPlusRetriever:
         with timer.stage("embed"):
             vectors = dict(zip(unique, self.embedder.embed_queries(unique), strict=True))
         with timer.stage("dense"):
-            dense_by_text = {text: snapshot.dense_scores(vector) for text, vector in vectors.items()}
+            rows = snapshot.dense_scores_many(np.asarray(list(vectors.values()), dtype=np.float32))
+            dense_by_text = dict(zip(vectors, rows, strict=True))
             dense = [dense_by_text[text] for text in texts]
         with timer.stage("bm25"):
             lexical_by_text = {text: snapshot.bm25_scores(self.index.tokenizer(text)) for text in unique}

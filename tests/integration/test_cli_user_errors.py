@@ -74,7 +74,9 @@ def test_db_reset_empties_the_graph_the_vectors_and_the_ingest_state(
     assert "deleted" in reset.stdout
     assert graph.read("check/count_nodes")[0]["nodes"] == 0
     settings = neo4j_settings.model_copy(update={"chroma_path": tmp_path / "chroma", "chroma_collection": "cli_errors"})
-    assert ChunkStore.from_settings(settings).count() == 0
+    emptied = ChunkStore.from_settings(settings)
+    assert emptied.count() == 0
+    assert emptied.sentences is not None and emptied.sentences.chunks_with_sentences() == set()
     assert not (tmp_path / "state").exists() or not any((tmp_path / "state").iterdir())
     again = _cli(env, "ingest", str(demo), "--extractor", "offline")  # nothing is "unchanged" after a reset
     assert again.returncode == 0 and re.search(r"documents written\D+22\b", again.stdout), again.stdout

@@ -1,5 +1,5 @@
-"""The vector store sees exactly the chunks the graph has: after ingest, after an update, after a delete; in a Chroma
-folder and on a Chroma server (`chroma run`, CHROMA_HOST set)."""
+"""The vector store sees exactly the chunks the graph has, and exactly their sentences: after ingest, after an update,
+after a delete; in a Chroma folder and on a Chroma server (`chroma run`, CHROMA_HOST set)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from support.schemas import news_caps
 
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
+from graphwire.core.clients.sentence_vectors import chunk_sentences
 from graphwire.core.documents import Article
 from graphwire.core.settings import Settings
 from graphwire.ingest.extractors.offline import OfflineExtractor
@@ -30,6 +31,16 @@ def store_chunk_ids(store: ChunkStore) -> set[str]:
     return {c.id for c in store.get_all()}
 
 
+def assert_sentences_match(store: ChunkStore) -> None:
+    """One sentence row per sentence of every stored chunk: none missing, none left from an older text or a delete."""
+    chunks, _ = store.get_all_with_vectors()
+    found = store.sentence_vectors({c.id: i for i, c in enumerate(chunks)})
+    assert found is not None and store.sentences is not None
+    expected = sorted(i for i, c in enumerate(chunks) for _ in chunk_sentences(c))
+    assert found[0].tolist() == expected
+    assert store.sentences.chunks_with_sentences() == {c.id for c in chunks if chunk_sentences(c)}
+
+
 @pytest.mark.parametrize("chroma", ["folder", "server"])
 def test_vector_store_follows_ingest_update_and_delete(
     graph: Graph, tmp_path: Path, chroma: str, request: pytest.FixtureRequest
@@ -45,12 +56,15 @@ def test_vector_store_follows_ingest_update_and_delete(
     options = IngestOptions(progress=False)
     ingest_articles(articles, graph, extractor, options=options, chunk_store=store, schema=load_schema())
     assert store_chunk_ids(store) == graph_chunk_ids(graph, articles) and store.count() == 3
+    assert_sentences_match(store)
 
     changed = articles[0].model_copy(update={"body": articles[0].body + " A later correction was added."})
     ingest_articles([changed], graph, extractor, options=options, chunk_store=store, schema=load_schema())
     assert store_chunk_ids(store) == graph_chunk_ids(graph, articles)
     assert any("later correction" in c.text for c in store.get_all())
+    assert_sentences_match(store)
 
     delete_documents(graph, [articles[1].doc_id], chunk_store=store, provenance=news_caps())
     remaining = [articles[0], articles[2]]
     assert store_chunk_ids(store) == graph_chunk_ids(graph, remaining) and store.count() == 2
+    assert_sentences_match(store)
