@@ -98,6 +98,9 @@ class WordCase:
 
 
 SENTENCE_POOL = 500  # chunks per query vector whose sentences are scored: the best by their own similarity
+# A chunk of fewer sentences is scored by its own vector alone: its closest sentence is most of its text, and a sentence
+# without the other loses its context ("It was directed by ..."); bench/sentence_vectors.md measures both rules.
+MIN_SENTENCES = 3
 
 
 @dataclass(frozen=True)
@@ -111,13 +114,15 @@ class SentenceIndex:
     owners: npt.NDArray[np.int64]
     vectors: npt.NDArray[np.float32]
     pool: int = SENTENCE_POOL
+    min_sentences: int = MIN_SENTENCES
 
     @cached_property
     def _ranges(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """Per chunk position: the first row of its sentences and how many there are (0 for none)."""
+        """Per chunk position: the first row of its sentences and how many count (0 for none, or too few)."""
         size = int(self.owners[-1]) + 1 if len(self.owners) else 0
         counts = np.bincount(self.owners, minlength=size).astype(np.int64)
-        return np.cumsum(counts) - counts, counts
+        first = np.cumsum(counts) - counts
+        return first, np.where(counts >= self.min_sentences, counts, 0)
 
     def blend(self, chunk_scores: npt.NDArray[np.float64], query_vectors: npt.NDArray[np.float32]) -> Scores:
         """Per query (columns of `chunk_scores`, rows of `query_vectors`): the mean of each chunk's similarity and

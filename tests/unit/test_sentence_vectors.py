@@ -95,9 +95,19 @@ def test_the_matching_sentence_lifts_its_chunk(settings: Settings) -> None:
 
 def test_blend_is_the_mean_of_chunk_and_best_sentence() -> None:
     index = SentenceIndex(
-        owners=np.array([0, 0, 2], dtype=np.int64),
-        vectors=np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]], dtype=np.float32),
+        owners=np.array([0, 0, 0, 2, 3, 3, 3], dtype=np.int64),
+        vectors=np.array([[1, 0], [0, 1], [0.6, 0.8], [0, 1], [0, 1], [0, 1], [0, 1]], dtype=np.float32),
     )
-    chunk_scores = np.array([[0.5], [0.4], [0.1]])
-    blended = index.blend(chunk_scores, np.array([[0.0, 1.0]], dtype=np.float32))
-    assert np.allclose(blended[:, 0], [(0.5 + 1.0) / 2, 0.4, (0.1 + 0.8) / 2])  # chunk 1 has no sentences
+    chunk_scores = np.array([[0.5, 0.5], [0.4, 0.4], [0.1, 0.1], [0.3, 0.3]])
+    blended = index.blend(chunk_scores, np.array([[0.0, 1.0], [1.0, 0.0]], dtype=np.float32))
+    # chunk 1 has no sentences and chunk 2 too few (one): both keep their own similarity
+    assert np.allclose(blended[:, 0], [(0.5 + 1.0) / 2, 0.4, 0.1, (0.3 + 1.0) / 2])
+    assert np.allclose(blended[:, 1], [(0.5 + 1.0) / 2, 0.4, 0.1, (0.3 + 0.0) / 2])
+
+
+def test_only_the_pool_of_most_similar_chunks_is_rescored() -> None:
+    owners = np.repeat(np.arange(3), 3)
+    vectors = np.tile(np.array([[0.0, 1.0]], dtype=np.float32), (9, 1))
+    index = SentenceIndex(owners=owners, vectors=vectors, pool=2)
+    blended = index.blend(np.array([[0.9], [0.1], [0.5]]), np.array([[0.0, 1.0]], dtype=np.float32))
+    assert np.allclose(blended[:, 0], [(0.9 + 1.0) / 2, 0.1, (0.5 + 1.0) / 2])  # chunk 1 is outside the pool of 2
