@@ -14,6 +14,7 @@ import os
 import platform
 import time
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 import typer
@@ -38,7 +39,7 @@ def _timings(snapshot: IndexSnapshot, vectors: int) -> tuple[float, float]:
     return float(np.median(spent)), float(np.percentile(spent, 95))
 
 
-def main(out: Path = typer.Option(..., help="markdown file to write")) -> None:
+def main(out: Annotated[Path, typer.Option(help="markdown file to write")]) -> None:
     settings = get_settings()
     rows = []
     for sentences in (False, True):
