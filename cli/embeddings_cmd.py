@@ -53,28 +53,19 @@ def sentences(
     SENTENCE_VECTORS off), under the writer lock; ingestion writes them itself."""
     from rich.progress import Progress
 
-    from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
+    from graphwire.cli.common import fail, writing_graph
     from graphwire.core.clients.chunk_store import ChunkStore
     from graphwire.core.settings import get_settings
-    from graphwire.core.stores.store_lock import StoreBusyError
     from graphwire.core.stores.write_session import WriteSession
 
     settings = get_settings()
     if not settings.sentence_vectors:
         raise fail("SENTENCE_VECTORS is off: nothing to fill")
-    graph = open_graph_or_exit(settings)
-    session = WriteSession(settings, lambda: graph, "graphwire embeddings sentences")
     started = time.perf_counter()
-    try:
+    with writing_graph(settings) as graph:
+        session = WriteSession(settings, lambda: graph, "graphwire embeddings sentences")
         store = ChunkStore.from_settings(settings)
         with session.open(wait_s=wait), Progress(console=err_console, transient=True) as bar:
             task = bar.add_task("embedding sentences (chunks)", total=None)
             filled = store.fill_sentences(lambda n, total: bar.update(task, total=total, advance=n))
-    except StoreBusyError as exc:
-        raise fail(str(exc)) from None
-    except NEO4J_ERRORS as exc:
-        raise fail(neo4j_error_line(settings, exc)) from None
-    finally:
-        session.close()
-        graph.close()
     console.print(f"sentence vectors written for {filled} chunks in {time.perf_counter() - started:.0f} s")

@@ -13,6 +13,7 @@ import pytest
 
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
+from graphwire.core.documents import Chunk
 from graphwire.core.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -81,3 +82,24 @@ def test_db_reset_empties_the_graph_the_vectors_and_the_ingest_state(
     again = _cli(env, "ingest", str(demo), "--extractor", "offline")  # nothing is "unchanged" after a reset
     assert again.returncode == 0 and re.search(r"documents written\D+22\b", again.stdout), again.stdout
     assert graph.read("check/count_nodes")[0]["nodes"] > 0
+
+
+def test_embeddings_sentences_fills_a_store_built_without_them(neo4j_settings: Settings, tmp_path: Path) -> None:
+    env = _env(neo4j_settings, tmp_path, HOME=str(tmp_path))
+    settings = neo4j_settings.model_copy(update={"chroma_path": tmp_path / "chroma", "chroma_collection": "cli_errors"})
+    chunks = [
+        Chunk(id=f"doc:{i}", document_id="doc", index=i, text=text, title="Doc")
+        for i, text in enumerate(
+            ["First long sentence of the story. Second long sentence here. Third one at last."] * 2
+        )
+    ]
+    ChunkStore.from_settings(settings.model_copy(update={"sentence_vectors": False})).upsert(chunks)
+    assert "SENTENCE_VECTORS is off" in _one_error_line(
+        _cli({**env, "SENTENCE_VECTORS": "false"}, "embeddings", "sentences")
+    )
+    filled = _cli(env, "embeddings", "sentences")
+    assert filled.returncode == 0 and "written for 2 chunks" in filled.stdout, filled.stdout + filled.stderr
+    store = ChunkStore.from_settings(settings)
+    assert store.sentences is not None and store.sentences.chunks_with_sentences() == {"doc:0", "doc:1"}
+    again = _cli(env, "embeddings", "sentences")
+    assert again.returncode == 0 and "written for 0 chunks" in again.stdout
