@@ -54,12 +54,17 @@ class VectorStore(ChunkSink, Protocol):
 
     def delete_ids(self, ids: Sequence[str]) -> Any: ...
 
+    def chunks_without_sentences(self) -> list[Chunk]: ...
+
+    def fill_sentences(self) -> int: ...
+
 
 class StoreCheck(BaseModel):
     graph_chunks: int
     vector_chunks: int | None = None  # None: no vector store checked
     missing_vectors: list[str] = Field(default_factory=list)  # graph chunk ids the vector store lacks
     stray_vectors: list[str] = Field(default_factory=list)  # vector ids with no graph chunk
+    missing_sentences: list[str] = Field(default_factory=list)  # stored chunk ids without their sentence vectors
     orphan_entities: list[str] = Field(default_factory=list)
     entities_without_lookup: list[str] = Field(default_factory=list)  # invisible to ingest's lookups
     unsupported_relationships: list[str] = Field(default_factory=list)  # "source -TYPE-> target"
@@ -78,6 +83,7 @@ class StoreCheck(BaseModel):
         found = {
             "graph chunks without a vector": len(self.missing_vectors),
             "vectors without a graph chunk": len(self.stray_vectors),
+            "chunks without sentence vectors (or `graphwire embeddings sentences`)": len(self.missing_sentences),
             "entities nothing mentions": len(self.orphan_entities),
             "entities without lookup keys": len(self.entities_without_lookup),
             "relationships without provenance": len(self.unsupported_relationships),
@@ -92,6 +98,7 @@ class StoreCheck(BaseModel):
 
 class RepairReport(BaseModel):
     vectors_embedded: int = 0
+    sentences_embedded: int = 0  # chunks whose sentence vectors were written
     vectors_deleted: int = 0
     entities_removed: int = 0
     lookup_keys_filled: int = 0
@@ -137,6 +144,7 @@ def check_store(graph: Graph, vectors: VectorStore | None, caps: ProvenanceCaps)
         check.vector_chunks = len(in_store)
         check.missing_vectors = sorted(graph_set - in_store)
         check.stray_vectors = sorted(in_store - graph_set)
+        check.missing_sentences = sorted(chunk.id for chunk in vectors.chunks_without_sentences())
     return check
 
 
@@ -214,5 +222,7 @@ def repair_store(
             report.vectors_deleted = len(fresh.stray_vectors)
         if fresh.missing_vectors:
             report.vectors_embedded = restore_vectors(graph, vectors, fresh.missing_vectors)
+        if fresh.missing_sentences:
+            report.sentences_embedded = vectors.fill_sentences()
     bump(graph)
     return report

@@ -32,7 +32,7 @@ from graphwire.core.clients.embeddings import (
     embedder_from_settings,
     offline_embedder_for,
 )
-from graphwire.core.clients.sentence_vectors import SUFFIX, SentenceCollection, SentenceRows
+from graphwire.core.clients.sentence_vectors import SUFFIX, SentenceCollection, SentenceRows, chunk_sentences
 from graphwire.core.documents import Chunk
 from graphwire.core.settings import EmbeddingBackend, Settings, get_settings
 
@@ -192,8 +192,7 @@ class ChunkStore:
             rows = SentenceRows.of(batch) if self.sentences is not None else SentenceRows([], [], [])
             vectors = self.embedder.embed([*texts, *rows.texts])  # one pass over the model for both
             if self.sentences is not None:
-                self.sentences.delete_chunks([chunk.id for chunk in batch])
-                self.sentences.write(rows, vectors[len(texts) :])
+                self.sentences.replace([chunk.id for chunk in batch], rows, vectors[len(texts) :])
             self.collection.upsert(
                 ids=[chunk.id for chunk in batch],
                 embeddings=vectors[: len(texts)],
@@ -204,18 +203,21 @@ class ChunkStore:
             self._bump_revision()
         return len(chunks)
 
-    def fill_sentences(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Writes the sentence vectors of every stored chunk that has none (a store built before them, or with
-        `SENTENCE_VECTORS` off); returns how many chunks were filled. `progress` gets each batch's size and the
-        number of chunks to fill."""
+    def chunks_without_sentences(self) -> list[Chunk]:
+        """The stored chunks that have sentences to embed but no sentence vectors (a store built before them, with
+        `SENTENCE_VECTORS` off, or left by an interrupted write); none when sentence vectors are off."""
         if self.sentences is None:
-            return 0
+            return []
         done = self.sentences.chunks_with_sentences()
-        todo = [chunk for chunk in self.get_all() if chunk.id not in done]
+        return [chunk for chunk in self.get_all() if chunk.id not in done and chunk_sentences(chunk)]
+
+    def fill_sentences(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Writes the sentence vectors of `chunks_without_sentences`; returns how many chunks were filled.
+        `progress` gets each batch's size and the number of chunks to fill."""
+        todo = self.chunks_without_sentences()
         for start in range(0, len(todo), WRITE_BATCH):
             rows = SentenceRows.of(todo[start : start + WRITE_BATCH])
-            if rows.ids:
-                self.sentences.write(rows, self.embedder.embed(rows.texts))
+            self.sentences.write(rows, self.embedder.embed(rows.texts))  # type: ignore[union-attr]
             if progress is not None:
                 progress(len(todo[start : start + WRITE_BATCH]), len(todo))
         if todo:

@@ -6,7 +6,8 @@ question asks is no longer drowned by the rest of its text. Evidence: bench/sent
 
 The rows are keyed `<chunk id>#<n>` with the chunk id in their metadata; the chunk store writes a chunk's sentences
 before the chunk itself and deletes them before it, so a chunk that is present has its sentences (an interrupted write
-is repeated whole by the next ingest) and a chunk without any scores as before, by its own vector.
+is repeated whole by the next ingest; `graphwire db check` lists a chunk without them and `--repair` fills it) and a
+chunk without any scores as before, by its own vector.
 """
 
 from __future__ import annotations
@@ -67,6 +68,16 @@ class SentenceCollection:
     def write(self, rows: SentenceRows, vectors: npt.NDArray[np.float32]) -> None:
         if rows.ids:
             self._collection().upsert(ids=rows.ids, embeddings=vectors, metadatas=rows.metadatas())
+
+    def replace(self, chunk_ids: Sequence[str], rows: SentenceRows, vectors: npt.NDArray[np.float32]) -> None:
+        """These chunks' sentences become `rows`: written first, then the rows they no longer have deleted, so an
+        interruption never leaves a stored chunk without sentences."""
+        self.write(rows, vectors)
+        if chunk_ids:
+            found = self._collection().get(where={CHUNK_KEY: {"$in": list(chunk_ids)}}, include=[])
+            stale = sorted(set(found["ids"]) - set(rows.ids))
+            if stale:
+                self._collection().delete(ids=stale)
 
     def chunks_with_sentences(self) -> set[str]:
         return {str(meta[CHUNK_KEY]) for meta, _ in self._pages(include=["metadatas"])}

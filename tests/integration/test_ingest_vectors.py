@@ -13,6 +13,7 @@ from graphwire.core.clients.graph import Graph
 from graphwire.core.clients.sentence_vectors import chunk_sentences
 from graphwire.core.documents import Article
 from graphwire.core.settings import Settings
+from graphwire.ingest.consistency import check_store, repair_store
 from graphwire.ingest.extractors.offline import OfflineExtractor
 from graphwire.ingest.gazetteer import Gazetteer
 from graphwire.ingest.loaders import load_articles
@@ -67,4 +68,23 @@ def test_vector_store_follows_ingest_update_and_delete(
     delete_documents(graph, [articles[1].doc_id], chunk_store=store, provenance=news_caps())
     remaining = [articles[0], articles[2]]
     assert store_chunk_ids(store) == graph_chunk_ids(graph, remaining) and store.count() == 2
+    assert_sentences_match(store)
+
+
+def test_db_check_finds_chunks_without_sentence_vectors_and_repair_fills_them(graph: Graph, tmp_path: Path) -> None:
+    articles = load_articles(DEMO).articles[:3]
+    settings = Settings(chroma_path=tmp_path / "chroma", chroma_collection="check_sentences")
+    older = ChunkStore.from_settings(settings.model_copy(update={"sentence_vectors": False}))
+    extractor = OfflineExtractor(
+        load_schema(), Gazetteer.from_sources((a.source for a in articles), schema=load_schema())
+    )
+    ingest_articles(articles, graph, extractor, options=IngestOptions(progress=False), chunk_store=older,
+                    schema=load_schema())  # fmt: skip
+    assert check_store(graph, older, news_caps()).ok  # with sentence vectors off there is nothing to miss
+    store = ChunkStore.from_settings(settings)
+    found = check_store(graph, store, news_caps())
+    assert found.missing_sentences == sorted(graph_chunk_ids(graph, articles))
+    assert not found.ok and "chunks without sentence vectors" in " ".join(found.problems())
+    assert repair_store(graph, store, found, news_caps(), load_schema().roles).sentences_embedded == 3
+    assert check_store(graph, store, news_caps()).ok
     assert_sentences_match(store)
