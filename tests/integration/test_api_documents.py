@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
+from support.chroma_server import on_chroma
 from support.jobs import wait_for_job
 
 from graphwire.app.main import create_app
@@ -60,8 +61,7 @@ def client(
             "graph_fill_mode": "none",
         }
     )
-    if request.param == "server":
-        settings = request.getfixturevalue("chroma_server").settings(settings)
+    settings = on_chroma(request.param, settings, request)
     with TestClient(create_app(settings)) as client:
         yield client
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.chroma_server import on_chroma
 from support.schemas import news_caps
 
 from graphwire.core.clients.chunk_store import ChunkStore
@@ -47,9 +48,7 @@ def test_vector_store_follows_ingest_update_and_delete(
     graph: Graph, tmp_path: Path, chroma: str, request: pytest.FixtureRequest
 ) -> None:
     articles = load_articles(DEMO).articles[:3]
-    settings = Settings(chroma_path=tmp_path / "chroma", chroma_collection="ingest_test")
-    if chroma == "server":
-        settings = request.getfixturevalue("chroma_server").settings(settings)
+    settings = on_chroma(chroma, Settings(chroma_path=tmp_path / "chroma", chroma_collection="ingest_test"), request)
     store = ChunkStore.from_settings(settings)
     extractor = OfflineExtractor(
         load_schema(), Gazetteer.from_sources((a.source for a in articles), schema=load_schema())

@@ -34,6 +34,15 @@ def chroma_executable() -> str:
     return found
 
 
+def on_chroma(kind: str, settings: Settings, request: pytest.FixtureRequest) -> Settings:
+    """`settings` as they are for a Chroma `folder`, or pointed at the session's Chroma server for `server` (a
+    collection of its own): the two kinds the chunk store's tests run on."""
+    if kind == "folder":
+        return settings
+    server: ChromaServer = request.getfixturevalue("chroma_server")
+    return server.settings(settings)
+
+
 class ChromaServer:
     def __init__(self, path: Path, host: str = "127.0.0.1", port: int | None = None) -> None:
         self.path, self.host, self.port = path, host, port or free_port()

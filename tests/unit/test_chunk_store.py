@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from support.chroma_server import ChromaServer
+from support.chroma_server import on_chroma
 
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.embeddings import EmbeddingError, OpenAIEmbedder
@@ -44,11 +44,7 @@ def _chunks() -> list[Chunk]:
 
 @pytest.fixture(params=["folder", "server"])
 def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
-    folder = Settings(chroma_path=tmp_path / "chroma", chroma_collection="test_chunks")
-    if request.param == "folder":
-        return folder
-    server: ChromaServer = request.getfixturevalue("chroma_server")
-    return server.settings(folder)  # CHROMA_HOST set: the same store over HTTP, a collection of its own
+    return on_chroma(request.param, Settings(chroma_path=tmp_path / "chroma", chroma_collection="test_chunks"), request)
 
 
 def test_round_trip_query_and_delete(settings: Settings) -> None:

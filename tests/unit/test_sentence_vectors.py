@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.chroma_server import ChromaServer
+from support.chroma_server import on_chroma
 
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.sentence_vectors import chunk_sentences
@@ -29,11 +29,9 @@ def _chunk(doc: str, text: str, index: int = 0) -> Chunk:
 
 @pytest.fixture(params=["folder", "server"])
 def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
-    folder = Settings(chroma_path=tmp_path / "chroma", chroma_collection="test_sentences")
-    if request.param == "folder":
-        return folder
-    server: ChromaServer = request.getfixturevalue("chroma_server")
-    return server.settings(folder)
+    return on_chroma(
+        request.param, Settings(chroma_path=tmp_path / "chroma", chroma_collection="test_sentences"), request
+    )
 
 
 def _owners(store: ChunkStore) -> list[str]:
