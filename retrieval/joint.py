@@ -8,7 +8,8 @@ Every signal scores the same chunks; which graph evidence leads depends on what 
   the bridge passage that shares an entity with them but few words with the question).
 - A question that names no title entity (news: entities mentioned here and there, outlets, dates) gets flat+ guided
   by the five-stage graph retriever's chunk ranking (its KEY/BRIDGE/DIRECT facts, publications and dates), as one
-  more reciprocal-rank signal beside dense and BM25.
+  more reciprocal-rank signal beside dense and BM25, ranked twice: the bridge entity of the first ranking's top
+  chunks (retrieval/bridge.py) joins the second ranking's outlet and claim picks.
 
 The question is embedded once (with flat+'s clauses, in one batch); the graph retriever runs once and its facts,
 excerpts and analysis are the result's, so graph mode reads its own result from the same pass (`run`). An optional
@@ -28,10 +29,11 @@ from pydantic import BaseModel, Field
 from graphwire.core import tracing
 from graphwire.core.concurrency import Beside
 from graphwire.retrieval.base import Retriever
+from graphwire.retrieval.bridge import BridgeEntity, bridge_entity, entities_of
 from graphwire.retrieval.flat.common import ranked_chunks
 from graphwire.retrieval.flat.fusion import ranks_of
 from graphwire.retrieval.flat.index import IndexSnapshot, Scores, WordCase
-from graphwire.retrieval.flat.plus import FlatPlusRetriever, PlusFeatures
+from graphwire.retrieval.flat.plus import FlatPlusConfig, FlatPlusRetriever, PlusFeatures
 from graphwire.retrieval.hybrid import HybridConfig
 from graphwire.retrieval.models import EntityMatch, MatchTier, RankedChunk, RetrievalResult
 from graphwire.retrieval.ppr.engine import WalkGraph
@@ -61,13 +63,16 @@ class JointConfig(BaseModel):
     # chunks of one document before every other candidate had a place; 0 = off (on news, where one article often
     # holds two gold facts, 3 cost Perfect@10: bench/joint_tune.md)
     per_document: int = Field(default=0, ge=0)
+    # top chunks of flat+'s first ranking that name the bridge entity for its second (questions without a title
+    # entity; 0 = one ranking, no bridge feedback: retrieval/bridge.py)
+    bridge_depth: int = Field(default=10, ge=0)
 
     def weights(self) -> dict[str, float]:
         return {name: float(getattr(self, f"{name}_weight")) for name in SIGNALS}
 
 
 @dataclass(frozen=True)
-class _Alignment:
+class Alignment:
     """Flat index positions <-> PPR snapshot chunk indexes, for one pair of snapshots."""
 
     flat: IndexSnapshot
@@ -75,7 +80,7 @@ class _Alignment:
     walk_of_flat: np.ndarray  # flat position -> walk chunk index, -1 when the graph lacks the chunk
 
     @classmethod
-    def of(cls, flat: IndexSnapshot, walk: GraphSnapshot) -> _Alignment:
+    def of(cls, flat: IndexSnapshot, walk: GraphSnapshot) -> Alignment:
         index = walk.chunk_index
         return cls(flat, walk, np.array([index.get(c.id, -1) for c in flat.chunks], dtype=np.int64))
 
@@ -161,12 +166,12 @@ class JointRetriever:
         self.ppr = ppr
         self.graph = graph  # the five-stage retriever, unfilled
         self.config = config or JointConfig()
-        self._alignment: _Alignment | None = None
+        self._alignment: Alignment | None = None
 
-    def _align(self, flat: IndexSnapshot, walk: GraphSnapshot) -> _Alignment:
+    def align(self, flat: IndexSnapshot, walk: GraphSnapshot) -> Alignment:
         alignment = self._alignment
         if alignment is None or alignment.flat is not flat or alignment.walk is not walk:
-            alignment = self._alignment = _Alignment.of(flat, walk)
+            alignment = self._alignment = Alignment.of(flat, walk)
         return alignment
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
@@ -219,21 +224,26 @@ class JointRetriever:
         config = self.config
         with timer.stage("index"):
             walk = self.ppr.walk()
-            alignment = self._align(snapshot, walk.snapshot)
+            alignment = self.align(snapshot, walk.snapshot)
         features = self.flat.features(question, snapshot, timer)
         with timer.stage("seeds"):
             matches = linked_names(self.ppr.match(walk.snapshot, question), snapshot.word_case)
             entity_seeds = seed_weights(walk.snapshot, matches)
             titled = titled_seeds(walk.snapshot, entity_seeds)
-        details: dict[str, Any] = {"seeds": len(entity_seeds), "titled_seeds": titled, "matches": matches}
+        details: dict[str, Any] = {
+            "seeds": len(entity_seeds),
+            "titled_seeds": titled,
+            "matches": matches,
+            "bridge": None,
+        }
         if titled:
             scores, signals, ranks = self._walks(features, walk, alignment, entity_seeds, timer, details)
         else:
             with timer.stage("graph_wait"):
                 graph_chunks = graph.result().chunks
             with timer.stage("flat"):
-                guidance = config.guidance.guidance([chunk.chunk_id for chunk in graph_chunks])
-                _, scores = self.flat.rank(snapshot, features, top_k, guidance)
+                scores, bridge = self.guided_flat(question, features, [c.chunk_id for c in graph_chunks], alignment)
+            details["bridge"] = bridge.name if bridge else None
             signals = {"graph_guided_flat": scores}
             ranks = signal_ranks(signals)
         with timer.stage("order"):
@@ -249,7 +259,7 @@ class JointRetriever:
         self,
         features: PlusFeatures,
         walk: WalkGraph,
-        alignment: _Alignment,
+        alignment: Alignment,
         entity_seeds: dict[int, float],
         timer: StageTimer,
         details: dict[str, Any],
@@ -278,7 +288,37 @@ class JointRetriever:
         details["top_entities"] = top_entities(walk.snapshot, entity_run.entity_scores)
         return fused, signals, ranks
 
-    def _passage_seeds(self, dense: Scores, alignment: _Alignment) -> dict[int, float]:
+    def guided_flat(
+        self,
+        question: str,
+        features: PlusFeatures,
+        graph_ids: list[str],
+        alignment: Alignment,
+        flat_config: FlatPlusConfig | None = None,
+    ) -> tuple[Scores, BridgeEntity | None]:
+        """flat+ guided by the graph retriever's chunk ranking (`graph_ids`, best first); ranked a second time with
+        the bridge entity's signal in its picks when the first ranking shows one (retrieval/bridge.py)."""
+        snapshot = alignment.flat
+        guidance = self.config.guidance.guidance(graph_ids)
+        _, scores = self.flat.rank(snapshot, features, len(snapshot), guidance, flat_config)
+        bridge = self._bridge(question, scores, alignment)
+        if bridge is not None:
+            signal = snapshot.bm25_scores(self.flat.index.tokenizer(bridge.name))
+            _, scores = self.flat.rank(snapshot, features, len(snapshot), guidance, flat_config, bridge=signal)
+        return scores, bridge
+
+    def _bridge(self, question: str, scores: Scores, alignment: Alignment) -> BridgeEntity | None:
+        """The bridge entity of the first ranking's top `bridge_depth` chunks (None when feedback is off)."""
+        depth = min(self.config.bridge_depth, len(scores))
+        if depth <= 0:
+            return None
+        top = np.argsort(-scores, kind="stable")[:depth]
+        walk = alignment.walk
+        entities = entities_of(walk.mentions, alignment.walk_of_flat[top].tolist())
+        documents = [alignment.flat.chunks[p].document_id for p in top]
+        return bridge_entity(question, entities, documents, walk.entity_names)
+
+    def _passage_seeds(self, dense: Scores, alignment: Alignment) -> dict[int, float]:
         count = min(self.config.passage_seeds, len(dense))
         if count <= 0:
             return {}

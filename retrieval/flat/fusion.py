@@ -18,6 +18,15 @@ def ranks_of(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
     return ranks
 
 
+def ranks_of_scored(scores: npt.NDArray[np.float64], tiebreak: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """1-based ranks of the positions `scores` gives a positive value, by it and then by `tiebreak` (a score of the
+    same scale as itself or smaller); infinity for the others, which get nothing from reciprocal-rank fusion."""
+    order = np.argsort(-(scores * 1000.0 + tiebreak), kind="stable")
+    ranks = np.empty(len(scores), dtype=np.float64)
+    ranks[order] = np.arange(1, len(scores) + 1)
+    return np.where(scores > 0, ranks, np.inf)
+
+
 def rrf(
     rankings: Sequence[npt.NDArray[np.int64]], weights: Sequence[float] | None = None, k: int = RRF_K
 ) -> npt.NDArray[np.float64]:

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from graphwire.core.clients.embeddings import Embedder
 from graphwire.retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
-from graphwire.retrieval.flat.fusion import ranks_of, rrf
+from graphwire.retrieval.flat.fusion import ranks_of, ranks_of_scored, rrf
 from graphwire.retrieval.flat.index import FlatIndex, IndexSnapshot, Scores
 from graphwire.retrieval.models import RetrievalResult
 from graphwire.retrieval.question import OutletGazetteer, PublicationMention, QuestionSignals, question_signals
@@ -29,7 +29,8 @@ from graphwire.retrieval.timing import StageTimer
 from graphwire.schema.model import GraphSchema
 
 Mask = npt.NDArray[np.bool_]
-PICK_OFFSET = 1.0  # picked chunks score above every fused score (fused scores stay well below 1)
+PICK_OFFSET = 1.0  # picked chunks score above every fused score (fused scores stay well below 0.5)
+BRIDGE_PICK_OFFSET = 0.5  # the picks the bridge signal adds: below every first pick, above every fused score
 
 
 class FlatPlusConfig(BaseModel):
@@ -43,6 +44,9 @@ class FlatPlusConfig(BaseModel):
     max_picks: int = 4
     claim_picks: int = 3  # extra picks, one per claim segment of the question, after the outlet picks
     claim_weight: float = 2.0
+    bridge_weight: float = (
+        1.0  # of the bridge signal in the second picks, when the caller has one (retrieval/bridge.py)
+    )
     rrf_k: int = 50
 
 
@@ -153,18 +157,27 @@ class FlatPlusRetriever:
         top_k: int,
         guidance: Guidance | None = None,
         config: FlatPlusConfig | None = None,
+        bridge: Scores | None = None,
     ) -> tuple[list[int], Scores]:
-        """Positions best first and the score of every chunk."""
+        """Positions best first and the score of every chunk. `bridge`: a per-chunk signal (BM25 of a bridge
+        entity's name); the picks are made twice, the second time with the signal fused beside the question's and
+        each clause's rankings, and a pick it changes keeps its first chunk and adds the second after all first
+        picks (the chunk of the document that names the bridge, without losing the one worded like the clause)."""
         config = config or self.config
         view = self.view(snapshot)
         allowed = guidance_mask(snapshot, guidance)
         bonus = guidance_bonus(snapshot, guidance, config.rrf_k)
         base = rrf([ranks_of(features.dense), ranks_of(features.lexical)], k=config.rrf_k) + bonus
         base += self._outlet_and_date_boost(view, features.analysis, config)
-        picks = self._picks(view, features, base, allowed, config)
+        picks = self._picks(view, features, base, allowed, config, np.zeros(len(base)))
+        added: list[int] = []
+        if bridge is not None and config.bridge_weight > 0:
+            lift = config.bridge_weight / (config.rrf_k + ranks_of_scored(bridge, base))
+            added = [p for p in self._picks(view, features, base, allowed, config, lift) if p not in picks]
         scores = base.copy()
-        for slot, position in enumerate(picks):
-            scores[position] = PICK_OFFSET + (len(picks) - slot) * 1e-3 + base[position]
+        for offset, chosen in ((PICK_OFFSET, picks), (BRIDGE_PICK_OFFSET, added)):
+            for slot, position in enumerate(chosen):
+                scores[position] = offset + (len(chosen) - slot) * 1e-3 + base[position]
         if allowed is not None:
             scores = np.where(allowed, scores, -np.inf)
         limit = min(top_k, len(scores) if allowed is None else int(allowed.sum()))
@@ -181,8 +194,15 @@ class FlatPlusRetriever:
         return boost
 
     def _picks(
-        self, view: CorpusView, features: PlusFeatures, base: Scores, allowed: Mask | None, config: FlatPlusConfig
+        self,
+        view: CorpusView,
+        features: PlusFeatures,
+        base: Scores,
+        allowed: Mask | None,
+        config: FlatPlusConfig,
+        lift: Scores,
     ) -> list[int]:
+        """One pick per named outlet mention, then one per claim; `lift` is added to every pick's score."""
         picks: list[int] = []
         question_ranks = [ranks_of(features.dense), ranks_of(features.lexical)]
         weight = config.clause_weight
@@ -200,9 +220,9 @@ class FlatPlusRetriever:
             score = rrf([*question_ranks, ranks_of(c_dense), ranks_of(c_lexical)], [1, 1, weight, weight], config.rrf_k)
             if features.analysis.dates_for(index):
                 score = score + config.pick_date_boost * view.admitted(features.analysis, index)
-            score = score + 1e-9 * base  # ties go to the globally better chunk
+            score = score + lift + 1e-9 * base  # ties go to the globally better chunk
             picks.append(int(np.argmax(np.where(pool, score, -np.inf))))
-        return picks + self._claim_picks(view, features, base, allowed, config, picks)
+        return picks + self._claim_picks(view, features, base, allowed, config, picks, lift)
 
     def _claim_picks(
         self,
@@ -212,6 +232,7 @@ class FlatPlusRetriever:
         allowed: Mask | None,
         config: FlatPlusConfig,
         taken: list[int],
+        lift: Scores,
     ) -> list[int]:
         """One pick per claim segment, among the named outlets' chunks (plus unlabelled ones) when outlets are named."""
         if not config.claim_picks or not features.claim_dense:
@@ -231,7 +252,7 @@ class FlatPlusRetriever:
             if not candidates.any():
                 break
             score = rrf([*question_ranks, ranks_of(c_dense), ranks_of(c_lexical)], [1, 1, weight, weight], config.rrf_k)
-            picks.append(int(np.argmax(np.where(candidates, score + 1e-9 * base, -np.inf))))
+            picks.append(int(np.argmax(np.where(candidates, score + lift + 1e-9 * base, -np.inf))))
         return picks
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:

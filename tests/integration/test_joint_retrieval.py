@@ -49,6 +49,9 @@ def test_joint_ranks_the_bridge_and_says_what_each_signal_brought(context: Retri
     assert "Kestrel Motors" in {e.name for e in result.entities}
     # news-style articles name no title entity: flat+ guided by the graph's chunk ranking, with the graph's facts
     assert result.details["ranking"] == "graph_guided_flat" and result.details["titled_seeds"] == 0
+    # ranked twice: the second time with an entity the first ranking's documents share and the question does not name
+    bridge = result.details["bridge"]
+    assert bridge and bridge.lower() not in SUPPLY_QUESTION.lower()
     assert ("Quarrow Minerals", "SUPPLIES", "Brightcell Energy") in {
         (f.subject, f.relationship, f.object) for f in result.facts
     }

@@ -24,6 +24,8 @@ from graphwire.retrieval.flat import (
 )
 from graphwire.retrieval.flat.fusion import ranks_of, rrf, top_positions
 from graphwire.retrieval.flat.index import BM25Weights
+from graphwire.retrieval.flat.plus import FlatPlusConfig
+from graphwire.retrieval.timing import StageTimer
 from graphwire.retrieval.flat.tokenize import bm25_tokens
 from graphwire.schema.model import load_schema
 
@@ -109,6 +111,20 @@ def test_flat_plus_prefers_named_outlet_and_date(store: ChunkStore, index: FlatI
     assert _ids(by_date)[0] == "fed-nov:0"
     assert by_date.details["publications"] == ["Cnbc"]
     assert by_date.details["dates"] == ["on November 2, 2023"]
+
+
+def test_a_bridge_signal_adds_a_pick_the_chunk_naming_the_bridge(store: ChunkStore, index: FlatIndex) -> None:
+    plus = FlatPlusRetriever(index, store.embedder, schema=load_schema())
+    snapshot = index.snapshot()
+    features = plus.features("What did TechCrunch and CNBC report about interest rates?", snapshot, StageTimer())
+    without, _ = plus.rank(snapshot, features, 4)
+    bridge = snapshot.bm25_scores(index.tokenizer("OpenAI"))
+    added, _ = plus.rank(snapshot, features, 4, bridge=bridge, config=FlatPlusConfig(bridge_weight=5.0))
+    assert [snapshot.chunks[p].id for p in without] == ["fed-tc:0", "fed-nov:0", "fed-oct:0", "gpt:0"]
+    # each outlet keeps its pick; TechCrunch's second pick, the chunk naming the bridge, comes right after them
+    assert [snapshot.chunks[p].id for p in added] == ["fed-tc:0", "fed-nov:0", "gpt:0", "fed-oct:0"]
+    silent, _ = plus.rank(snapshot, features, 4, bridge=bridge, config=FlatPlusConfig(bridge_weight=0.0))
+    assert silent == without
 
 
 def test_guidance_restricts_or_boosts(store: ChunkStore, index: FlatIndex) -> None:
