@@ -12,7 +12,7 @@ On top of RRF(dense, BM25):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 import numpy as np
@@ -98,6 +98,19 @@ class PlusFeatures:
     claim_lexical: list[Scores]
 
 
+@dataclass(frozen=True)
+class _Picking:
+    """What every pick of one ranking reads."""
+
+    view: CorpusView
+    features: PlusFeatures
+    base: Scores
+    allowed: Mask | None
+    config: FlatPlusConfig
+    lift: Scores  # added to every pick's score: the bridge signal's contribution, zeros without one
+    question_ranks: list[npt.NDArray[np.int64]]
+
+
 class FlatPlusRetriever:
     name = "flat_plus"
 
@@ -167,11 +180,13 @@ class FlatPlusRetriever:
         bonus = guidance_bonus(snapshot, guidance, config.rrf_k)
         base = rrf([ranks_of(features.dense), ranks_of(features.lexical)], k=config.rrf_k) + bonus
         base += self._outlet_and_date_boost(view, features.analysis, config)
-        picks = self._picks(view, features, base, allowed, config, np.zeros(len(base)))
+        question_ranks = [ranks_of(features.dense), ranks_of(features.lexical)]
+        picking = _Picking(view, features, base, allowed, config, np.zeros(len(base)), question_ranks)
+        picks = self._picks(picking)
         added: list[int] = []
         if bridge is not None and config.bridge_weight > 0:
             lift = config.bridge_weight / (config.rrf_k + ranks_of_scored(bridge, base))
-            added = [p for p in self._picks(view, features, base, allowed, config, lift) if p not in picks]
+            added = [p for p in self._picks(replace(picking, lift=lift)) if p not in picks]
         scores = base.copy()
         for offset, chosen in ((PICK_OFFSET, picks), (BRIDGE_PICK_OFFSET, added)):
             for slot, position in enumerate(chosen):
@@ -191,55 +206,39 @@ class FlatPlusRetriever:
             boost += config.date_boost * view.admitted(analysis)
         return boost
 
-    def _picks(
-        self,
-        view: CorpusView,
-        features: PlusFeatures,
-        base: Scores,
-        allowed: Mask | None,
-        config: FlatPlusConfig,
-        lift: Scores,
-    ) -> list[int]:
-        """One pick per named outlet mention, then one per claim; `lift` is added to every pick's score."""
+    def _picks(self, p: _Picking) -> list[int]:
+        """One pick per named outlet mention, then one per claim."""
         picks: list[int] = []
-        question_ranks = [ranks_of(features.dense), ranks_of(features.lexical)]
-        weight = config.clause_weight
+        weight = p.config.clause_weight
+        features = p.features
         for mention, index, c_dense, c_lexical in zip(
             features.mentions, features.mention_indexes, features.clause_dense, features.clause_lexical, strict=True
         ):
-            if len(picks) >= config.max_picks:
+            if len(picks) >= p.config.max_picks:
                 break
-            pool = view.from_sources(mention.sources) | view.unlabelled
-            if allowed is not None:
-                pool &= allowed
+            pool = p.view.from_sources(mention.sources) | p.view.unlabelled
+            if p.allowed is not None:
+                pool &= p.allowed
             pool[picks] = False
             if not pool.any():
                 continue
-            score = rrf([*question_ranks, ranks_of(c_dense), ranks_of(c_lexical)], [1, 1, weight, weight], config.rrf_k)
+            ranks = [*p.question_ranks, ranks_of(c_dense), ranks_of(c_lexical)]
+            score = rrf(ranks, [1, 1, weight, weight], p.config.rrf_k)
             if features.analysis.dates_for(index):
-                score = score + config.pick_date_boost * view.admitted(features.analysis, index)
-            score = score + lift + 1e-9 * base  # ties go to the globally better chunk
+                score = score + p.config.pick_date_boost * p.view.admitted(features.analysis, index)
+            score = score + p.lift + 1e-9 * p.base  # ties go to the globally better chunk
             picks.append(int(np.argmax(np.where(pool, score, -np.inf))))
-        return picks + self._claim_picks(view, features, base, allowed, config, picks, lift)
+        return picks + self._claim_picks(p, picks)
 
-    def _claim_picks(
-        self,
-        view: CorpusView,
-        features: PlusFeatures,
-        base: Scores,
-        allowed: Mask | None,
-        config: FlatPlusConfig,
-        taken: list[int],
-        lift: Scores,
-    ) -> list[int]:
+    def _claim_picks(self, p: _Picking, taken: list[int]) -> list[int]:
         """One pick per claim segment, among the named outlets' chunks (plus unlabelled ones) when outlets are named."""
+        config, features = p.config, p.features
         if not config.claim_picks or not features.claim_dense:
             return []
         sources = features.analysis.sources
-        pool = view.from_sources(sources) | view.unlabelled if sources else np.ones(len(view.sources), dtype=bool)
-        if allowed is not None:
-            pool &= allowed
-        question_ranks = [ranks_of(features.dense), ranks_of(features.lexical)]
+        pool = p.view.from_sources(sources) | p.view.unlabelled if sources else np.ones(len(p.view.sources), dtype=bool)
+        if p.allowed is not None:
+            pool &= p.allowed
         weight = config.claim_weight
         picks: list[int] = []
         for c_dense, c_lexical in zip(features.claim_dense, features.claim_lexical, strict=True):
@@ -249,8 +248,9 @@ class FlatPlusRetriever:
             candidates[taken + picks] = False
             if not candidates.any():
                 break
-            score = rrf([*question_ranks, ranks_of(c_dense), ranks_of(c_lexical)], [1, 1, weight, weight], config.rrf_k)
-            picks.append(int(np.argmax(np.where(candidates, score + lift + 1e-9 * base, -np.inf))))
+            ranks = [*p.question_ranks, ranks_of(c_dense), ranks_of(c_lexical)]
+            score = rrf(ranks, [1, 1, weight, weight], config.rrf_k) + p.lift + 1e-9 * p.base
+            picks.append(int(np.argmax(np.where(candidates, score, -np.inf))))
         return picks
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:

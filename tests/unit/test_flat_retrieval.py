@@ -25,8 +25,8 @@ from graphwire.retrieval.flat import (
 from graphwire.retrieval.flat.fusion import ranks_of, rrf, top_positions
 from graphwire.retrieval.flat.index import BM25Weights
 from graphwire.retrieval.flat.plus import FlatPlusConfig
-from graphwire.retrieval.timing import StageTimer
 from graphwire.retrieval.flat.tokenize import bm25_tokens
+from graphwire.retrieval.timing import StageTimer
 from graphwire.schema.model import load_schema
 
 ARTICLES = [
