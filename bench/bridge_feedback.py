@@ -63,7 +63,7 @@ def evaluate(base: JointRetriever, rows: list[dict[str, Any]], depth: int, weigh
     for row in rows:
         features = row["features"]
         scores, bridge = retriever.guided_flat(
-            features.analysis.question, features, row["graph_ids"], alignment, flat_config
+            features.analysis.question, features, row["graph_ids"], alignment, flat_config=flat_config
         )
         positions = (-scores).argsort(kind="stable")[:10]
         chunks = [snapshot.chunks[p] for p in positions]

@@ -242,7 +242,8 @@ class JointRetriever:
             with timer.stage("graph_wait"):
                 graph_chunks = graph.result().chunks
             with timer.stage("flat"):
-                scores, bridge = self.guided_flat(question, features, [c.chunk_id for c in graph_chunks], alignment)
+                graph_ids = [c.chunk_id for c in graph_chunks]
+                scores, bridge = self.guided_flat(question, features, graph_ids, alignment, top_k)
             details["bridge"] = bridge.name if bridge else None
             signals = {"graph_guided_flat": scores}
             ranks = signal_ranks(signals)
@@ -294,17 +295,18 @@ class JointRetriever:
         features: PlusFeatures,
         graph_ids: list[str],
         alignment: Alignment,
+        top_k: int = 10,
         flat_config: FlatPlusConfig | None = None,
     ) -> tuple[Scores, BridgeEntity | None]:
         """flat+ guided by the graph retriever's chunk ranking (`graph_ids`, best first); ranked a second time with
         the bridge entity's signal in its picks when the first ranking shows one (retrieval/bridge.py)."""
         snapshot = alignment.flat
         guidance = self.config.guidance.guidance(graph_ids)
-        _, scores = self.flat.rank(snapshot, features, len(snapshot), guidance, flat_config)
+        _, scores = self.flat.rank(snapshot, features, top_k, guidance, flat_config)
         bridge = self._bridge(question, scores, alignment)
         if bridge is not None:
             signal = snapshot.bm25_scores(self.flat.index.tokenizer(bridge.name))
-            _, scores = self.flat.rank(snapshot, features, len(snapshot), guidance, flat_config, bridge=signal)
+            _, scores = self.flat.rank(snapshot, features, top_k, guidance, flat_config, bridge=signal)
         return scores, bridge
 
     def _bridge(self, question: str, scores: Scores, alignment: Alignment) -> BridgeEntity | None:

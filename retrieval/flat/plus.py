@@ -12,8 +12,9 @@ On top of RRF(dense, BM25):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +30,7 @@ from graphwire.retrieval.timing import StageTimer
 from graphwire.schema.model import GraphSchema
 
 Mask = npt.NDArray[np.bool_]
+Ranks = npt.NDArray[np.int64]
 PICK_OFFSET = 1.0  # picked chunks score above every fused score (fused scores stay well below 0.5)
 BRIDGE_PICK_OFFSET = 0.5  # the picks the bridge signal adds: below every first pick, above every fused score
 
@@ -56,31 +58,38 @@ class CorpusView:
     gazetteer: OutletGazetteer
     sources: npt.NDArray[np.object_]
     unlabelled: Mask
-    published: list[date | None]
+    days: list[date | None]  # the distinct publication dates
+    day_of: npt.NDArray[np.int64]  # per chunk, its publication date's index in `days`
+    _masks: dict[frozenset[str], Mask] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, snapshot: IndexSnapshot, schema: GraphSchema) -> CorpusView:
         sources = np.array([chunk.source or "" for chunk in snapshot.chunks], dtype=object)
+        days = list(dict.fromkeys(chunk.published_at for chunk in snapshot.chunks))
+        index = {day: i for i, day in enumerate(days)}
         return cls(
             revision=snapshot.revision,
             gazetteer=OutletGazetteer({chunk.source for chunk in snapshot.chunks if chunk.source}, schema=schema),
             sources=sources,
             unlabelled=sources == "",
-            published=[chunk.published_at for chunk in snapshot.chunks],
+            days=days,
+            day_of=np.array([index[chunk.published_at] for chunk in snapshot.chunks], dtype=np.int64),
         )
 
     def from_sources(self, names: Sequence[str]) -> Mask:
-        return np.isin(self.sources, list(names)) if names else np.zeros(len(self.sources), dtype=bool)
+        """The chunks of these sources (read only: built once per set of names and snapshot)."""
+        key = frozenset(names)
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = np.isin(self.sources, list(key)) if key else np.zeros(len(self.sources), dtype=bool)
+            mask.setflags(write=False)
+            self._masks[key] = mask
+        return mask
 
     def admitted(self, analysis: QuestionSignals, publication_index: int | None = None) -> Mask:
         """Chunks whose publication date fits the question's dates (all False when the question has none)."""
-        verdicts: dict[date | None, bool] = {}
-        mask = np.zeros(len(self.published), dtype=bool)
-        for position, published in enumerate(self.published):
-            if published not in verdicts:
-                verdicts[published] = analysis.date_admits(published, publication_index) is True
-            mask[position] = verdicts[published]
-        return mask
+        verdicts = np.array([analysis.date_admits(day, publication_index) is True for day in self.days], dtype=bool)
+        return verdicts[self.day_of] if len(self.day_of) else np.zeros(0, dtype=bool)
 
 
 @dataclass(frozen=True)
@@ -97,6 +106,19 @@ class PlusFeatures:
     claim_dense: list[Scores]  # one per claim segment of the question (only when it has two or more)
     claim_lexical: list[Scores]
 
+    # Rankings of the scores above, sorted once per question however often it is ranked (joint ranks news twice).
+    @cached_property
+    def question_ranks(self) -> list[Ranks]:
+        return [ranks_of(self.dense), ranks_of(self.lexical)]
+
+    @cached_property
+    def clause_ranks(self) -> list[list[Ranks]]:
+        return [[ranks_of(d), ranks_of(lex)] for d, lex in zip(self.clause_dense, self.clause_lexical, strict=True)]
+
+    @cached_property
+    def claim_ranks(self) -> list[list[Ranks]]:
+        return [[ranks_of(d), ranks_of(lex)] for d, lex in zip(self.claim_dense, self.claim_lexical, strict=True)]
+
 
 @dataclass(frozen=True)
 class _Picking:
@@ -108,7 +130,6 @@ class _Picking:
     allowed: Mask | None
     config: FlatPlusConfig
     lift: Scores  # added to every pick's score: the bridge signal's contribution, zeros without one
-    question_ranks: list[npt.NDArray[np.int64]]
 
 
 class FlatPlusRetriever:
@@ -178,10 +199,9 @@ class FlatPlusRetriever:
         view = self.view(snapshot)
         allowed = guidance_mask(snapshot, guidance)
         bonus = guidance_bonus(snapshot, guidance, config.rrf_k)
-        base = rrf([ranks_of(features.dense), ranks_of(features.lexical)], k=config.rrf_k) + bonus
+        base = rrf(features.question_ranks, k=config.rrf_k) + bonus
         base += self._outlet_and_date_boost(view, features.analysis, config)
-        question_ranks = [ranks_of(features.dense), ranks_of(features.lexical)]
-        picking = _Picking(view, features, base, allowed, config, np.zeros(len(base)), question_ranks)
+        picking = _Picking(view, features, base, allowed, config, np.zeros(len(base)))
         picks = self._picks(picking)
         added: list[int] = []
         if bridge is not None and config.bridge_weight > 0:
@@ -211,8 +231,8 @@ class FlatPlusRetriever:
         picks: list[int] = []
         weight = p.config.clause_weight
         features = p.features
-        for mention, index, c_dense, c_lexical in zip(
-            features.mentions, features.mention_indexes, features.clause_dense, features.clause_lexical, strict=True
+        for mention, index, clause_ranks in zip(
+            features.mentions, features.mention_indexes, features.clause_ranks, strict=True
         ):
             if len(picks) >= p.config.max_picks:
                 break
@@ -222,8 +242,7 @@ class FlatPlusRetriever:
             pool[picks] = False
             if not pool.any():
                 continue
-            ranks = [*p.question_ranks, ranks_of(c_dense), ranks_of(c_lexical)]
-            score = rrf(ranks, [1, 1, weight, weight], p.config.rrf_k)
+            score = rrf([*features.question_ranks, *clause_ranks], [1, 1, weight, weight], p.config.rrf_k)
             if features.analysis.dates_for(index):
                 score = score + p.config.pick_date_boost * p.view.admitted(features.analysis, index)
             score = score + p.lift + 1e-9 * p.base  # ties go to the globally better chunk
@@ -241,15 +260,15 @@ class FlatPlusRetriever:
             pool &= p.allowed
         weight = config.claim_weight
         picks: list[int] = []
-        for c_dense, c_lexical in zip(features.claim_dense, features.claim_lexical, strict=True):
+        for claim_ranks in features.claim_ranks:
             if len(picks) >= config.claim_picks:
                 break
             candidates = pool.copy()
             candidates[taken + picks] = False
             if not candidates.any():
                 break
-            ranks = [*p.question_ranks, ranks_of(c_dense), ranks_of(c_lexical)]
-            score = rrf(ranks, [1, 1, weight, weight], config.rrf_k) + p.lift + 1e-9 * p.base
+            score = rrf([*features.question_ranks, *claim_ranks], [1, 1, weight, weight], config.rrf_k)
+            score = score + p.lift + 1e-9 * p.base
             picks.append(int(np.argmax(np.where(candidates, score, -np.inf))))
         return picks
 
