@@ -200,7 +200,14 @@ class OnnxEmbedder:
         return out
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
-        return self.embed([self.query_prefix + text for text in texts] if self.query_prefix else texts)
+        """Each text in an ONNX run of its own: a request's few texts differ in length, so one batch pads every text
+        to the longest (bench/query_embedding.md: 5.3 texts a request, p50 / p95 63 / 118 ms batched against 48 / 67
+        ms one by one); and the int8 model quantises activations with ranges taken over the whole batch, so alone a
+        question gets the same vector whatever else the request embeds."""
+        prefixed = [self.query_prefix + text for text in texts] if self.query_prefix else list(texts)
+        if not prefixed:
+            return self.embed([])
+        return np.concatenate([self.embed([text]) for text in prefixed])
 
     def embed_query(self, text: str) -> Vectors:
         return self.embed_queries([text])[0]

@@ -132,6 +132,17 @@ class _Picking:
     lift: Scores  # added to every pick's score: the bridge signal's contribution, zeros without one
 
 
+def query_parts(
+    question: str, analysis: QuestionSignals, config: FlatPlusConfig
+) -> tuple[list[tuple[int, PublicationMention]], list[str], list[str]]:
+    """What flat+ embeds and searches beside the question: the named outlets of the corpus (with their place among
+    the question's publications), the part of the question about each, and its claim segments (two or more)."""
+    picked = [(i, m) for i, m in enumerate(analysis.publications) if m.sources]
+    clauses = [m.clause or question for _, m in picked]
+    claims = [seg.text for seg in analysis.segments if seg.is_claim]
+    return picked, clauses, claims if len(claims) > 1 and config.claim_picks else []
+
+
 class FlatPlusRetriever:
     name = "flat_plus"
 
@@ -154,10 +165,7 @@ class FlatPlusRetriever:
     def features(self, question: str, snapshot: IndexSnapshot, timer: StageTimer) -> PlusFeatures:
         with timer.stage("analyze"):
             analysis = question_signals(question, self.view(snapshot).gazetteer)
-            picked = [(i, m) for i, m in enumerate(analysis.publications) if m.sources]
-            clauses = [m.clause or question for _, m in picked]
-            claims = [seg.text for seg in analysis.segments if seg.is_claim]
-            claims = claims if len(claims) > 1 and self.config.claim_picks else []
+            picked, clauses, claims = query_parts(question, analysis, self.config)
             texts = [question, *clauses, *claims]
         unique = list(dict.fromkeys(texts))  # a thin clause's fallback is often one of the claim segments
         with timer.stage("embed"):

@@ -59,7 +59,7 @@ def test_batching_and_order_do_not_change_vectors(embedder: MiniLMOnnxEmbedder) 
     alone = np.stack([embedder.embed_query(text) for text in texts])
     np.testing.assert_allclose(together, alone, atol=1e-4)
     assert embedder.embed([]).shape == (0, MINILM_DIMENSION)
-    np.testing.assert_array_equal(embedder.embed_queries(texts), together)  # symmetric: no query prefix
+    np.testing.assert_allclose(embedder.embed_queries(texts), together, atol=1e-4)  # symmetric: no query prefix
 
 
 class _FakeEmbeddingsAPI:
@@ -156,7 +156,11 @@ def test_bge_prefixes_queries_only(bge: BgeSmallOnnxEmbedder) -> None:
     query = bge.embed_query(question)
     np.testing.assert_allclose(query, bge.embed([BGE_QUERY_PREFIX + question])[0], atol=1e-5)
     assert float(query @ bge.embed([question])[0]) < 0.99
-    assert float(bge.embed_queries([question, "x"])[0] @ query) > 0.99
+    # each query alone: its vector does not depend on what else the request embeds (int8 ranges are per batch)
+    np.testing.assert_array_equal(bge.embed_queries([question, "x"])[0], query)
+    np.testing.assert_array_equal(
+        bge.embed_queries(["a much longer question about the night market", question])[1], query
+    )
 
 
 def test_bge_ranks_the_matching_passage_first(bge: BgeSmallOnnxEmbedder) -> None:

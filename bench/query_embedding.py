@@ -1,0 +1,130 @@
+"""What embedding a request's question texts costs: flat+ (and so hybrid and joint) embeds the question, the part of
+it about each named outlet and its claim segments. Measured two ways on the same texts, in one process: all in one
+ONNX batch (as before) and each text in a run of its own (`OnnxEmbedder.embed_queries` now); also how far the
+batched vectors are from the ones each text gets alone.
+
+    python -m bench.query_embedding --sample 200 --out bench/query_embedding
+
+Needs only the corpus file (for its outlets) and the questions; no Neo4j, no vector store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from bench._results import ROOT, command_line, finish_report, machine
+from graphwire.core.clients.embeddings import BgeSmallOnnxEmbedder, Vectors
+from graphwire.core.settings import Settings
+from graphwire.eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, load_questions
+from graphwire.eval.selection import select
+from graphwire.retrieval.flat.plus import FlatPlusConfig, query_parts
+from graphwire.retrieval.question import OutletGazetteer, question_signals
+from graphwire.schema.model import load_schema
+
+
+def request_texts(questions: Sequence[str], corpus: Path) -> list[list[str]]:
+    """Each question's distinct texts as flat+ embeds them."""
+    sources = {str(article.get("source")) for article in json.loads(corpus.read_text()) if article.get("source")}
+    gazetteer = OutletGazetteer(sources, schema=load_schema(Settings().schema_path))
+    config = FlatPlusConfig()
+    out = []
+    for question in questions:
+        _, clauses, claims = query_parts(question, question_signals(question, gazetteer), config)
+        out.append(list(dict.fromkeys([question, *clauses, *claims])))
+    return out
+
+
+def timed(requests: list[list[str]], embed: Callable[[list[str]], Vectors], rounds: int) -> list[float]:
+    """Milliseconds per request, the best of `rounds` runs of each (load on a shared machine only adds)."""
+    times = []
+    for texts in tqdm(requests, desc="requests", leave=False):
+        best = float("inf")
+        for _ in range(rounds):
+            started = time.perf_counter()
+            embed(texts)
+            best = min(best, (time.perf_counter() - started) * 1000)
+        times.append(best)
+    return times
+
+
+def stats(values: list[float]) -> dict[str, float]:
+    p50, p95 = (float(np.percentile(values, q)) for q in (50, 95))
+    return {"p50": round(p50, 1), "p95": round(p95, 1), "mean": round(float(np.mean(values)), 1)}
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = [
+        "# Embedding a request's question texts: one batch or one text at a time",
+        "",
+        f"Command: `{report['command']}`",
+        "",
+        f"Machine: {report['machine']}; load average {report['load_average']} (1, 5, 15 min) at the end. "
+        f"{report['questions']} questions from `{report['questions_path']}`, outlets from `{report['corpus_path']}`; "
+        f"{report['texts_per_request']} texts per request on average (the question, the part about each named outlet, "
+        f"the claim segments), bge-small int8 ONNX, default threads; each request timed {report['rounds']} times, "
+        "the best kept.",
+        "",
+        "| texts embedded | p50 ms | p95 ms | mean ms |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, s in report["latency_ms"].items():
+        lines.append(f"| {name} | {s['p50']} | {s['p95']} | {s['mean']} |")
+    drift = report["batched_vs_alone"]
+    lines += [
+        "",
+        f"Batched vectors against each text's vector alone: cosine min {drift['min_cosine']}, mean "
+        f"{drift['mean_cosine']} (the int8 model quantises activations with ranges taken over the whole batch, so a "
+        "batched question's vector depends on the other texts of its request).",
+    ]
+    return "\n".join(lines) + "\n" + report.get("notes", "")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--sample", type=int, default=200, help="a random sample of N questions (seed 0); 0 = all")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--notes", type=Path, default=None, help="markdown appended to the report")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    questions = [q.query for q in select(load_questions(args.questions), sample_size=args.sample or None)]
+    requests = request_texts(questions, args.corpus)
+    embedder = BgeSmallOnnxEmbedder()
+    prefix = embedder.query_prefix
+
+    def batched(texts: list[str]) -> Vectors:
+        return embedder.embed([prefix + text for text in texts])
+
+    embedder.embed_queries(requests[0])  # the session loaded before the clock starts
+    cosines = [
+        float(a @ b) for texts in requests for a, b in zip(batched(texts), embedder.embed_queries(texts), strict=True)
+    ]
+    report = {
+        "command": command_line(),
+        "machine": machine(),
+        "questions_path": os.path.relpath(args.questions, ROOT),  # no folder of this machine in the report
+        "corpus_path": os.path.relpath(args.corpus, ROOT),
+        "questions": len(questions),
+        "rounds": args.rounds,
+        "texts_per_request": round(float(np.mean([len(t) for t in requests])), 2),
+        "latency_ms": {
+            "all in one batch (before)": stats(timed(requests, batched, args.rounds)),
+            "each text alone (embed_queries)": stats(timed(requests, embedder.embed_queries, args.rounds)),
+        },
+        "batched_vs_alone": {"min_cosine": round(min(cosines), 4), "mean_cosine": round(float(np.mean(cosines)), 5)},
+    }
+    finish_report(args.out, report, render, args.notes)
+
+
+if __name__ == "__main__":
+    main()
