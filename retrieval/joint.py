@@ -301,13 +301,18 @@ class JointRetriever:
         """flat+ guided by the graph retriever's chunk ranking (`graph_ids`, best first); ranked a second time with
         the bridge entity's signal in its picks when the first ranking shows one (retrieval/bridge.py)."""
         snapshot = alignment.flat
+        found: list[BridgeEntity] = []
+
+        def bridge_signal(first: Scores) -> Scores | None:
+            bridge = self._bridge(question, first, alignment)
+            if bridge is None:
+                return None
+            found.append(bridge)
+            return snapshot.bm25_scores(self.flat.index.tokenizer(bridge.name))
+
         guidance = self.config.guidance.guidance(graph_ids)
-        _, scores = self.flat.rank(snapshot, features, top_k, guidance, flat_config)
-        bridge = self._bridge(question, scores, alignment)
-        if bridge is not None:
-            signal = snapshot.bm25_scores(self.flat.index.tokenizer(bridge.name))
-            _, scores = self.flat.rank(snapshot, features, top_k, guidance, flat_config, bridge=signal)
-        return scores, bridge
+        _, scores = self.flat.rank(snapshot, features, top_k, guidance, flat_config, bridge=bridge_signal)
+        return scores, found[0] if found else None
 
     def _bridge(self, question: str, scores: Scores, alignment: Alignment) -> BridgeEntity | None:
         """The bridge entity of the first ranking's top `bridge_depth` chunks (None when feedback is off)."""

@@ -11,7 +11,7 @@ On top of RRF(dense, BM25):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import cached_property
@@ -132,6 +132,18 @@ class _Picking:
     lift: Scores  # added to every pick's score: the bridge signal's contribution, zeros without one
 
 
+BridgeSignal = Callable[[Scores], Scores | None]
+
+
+def _picked_scores(base: Scores, picks: list[int], added: list[int], allowed: npt.NDArray[np.bool_] | None) -> Scores:
+    """`base` with the picks above every other chunk (in pick order) and the bridge's added picks below them."""
+    scores = base.copy()
+    for offset, chosen in ((PICK_OFFSET, picks), (BRIDGE_PICK_OFFSET, added)):
+        for slot, position in enumerate(chosen):
+            scores[position] = offset + (len(chosen) - slot) * 1e-3 + base[position]
+    return scores if allowed is None else np.where(allowed, scores, -np.inf)
+
+
 def query_parts(
     question: str, analysis: QuestionSignals, config: FlatPlusConfig
 ) -> tuple[list[tuple[int, PublicationMention]], list[str], list[str]]:
@@ -197,12 +209,13 @@ class FlatPlusRetriever:
         top_k: int,
         guidance: Guidance | None = None,
         config: FlatPlusConfig | None = None,
-        bridge: Scores | None = None,
+        bridge: BridgeSignal | None = None,
     ) -> tuple[list[int], Scores]:
-        """Positions best first and the score of every chunk. `bridge`: a per-chunk signal (BM25 of a bridge
-        entity's name); the picks are made twice, the second time with the signal fused beside the question's and
-        each clause's rankings, and a pick it changes keeps its first chunk and adds the second after all first
-        picks (the chunk of the document that names the bridge, without losing the one worded like the clause)."""
+        """Positions best first and the score of every chunk. `bridge`: called with the first ranking's scores, it
+        returns a per-chunk signal (BM25 of the bridge entity's name) or None; with a signal the picks are made again
+        with it fused beside the question's and each clause's rankings, and a pick it changes keeps its first chunk
+        and adds the second after all first picks (the chunk of the document that names the bridge, without losing
+        the one worded like the clause)."""
         config = config or self.config
         view = self.view(snapshot)
         allowed = guidance_mask(snapshot, guidance)
@@ -211,16 +224,12 @@ class FlatPlusRetriever:
         base += self._outlet_and_date_boost(view, features.analysis, config)
         picking = _Picking(view, features, base, allowed, config, np.zeros(len(base)))
         picks = self._picks(picking)
-        added: list[int] = []
-        if bridge is not None and config.bridge_weight > 0:
-            lift = config.bridge_weight / (config.rrf_k + ranks_of_scored(bridge, base))
+        scores = _picked_scores(base, picks, [], allowed)
+        signal = bridge(scores) if bridge is not None and config.bridge_weight > 0 else None
+        if signal is not None:
+            lift = config.bridge_weight / (config.rrf_k + ranks_of_scored(signal, base))
             added = [p for p in self._picks(replace(picking, lift=lift)) if p not in picks]
-        scores = base.copy()
-        for offset, chosen in ((PICK_OFFSET, picks), (BRIDGE_PICK_OFFSET, added)):
-            for slot, position in enumerate(chosen):
-                scores[position] = offset + (len(chosen) - slot) * 1e-3 + base[position]
-        if allowed is not None:
-            scores = np.where(allowed, scores, -np.inf)
+            scores = _picked_scores(base, picks, added, allowed)
         limit = min(top_k, len(scores) if allowed is None else int(allowed.sum()))
         best = np.argsort(-scores, kind="stable")[:limit]
         return [int(i) for i in best], scores

@@ -23,7 +23,7 @@ from graphwire.retrieval.flat import (
     build_flat_retrievers,
 )
 from graphwire.retrieval.flat.fusion import ranks_of, rrf, top_positions
-from graphwire.retrieval.flat.index import BM25Weights
+from graphwire.retrieval.flat.index import BM25Weights, Scores
 from graphwire.retrieval.flat.plus import FlatPlusConfig
 from graphwire.retrieval.flat.tokenize import bm25_tokens
 from graphwire.retrieval.timing import StageTimer
@@ -119,12 +119,20 @@ def test_a_bridge_signal_adds_a_pick_the_chunk_naming_the_bridge(store: ChunkSto
     features = plus.features("What did TechCrunch and CNBC report about interest rates?", snapshot, StageTimer())
     without, _ = plus.rank(snapshot, features, 4)
     bridge = snapshot.bm25_scores(index.tokenizer("OpenAI"))
-    added, _ = plus.rank(snapshot, features, 4, bridge=bridge, config=FlatPlusConfig(bridge_weight=5.0))
+    seen: list[list[int]] = []
+
+    def signal(first: Scores) -> Scores:
+        seen.append([int(p) for p in np.argsort(-first, kind="stable")[:4]])
+        return bridge
+
+    added, _ = plus.rank(snapshot, features, 4, bridge=signal, config=FlatPlusConfig(bridge_weight=5.0))
+    assert seen == [without]  # called once, with the first ranking
     assert [snapshot.chunks[p].id for p in without] == ["fed-tc:0", "fed-nov:0", "fed-oct:0", "gpt:0"]
     # each outlet keeps its pick; TechCrunch's second pick, the chunk naming the bridge, comes right after them
     assert [snapshot.chunks[p].id for p in added] == ["fed-tc:0", "fed-nov:0", "gpt:0", "fed-oct:0"]
-    silent, _ = plus.rank(snapshot, features, 4, bridge=bridge, config=FlatPlusConfig(bridge_weight=0.0))
-    assert silent == without
+    silent, _ = plus.rank(snapshot, features, 4, bridge=signal, config=FlatPlusConfig(bridge_weight=0.0))
+    assert silent == without and len(seen) == 1  # feedback off: the signal is not even asked for
+    assert plus.rank(snapshot, features, 4, bridge=lambda first: None)[0] == without
 
 
 def test_guidance_restricts_or_boosts(store: ChunkStore, index: FlatIndex) -> None:
