@@ -84,16 +84,11 @@ class SentenceAnswers:
         return self._quote(self._quotable(question, scored, names))
 
     def _judgement(self, question: str, pool: SentencePool, analysis: QuestionSummary) -> Answer | None:
-        sides = _sides(question, analysis.outlets)
-        if sides is None or asks_about_change(question):
+        if asks_about_change(question):
+            return None  # whether reports agree or changed: overlap cannot tell (bench/judgement_evidence.md)
+        picks = judged_sides(question, pool, analysis)
+        if picks is None:
             return None
-        picks = [_best(pool, clause, sources) for clause, sources in sides]
-        if (
-            picks[0] is None
-            or picks[1] is None
-            or picks[0].sentence.chunk.document_id == picks[1].sentence.chunk.document_id
-        ):
-            return None  # a side without a supporting sentence, or both sides resting on one article
         first, second = picks[0].sentence, picks[1].sentence
         citations = [first.citation(), second.citation()]
         if analysis.order is None or not asks_about_order(question):
@@ -151,6 +146,18 @@ class SentenceAnswers:
 
     def _make(self, text: str, kind: AnswerKind, citations: list[Citation]) -> Answer:
         return Answer(text=text, answerer=self.name, kind=kind, citations=citations)
+
+
+def judged_sides(question: str, pool: SentencePool, analysis: QuestionSummary | None) -> list[Scored] | None:
+    """The sentence that speaks most to each side's part of a yes/no question about two reports, from two different
+    articles; None when there are not two sides, a side has no such sentence, or both rest on one article."""
+    sides = _sides(question, (analysis or QuestionSummary()).outlets)
+    if sides is None:
+        return None
+    first, second = (_best(pool, clause, sources) for clause, sources in sides)
+    if first is None or second is None or first.sentence.chunk.document_id == second.sentence.chunk.document_id:
+        return None
+    return [first, second]
 
 
 def _sides(question: str, outlets: list[PublicationMention]) -> list[tuple[str, set[str]]] | None:
