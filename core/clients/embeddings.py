@@ -201,9 +201,9 @@ class OnnxEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         """Each text in an ONNX run of its own: a request's few texts differ in length, so one batch pads every text
-        to the longest (bench/query_embedding.md: 5.3 texts a request, p50 / p95 63 / 118 ms batched against 48 / 67
-        ms one by one); and the int8 model quantises activations with ranges taken over the whole batch, so alone a
-        question gets the same vector whatever else the request embeds."""
+        to the longest (bench/query_embedding.md: 5.3 texts a request, p50 / p95 99 / 180 ms batched against 78 / 108
+        ms one by one, side by side); and the int8 model quantises activations with ranges taken over the whole
+        batch, so alone a question gets the same vector whatever else the request embeds."""
         prefixed = [self.query_prefix + text for text in texts] if self.query_prefix else list(texts)
         if not prefixed:
             return self.embed([])
