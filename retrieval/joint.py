@@ -11,7 +11,7 @@ Every signal scores the same chunks; which graph evidence leads depends on what 
   more reciprocal-rank signal beside dense and BM25, ranked twice: the bridge entity of the first ranking's top
   chunks (retrieval/bridge.py) joins the second ranking's outlet and claim picks.
 
-The question is embedded once (with flat+'s clauses, in one batch); the graph retriever runs once and its facts,
+The question is embedded once (as are flat+'s clauses, each on its own); the graph retriever runs once and its facts,
 excerpts and analysis are the result's, so graph mode reads its own result from the same pass (`run`). An optional
 diversity rule holds back further chunks of a document already ranked. Weights and the evidence for each choice:
 bench/joint_tune.md. Lower-case phrases the corpus writes as common words are not linked as entities.
