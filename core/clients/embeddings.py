@@ -71,6 +71,9 @@ class Embedder(Protocol):
     def embed_queries(self, texts: Sequence[str]) -> Vectors: ...
 
 
+SPINNING = "session.intra_op.allow_spinning"  # onnxruntime session option
+
+
 def l2_normalise(matrix: npt.NDArray[np.floating[Any]]) -> Vectors:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return (matrix / np.clip(norms, 1e-12, None)).astype(np.float32)
@@ -165,6 +168,8 @@ class OnnxEmbedder:
             options.log_severity_level = 3
             if self.threads:
                 options.intra_op_num_threads = self.threads
+            # spinning threads take the cores Neo4j and the graph stage need meanwhile (bench/onnx_threads.md)
+            options.add_session_config_entry(SPINNING, "0")
             session = ort.InferenceSession(str(files.model), sess_options=options, providers=["CPUExecutionProvider"])
             self._input_names = frozenset(i.name for i in session.get_inputs())
             self._tokenizer = tokenizer
@@ -200,14 +205,10 @@ class OnnxEmbedder:
         return out
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
-        """Each text in an ONNX run of its own: a request's few texts differ in length, so one batch pads every text
-        to the longest (bench/query_embedding.md: 5.3 texts a request, p50 / p95 99 / 180 ms batched against 78 / 108
-        ms one by one, side by side); and the int8 model quantises activations with ranges taken over the whole
-        batch, so alone a question gets the same vector whatever else the request embeds."""
-        prefixed = [self.query_prefix + text for text in texts] if self.query_prefix else list(texts)
-        if not prefixed:
-            return self.embed([])
-        return np.concatenate([self.embed([text]) for text in prefixed])
+        """Each text in an ONNX run of its own: a batch pads every text to the longest, and the int8 model takes its
+        activation ranges over the whole batch, so a text's vector would hang on its batchmates (query_embedding.md)."""
+        prefixed = [self.query_prefix + text for text in texts]
+        return np.concatenate([self.embed([text]) for text in prefixed]) if prefixed else self.embed([])
 
     def embed_query(self, text: str) -> Vectors:
         return self.embed_queries([text])[0]

@@ -15,6 +15,7 @@ from graphwire.core.clients.embeddings import (
     BGE_SMALL_MODEL_ID,
     MINILM_DIMENSION,
     MINILM_MODEL_ID,
+    SPINNING,
     BgeSmallOnnxEmbedder,
     EmbeddingError,
     MiniLMOnnxEmbedder,
@@ -161,6 +162,12 @@ def test_bge_prefixes_queries_only(bge: BgeSmallOnnxEmbedder) -> None:
     np.testing.assert_array_equal(
         bge.embed_queries(["a much longer question about the night market", question])[1], query
     )
+
+
+def test_intra_op_threads_do_not_spin(bge: BgeSmallOnnxEmbedder) -> None:
+    bge.embed_query("load the session")
+    assert bge._session is not None
+    assert bge._session.get_session_options().get_session_config_entry(SPINNING) == "0"
 
 
 def test_bge_ranks_the_matching_passage_first(bge: BgeSmallOnnxEmbedder) -> None:
