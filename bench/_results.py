@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -60,3 +62,9 @@ def add_wipe_flag(parser: argparse.ArgumentParser) -> None:
 def require_wipe(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if not args.wipe:
         parser.error("this benchmark empties the Neo4j at NEO4J_URI: pass --wipe")
+
+
+def latency_stats(values: list[float]) -> dict[str, float]:
+    """p50, p95 and mean of a list of milliseconds, rounded to 0.1 ms."""
+    p50, p95 = (float(np.percentile(values, q)) for q in (50, 95))
+    return {"p50": round(p50, 1), "p95": round(p95, 1), "mean": round(float(np.mean(values)), 1)}

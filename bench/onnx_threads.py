@@ -16,11 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import onnxruntime as ort
 from tqdm import tqdm
 
-from bench._results import ROOT, command_line, finish_report, machine
+from bench._results import ROOT, command_line, finish_report, latency_stats, machine
 from graphwire.core.clients.embeddings import OnnxEmbedder, embedder_from_settings
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
@@ -99,7 +98,7 @@ def main() -> None:
         latency = {}
         for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
             times = measure(ctx, mode, questions, embedder)
-            latency[mode] = {name: _stats(values) for name, values in times.items()}
+            latency[mode] = {name: latency_stats(values) for name, values in times.items()}
     finally:
         graph.close()
     report = {
@@ -110,11 +109,6 @@ def main() -> None:
         "latency_ms": latency,
     }
     finish_report(args.out, report, render, args.notes)
-
-
-def _stats(values: list[float]) -> dict[str, float]:
-    p50, p95 = (float(np.percentile(values, q)) for q in (50, 95))
-    return {"p50": round(p50, 1), "p95": round(p95, 1), "mean": round(float(np.mean(values)), 1)}
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from bench._results import ROOT, command_line, finish_report, machine
+from bench._results import ROOT, command_line, finish_report, latency_stats, machine
 from graphwire.core.clients.embeddings import BgeSmallOnnxEmbedder, OnnxEmbedder, Vectors
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
@@ -88,11 +88,6 @@ def joint_side_by_side(questions: list[str], top_k: int = 10) -> dict[str, dict[
         OnnxEmbedder.embed_queries = one_by_one  # type: ignore[method-assign]
         graph.close()
     return times
-
-
-def stats(values: list[float]) -> dict[str, float]:
-    p50, p95 = (float(np.percentile(values, q)) for q in (50, 95))
-    return {"p50": round(p50, 1), "p95": round(p95, 1), "mean": round(float(np.mean(values)), 1)}
 
 
 def render(report: dict[str, Any]) -> str:
@@ -164,14 +159,14 @@ def main() -> None:
         "rounds": args.rounds,
         "texts_per_request": round(float(np.mean([len(t) for t in requests])), 2),
         "latency_ms": {
-            "all in one batch (before)": stats(timed(requests, batched, args.rounds)),
-            "each text alone (embed_queries)": stats(timed(requests, embedder.embed_queries, args.rounds)),
+            "all in one batch (before)": latency_stats(timed(requests, batched, args.rounds)),
+            "each text alone (embed_queries)": latency_stats(timed(requests, embedder.embed_queries, args.rounds)),
         },
         "batched_vs_alone": {"min_cosine": round(min(cosines), 4), "mean_cosine": round(float(np.mean(cosines)), 5)},
     }
     if args.joint:
         joint = joint_side_by_side(questions)
-        report["joint_ms"] = {way: {k: stats(v) for k, v in parts.items()} for way, parts in joint.items()}
+        report["joint_ms"] = {way: {k: latency_stats(v) for k, v in parts.items()} for way, parts in joint.items()}
     finish_report(args.out, report, render, args.notes)
 
 
