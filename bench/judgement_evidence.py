@@ -22,7 +22,7 @@ from tqdm import tqdm
 from bench._results import ROOT, command_line, finish_report, machine
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.eval.datasets import DEFAULT_DATA_DIR, DEFAULT_QUESTIONS, load_questions
+from graphwire.eval.datasets import DEFAULT_QUESTIONS, SAMPLE_200, load_questions
 from graphwire.eval.selection import select
 from graphwire.retrieval.answer.evidence import judged_sides
 from graphwire.retrieval.answer.judgements import asks_about_change
@@ -97,7 +97,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     sets = {
-        "CS564 sample": (DEFAULT_DATA_DIR / "cs564-sample-queries.json", None, 0),
+        "CS564 sample": (SAMPLE_200, None, 0),
         "MultiHop-RAG, held-out sample": (DEFAULT_QUESTIONS, args.sample, 7),
     }
     settings = Settings()

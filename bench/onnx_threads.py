@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import onnxruntime as ort
 from tqdm import tqdm
 
 from bench._results import ROOT, command_line, finish_report, latency_stats, machine
@@ -28,24 +27,14 @@ from graphwire.eval.selection import select
 from graphwire.retrieval.registry import RetrievalContext
 
 CONFIGS = {  # name: (intra-op threads, 0 = one per core; spinning)
-    "a thread per core, spinning (onnxruntime's default; graphwire's before 2026-12-03)": (0, "1"),
-    "a thread per core, no spinning (graphwire's default)": (0, "0"),
-    "one thread, spinning": (1, "1"),
+    "a thread per core, spinning (onnxruntime's default; graphwire's before 2026-12-03)": (0, True),
+    "a thread per core, no spinning (graphwire's default)": (0, False),
+    "one thread, spinning": (1, True),
 }
 
 
-def session(embedder: OnnxEmbedder, threads: int, spinning: str) -> ort.InferenceSession:
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-    options.log_severity_level = 3
-    if threads:
-        options.intra_op_num_threads = threads
-    options.add_session_config_entry("session.intra_op.allow_spinning", spinning)
-    return ort.InferenceSession(str(embedder.files().model), sess_options=options, providers=["CPUExecutionProvider"])
-
-
 def measure(ctx: RetrievalContext, mode: str, questions: list[str], embedder: OnnxEmbedder) -> dict[str, list[float]]:
-    sessions = {name: session(embedder, *config) for name, config in CONFIGS.items()}
+    sessions = {name: embedder.new_session(*config) for name, config in CONFIGS.items()}
     retriever = ctx.retriever(mode)
     retriever.retrieve(questions[0])
     names = list(sessions)

@@ -71,9 +71,6 @@ class Embedder(Protocol):
     def embed_queries(self, texts: Sequence[str]) -> Vectors: ...
 
 
-SPINNING = "session.intra_op.allow_spinning"  # onnxruntime session option
-
-
 def l2_normalise(matrix: npt.NDArray[np.floating[Any]]) -> Vectors:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return (matrix / np.clip(norms, 1e-12, None)).astype(np.float32)
@@ -152,7 +149,6 @@ class OnnxEmbedder:
         with self._lock:
             if self._session is not None:
                 return
-            import onnxruntime as ort
             from tokenizers import Tokenizer
 
             files = self.files()
@@ -163,17 +159,22 @@ class OnnxEmbedder:
             tokenizer = Tokenizer.from_file(str(files.tokenizer))
             tokenizer.enable_truncation(max_length=self.max_tokens)
             tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-            options = ort.SessionOptions()
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-            options.log_severity_level = 3
-            if self.threads:
-                options.intra_op_num_threads = self.threads
-            # spinning threads take the cores Neo4j and the graph stage need meanwhile (bench/onnx_threads.md)
-            options.add_session_config_entry(SPINNING, "0")
-            session = ort.InferenceSession(str(files.model), sess_options=options, providers=["CPUExecutionProvider"])
+            session = self.new_session(self.threads)
             self._input_names = frozenset(i.name for i in session.get_inputs())
             self._tokenizer = tokenizer
             self._session = session
+
+    def new_session(self, threads: int, spinning: bool = False) -> Any:
+        """A session of the model; `threads` 0: one per core. No spinning between runs by default: onnx_threads.md."""
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+        options.log_severity_level = 3
+        if threads:
+            options.intra_op_num_threads = threads
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
+        return ort.InferenceSession(str(self.files().model), sess_options=options, providers=["CPUExecutionProvider"])
 
     def _encode_batch(self, texts: list[str]) -> Vectors:
         encodings = self._tokenizer.encode_batch(texts)

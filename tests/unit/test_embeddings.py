@@ -15,7 +15,6 @@ from graphwire.core.clients.embeddings import (
     BGE_SMALL_MODEL_ID,
     MINILM_DIMENSION,
     MINILM_MODEL_ID,
-    SPINNING,
     BgeSmallOnnxEmbedder,
     EmbeddingError,
     MiniLMOnnxEmbedder,
@@ -167,7 +166,9 @@ def test_bge_prefixes_queries_only(bge: BgeSmallOnnxEmbedder) -> None:
 def test_intra_op_threads_do_not_spin(bge: BgeSmallOnnxEmbedder) -> None:
     bge.embed_query("load the session")
     assert bge._session is not None
-    assert bge._session.get_session_options().get_session_config_entry(SPINNING) == "0"
+    spinning = "session.intra_op.allow_spinning"
+    assert bge._session.get_session_options().get_session_config_entry(spinning) == "0"
+    assert bge.new_session(1, spinning=True).get_session_options().get_session_config_entry(spinning) == "1"
 
 
 def test_bge_ranks_the_matching_passage_first(bge: BgeSmallOnnxEmbedder) -> None:
