@@ -34,8 +34,9 @@ from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article
 from graphwire.core.settings import Settings
-from graphwire.core.stores.bootstrap import empty_graph
+from graphwire.core.stores.bootstrap import apply_schema, empty_graph
 from graphwire.ingest.service import ExtractorChoice, ingest_loaded, ingest_options
+from graphwire.retrieval.flat.lexical import BM25Retriever
 from graphwire.retrieval.registry import RetrievalContext
 
 SYLLABLES = ["ka", "ven", "tor", "li", "mar", "qua", "sel", "dor", "bri", "no", "vex", "an", "ril", "gos", "tem", "ul"]
@@ -110,8 +111,9 @@ def measure(graph: Graph, settings: Settings, corpus: Corpus, size: int) -> dict
     snapshot = ctx.services().snapshots.snapshot()
     snapshot_s = time.perf_counter() - started
     flat = ctx.flat_retrievers()["bm25"]
+    assert isinstance(flat, BM25Retriever)
     started = time.perf_counter()
-    index = flat.index.snapshot()  # type: ignore[attr-defined]
+    index = flat.index.snapshot()
     flat_s = time.perf_counter() - started
     rng = random.Random(size)
     questions = [f"Who is the chief executive of the company that agreed to acquire {rng.choice(corpus.companies)}?"
@@ -144,6 +146,7 @@ def main() -> None:
     settings = Settings(chroma_path=stores / "chroma", chroma_collection="scaling", ingest_state_path=stores / "state")
     graph = Graph.from_settings(settings)
     empty_graph(graph)
+    apply_schema(graph)  # the entity-name fulltext index the graph retriever reads
     corpus, done, rows = Corpus(max(steps)), 0, []
     try:
         for size in steps:
@@ -162,11 +165,12 @@ def main() -> None:
             row["vectors_written"] = store is not None
             rows.append(row)
             print(row, flush=True)
+            results = {"command": command_line(), "machine": machine(), "steps": rows}
+            write_results(args.out, results, markdown(results))  # after every step: a long run keeps what it measured
+            plot(results, args.out.with_suffix(".png"))
     finally:
         graph.close()
         shutil.rmtree(stores, ignore_errors=True)
-    results = {"command": command_line(), "machine": machine(), "steps": rows}
-    write_results(args.out, results, markdown(results))
 
 
 def markdown(r: dict[str, Any]) -> str:
@@ -185,7 +189,7 @@ def markdown(r: dict[str, Any]) -> str:
         "graph side.",
         "",
         "| documents | chunks | entities | relationships | Chroma MiB | PPR snapshot MiB (build s) "
-        "| flat index build s | step ingest s (chunks/s) | graph p50 ms | ppr p50 ms | peak RSS MiB |",
+        "| flat index build s | step ingest s (chunks/s) | graph p50 / p95 ms | ppr p50 / p95 ms | peak RSS MiB |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in r["steps"]:
@@ -194,10 +198,46 @@ def markdown(r: dict[str, Any]) -> str:
         lines.append(
             f"| {s['documents']} | {g.get('chunks', '?')} | {g.get('entities', '?')} | {g.get('relationships', '?')} "
             f"| {chroma} | {p['mib']} ({p['build_s']}) | {flat} "
-            f"| {i['seconds']} ({i['chunks_per_s']}) | {s['latency']['graph']['p50_ms']} "
-            f"| {s['latency']['ppr']['p50_ms']} | {s['rss_mib']} |"
+            f"| {i['seconds']} ({i['chunks_per_s']}) | {_p50_p95(s, 'graph')} | {_p50_p95(s, 'ppr')} | {s['rss_mib']} |"
         )
     return "\n".join(lines)
+
+
+def _p50_p95(step: dict[str, Any], mode: str) -> str:
+    latency = step["latency"][mode]
+    return f"{latency['p50_ms']} / {latency['p95_ms']}"
+
+
+def plot(r: dict[str, Any], path: Path) -> None:
+    """What grows with the documents, one panel each (log-scaled documents)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = r["steps"]
+    docs = [s["documents"] for s in steps]
+    panels = [
+        ("ingest chunks/s (step)", {"chunks/s": [s["ingest"]["chunks_per_s"] for s in steps]}),
+        ("query ms", {f"{m} {q}": [s["latency"][m][f"{q}_ms"] for s in steps]
+                      for m in ("graph", "ppr") for q in ("p50", "p95")}),
+        ("PPR snapshot", {"MiB": [s["ppr_snapshot"]["mib"] for s in steps],
+                          "build s": [s["ppr_snapshot"]["build_s"] for s in steps]}),
+        ("graph size (thousands)", {k: [s["graph"].get(k, 0) / 1000 for s in steps]
+                                    for k in ("entities", "relationships")}),
+        ("peak RSS MiB", {"bench process": [s["rss_mib"] for s in steps]}),
+    ]  # fmt: skip
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.4))
+    for ax, (title, series) in zip(axes, panels, strict=True):
+        for label, values in series.items():
+            ax.plot(docs, values, marker="o", label=label)
+        ax.set_xscale("log")
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("documents")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,8 @@ class IngestRequest:
     batch_docs: int  # documents per extract/write batch
     n_process: int  # offline extractor worker processes
     gazetteer: Path | None  # YAML of known entities (None: gazetteer.yaml beside the input, if any)
+    ray: str | None = None  # extract and embed on this Ray cluster first ("auto", "local" or an address)
+    ray_partitions: int = 0  # tasks of that job (0: four per CPU of the cluster)
 
 
 DEFAULT_PROCESSES = min(2, os.cpu_count() or 1)  # spaCy NER is the slowest part of offline ingestion
@@ -88,6 +90,14 @@ def ingest(
     wait: Annotated[
         float, typer.Option(help="seconds to wait while another process writes the store (default: refuse at once)")
     ] = 0.0,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            help="extract and embed on a Ray cluster first (the ray extra): auto (the one `ray start` runs here), "
+            "local (a cluster for this run only) or ray://host:port; then write here as usual"
+        ),
+    ] = None,
+    ray_partitions: Annotated[int, typer.Option(help="tasks of the Ray job (0: four per CPU of the cluster)")] = 0,
 ) -> None:
     """Load, chunk, extract, prune, resolve, enrich and write a corpus into Neo4j (and ChromaDB).
 
@@ -128,6 +138,8 @@ def ingest(
             batch_docs=batch_docs,
             n_process=n_process,
             gazetteer=gazetteer,
+            ray=ray,
+            ray_partitions=ray_partitions,
         )
         try:
             report = _run_ingest(request, graph, settings, store)
@@ -172,7 +184,7 @@ def _run_ingest(request: IngestRequest, graph: Graph, settings: Settings, store:
     try:
         run = service.IngestRun(
             loaded.articles, settings, options=options, extractor=request.extractor, gazetteer_file=gazetteer_file,
-            n_process=request.n_process,
+            n_process=request.n_process, cache_offline=request.ray is not None,
         )  # fmt: skip
     except service.ExtractorUnavailableError as exc:
         raise typer.BadParameter(str(exc)) from exc
@@ -187,9 +199,31 @@ def _run_ingest(request: IngestRequest, graph: Graph, settings: Settings, store:
         state.load()
     else:
         state.reset()
+    if request.ray is not None:
+        store = _prepare_on_ray(run, request, settings, store)
     report = run.run(graph, chunk_store=store, state=state)
     report.load_errors = loaded.errors
     return report
+
+
+def _prepare_on_ray(
+    run: service.IngestRun, request: IngestRequest, settings: Settings, store: ChunkSink | None
+) -> ChunkSink | None:
+    """Extract and embed on Ray into the caches; the chunk store then reads the vectors the job computed."""
+    try:
+        from graphwire.ingest.distributed import cached_chunk_store, prepare_on_ray
+    except ImportError as exc:
+        raise fail(f"--ray needs the ray extra: pip install 'graphwire[ray]' ({exc})") from None
+    address = None if request.ray == "local" else request.ray
+    try:
+        prepared = prepare_on_ray(run, address=address, partitions=request.ray_partitions, vectors=store is not None)
+    except ConnectionError as exc:
+        raise fail(f"--ray {request.ray}: no Ray cluster there ({exc})") from None
+    console.print(
+        f"prepared on Ray: {prepared.chunks} chunks in {prepared.partitions} tasks on {len(prepared.workers)} "
+        f"worker processes, {prepared.seconds:.1f} s ({prepared.extractions} extractions, {prepared.vectors} vectors)"
+    )
+    return cached_chunk_store(settings) if store is not None else None
 
 
 def default_gazetteer(path: Path) -> Path | None:

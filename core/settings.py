@@ -166,6 +166,8 @@ class Settings(BaseSettings):
     ingest_write_threads: int = Field(default=2, ge=1)  # concurrent write transactions for CREATE statements
     # SQLite cache of LLM extractions (keyed by text, model, prompt and schema)
     extraction_cache_path: Path = Path(".graphwire/cache/extractions.sqlite")
+    # SQLite cache of passage vectors a distributed ingest (`graphwire ingest --ray`) computed, keyed by text and model
+    vector_cache_path: Path = Path(".graphwire/cache/vectors.sqlite")
     fuzzy_merge_threshold: float = 92.0  # rapidfuzz score (0-100) above which two entity names merge
     # most implied chunk ids (no sentence) a REPORTED_BY or `provenance: inferred` relationship keeps: the smallest
     provenance_cap: int = Field(default=100, ge=1)

@@ -57,6 +57,9 @@ CREATE TABLE IF NOT EXISTS failures (
 """
 
 
+ExtractionRow = tuple[str, str, str, str, str]  # chunk hash, model, schema fingerprint, prompt version, JSON
+
+
 class CacheKey(BaseModel, frozen=True):
     chunk_hash: str
     model: str
@@ -127,6 +130,24 @@ class ExtractionCache:
     def __len__(self) -> int:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM extractions").fetchone()[0])
+
+    def export(self) -> list[ExtractionRow]:
+        """Every cached extraction (its key's columns and its JSON), to merge into another cache (`merge`)."""
+        with self._lock:
+            return list(
+                self._db.execute(
+                    "SELECT chunk_hash, model, schema_fingerprint, prompt_version, extraction FROM extractions"
+                )
+            )
+
+    def merge(self, rows: Sequence[ExtractionRow]) -> None:
+        """Add the rows another cache exported (a row with the same key is replaced: its content is the same)."""
+        now = _now()
+        with self._lock:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO extractions VALUES (?, ?, ?, ?, ?, ?)", [(*row, now) for row in rows]
+            )
+            self._db.commit()
 
     def record_failure(self, chunk_id: str, document_id: str, reason: str, attempts: int = 1) -> None:
         """Add `attempts` to the chunk's failure count and keep the latest reason."""

@@ -37,20 +37,30 @@ class ExtractorUnavailableError(ValueError):
 
 
 def build_extractor(
-    choice: ExtractorChoice, settings: Settings, schema: GraphSchema, gazetteer: Gazetteer, n_process: int = 1
+    choice: ExtractorChoice,
+    settings: Settings,
+    schema: GraphSchema,
+    gazetteer: Gazetteer,
+    n_process: int = 1,
+    *,
+    cache_offline: bool = False,
 ) -> Extractor:
-    """The offline extractor, or a model-backed one (built-in or LangChain) behind the extraction cache."""
+    """The offline extractor, or a model-backed one (built-in or LangChain) behind the extraction cache.
+    `cache_offline`: the offline extractor behind the cache too (a distributed ingest fills it ahead of the write)."""
+    from graphwire.ingest.extraction_cache import CachedExtractor
+
     use_llm = choice in (ExtractorChoice.LLM, ExtractorChoice.LANGCHAIN) or (
         choice == ExtractorChoice.AUTO and settings.llm_configured
     )
     if not use_llm:
         from graphwire.ingest.extractors.offline import OfflineExtractor
 
-        return OfflineExtractor(schema, gazetteer, n_process=n_process)
+        offline = OfflineExtractor(schema, gazetteer, n_process=n_process)
+        if cache_offline:
+            return CachedExtractor(offline, settings.extraction_cache_path, schema_fingerprint=schema.fingerprint)
+        return offline
     if not settings.llm_configured:
         raise ExtractorUnavailableError(f"--extractor {choice.value} needs LLM_BASE_URL and LLM_MODEL")
-    from graphwire.ingest.extraction_cache import CachedExtractor
-
     inner: Extractor
     if choice == ExtractorChoice.LANGCHAIN:
         try:
@@ -101,14 +111,19 @@ class IngestRun:
         extractor: ExtractorChoice = ExtractorChoice.AUTO,
         gazetteer_file: Path | None = None,
         n_process: int = 1,
+        cache_offline: bool = False,
     ) -> None:
+        """`cache_offline`: the offline extractor reads the extraction cache (filled by ingest/distributed.py)."""
         self.articles = list(articles)
         self.settings = settings
         self.options = options
+        self.choice = extractor
         self.schema = load_schema(settings.schema_path)
         gazetteer = Gazetteer.from_sources((a.source for a in self.articles), schema=self.schema)
         self.gazetteer = gazetteer.with_file(gazetteer_file) if gazetteer_file is not None else gazetteer
-        self.extractor = build_extractor(extractor, settings, self.schema, self.gazetteer, n_process)
+        self.extractor = build_extractor(
+            extractor, settings, self.schema, self.gazetteer, n_process, cache_offline=cache_offline
+        )
 
     def state_store(self, key: str) -> StateStore:
         """The run's resume state under INGEST_STATE_PATH, keyed by the input, the extractor and the schema."""

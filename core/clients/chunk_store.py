@@ -127,6 +127,15 @@ def drop_collections(client: Any, collection_name: str) -> int:
     return counts.get(collection_name, 0)
 
 
+def embedding_groups(chunks: Sequence[Chunk], *, sentences: bool) -> Iterator[tuple[Sequence[Chunk], SentenceRows]]:
+    """The groups `ChunkStore.upsert` embeds in one call each: WRITE_BATCH chunks, then their sentences. The int8
+    model's activation ranges are taken per call, so whoever embeds ahead of the write (ingest/distributed.py) uses
+    the same groups and gets the same vectors."""
+    for start in range(0, len(chunks), WRITE_BATCH):
+        batch = chunks[start : start + WRITE_BATCH]
+        yield batch, SentenceRows.of(batch) if sentences else SentenceRows([], [], [])
+
+
 class ChunkStore:
     def __init__(self, client: Any, collection_name: str, embedder: Embedder, *, sentences: bool = True) -> None:
         """`sentences`: write and read every chunk's sentence vectors too (`SENTENCE_VECTORS`)."""
@@ -173,11 +182,12 @@ class ChunkStore:
         return self._open_or_create(self.collection_name + SUFFIX)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> ChunkStore:
+    def from_settings(cls, settings: Settings, embedder: Embedder | None = None) -> ChunkStore:
+        """`embedder`: in place of the configured one (a `CachedEmbedder` in front of it, say)."""
         return cls(
             open_client(settings),
             settings.chroma_collection,
-            embedder_from_settings(settings),
+            embedder or embedder_from_settings(settings),
             sentences=settings.sentence_vectors,
         )
 
@@ -186,10 +196,8 @@ class ChunkStore:
     def upsert(self, chunks: Sequence[Chunk]) -> int:
         """Embeds and writes the chunks (same id = replaced), each one's sentences first; returns how many chunks
         were written."""
-        for start in range(0, len(chunks), WRITE_BATCH):
-            batch = chunks[start : start + WRITE_BATCH]
+        for batch, rows in embedding_groups(chunks, sentences=self.sentences is not None):
             texts = [chunk.text for chunk in batch]
-            rows = SentenceRows.of(batch) if self.sentences is not None else SentenceRows([], [], [])
             vectors = self.embedder.embed([*texts, *rows.texts])  # one pass over the model for both
             if self.sentences is not None:
                 self.sentences.replace([chunk.id for chunk in batch], rows, vectors[len(texts) :])
