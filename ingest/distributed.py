@@ -113,9 +113,9 @@ def units(articles: Sequence[Article], options: IngestOptions) -> list[Unit]:
 
 def deal(parts: list[Unit], partitions: int) -> list[list[Unit]]:
     """Consecutive units into at most `partitions` partitions of near-equal chunk counts."""
-    if not parts:
-        return []
-    count = max(1, min(partitions, len(parts)))
+    if partitions >= len(parts):
+        return [[unit] for unit in parts]
+    count = max(1, partitions)
     target = sum(len(unit) for unit in parts) / count
     out: list[list[Unit]] = [[]]
     filled = 0

@@ -89,3 +89,23 @@ def test_clear_failure(tmp_path: Path) -> None:
     assert cache.failures()[0].attempts == 3
     cache.clear_failure("x")
     assert cache.failed_chunk_ids() == set()
+
+
+def test_exported_rows_merged_elsewhere_are_hits_there(tmp_path: Path) -> None:
+    """What a distributed job's worker extracted (an in-memory cache) answers the writer's cache after a merge."""
+    chunks = [_chunk("a", "Alice met Bob"), _chunk("b", "Carol met Dan")]
+    worker = CachedExtractor(CountingExtractor(), ":memory:", schema_fingerprint="s1")
+    extracted = worker.extract(chunks)
+    rows = worker.cache.export()
+    assert len(rows) == 2
+    writer_cache = ExtractionCache(tmp_path / "c.sqlite")
+    writer_cache.merge(rows)
+    writer_cache.merge(rows)  # a partition done twice writes the same rows
+    assert len(writer_cache) == 2
+    writer_cache.close()
+    inner = CountingExtractor()
+    writer = CachedExtractor(inner, tmp_path / "c.sqlite", schema_fingerprint="s1")
+    assert writer.extract(chunks) == extracted and inner.seen == []
+    other_schema = CachedExtractor(inner, tmp_path / "c.sqlite", schema_fingerprint="s2")
+    other_schema.extract(chunks)
+    assert inner.seen == ["a", "b"]
