@@ -103,6 +103,15 @@ def latency_ms(retrieve: Any, questions: list[str]) -> dict[str, float]:
     return {"p50_ms": round(statistics.median(times), 1), "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1)}
 
 
+def stage_medians(retrieve: Any, questions: list[str]) -> dict[str, float]:
+    """The median of each stage timing a mode reports (`timings_ms`) over the questions."""
+    stages: dict[str, list[float]] = {}
+    for q in questions:
+        for stage, ms in retrieve(q, 10).timings_ms.items():
+            stages.setdefault(stage, []).append(ms)
+    return {stage: round(statistics.median(values), 1) for stage, values in stages.items()}
+
+
 def measure(graph: Graph, settings: Settings, corpus: Corpus, size: int) -> dict[str, Any]:
     counts = {k: int(v) for k, v in graph.read("ingest/count_nodes")[0].items()}
     counts |= {k: int(v or 0) for k, v in graph.read("graph/fingerprint")[0].items()}  # mentions, relationships
@@ -128,6 +137,7 @@ def measure(graph: Graph, settings: Settings, corpus: Corpus, size: int) -> dict
         "flat_index": {"chunks": len(index.chunks), "build_s": round(flat_s, 2),
                        "vectors_mib": round(index.vectors.nbytes / 2**20, 2)},
         "latency": {mode: latency_ms(ctx.retriever(mode).retrieve, questions) for mode in ("graph", "ppr")},
+        "graph_stages": stage_medians(ctx.retriever("graph").retrieve, questions),
         "rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }  # fmt: skip
 
@@ -137,8 +147,14 @@ def main() -> None:
     parser.add_argument("--steps", default="500,1000,2000,4000", help="cumulative corpus sizes, comma-separated")
     parser.add_argument("--vectors-up-to", type=int, default=1000, help="write vectors only for the first N records")
     parser.add_argument("--out", type=Path, default=Path("bench/scaling"))
+    parser.add_argument(
+        "--measure-only", action="store_true", help="measure the store at NEO4J_URI as it is (a run's last step)"
+    )
     add_wipe_flag(parser)
     args = parser.parse_args()
+    if args.measure_only:
+        measure_only(args.out)
+        return
     require_wipe(parser, args)
     logging.disable(logging.WARNING)
     steps = [int(s) for s in args.steps.split(",")]
@@ -171,6 +187,24 @@ def main() -> None:
     finally:
         graph.close()
         shutil.rmtree(stores, ignore_errors=True)
+
+
+def measure_only(out: Path) -> None:
+    """The measurements of one step on the store as it is, without vectors (the run's Chroma folder is gone)."""
+    logging.disable(logging.WARNING)
+    stores = Path(tempfile.mkdtemp(prefix="graphwire-scaling-"))
+    settings = Settings(chroma_path=stores / "chroma", chroma_collection="scaling", ingest_state_path=stores / "state")
+    graph = Graph.from_settings(settings)
+    try:
+        size = int(graph.read("ingest/count_nodes")[0]["documents"])
+        row = measure(graph, settings, Corpus(size), size)
+    finally:
+        graph.close()
+        shutil.rmtree(stores, ignore_errors=True)
+    row["load"] = round(os.getloadavg()[0], 1)
+    results = {"command": command_line(), "machine": machine(), "measured": row}
+    write_results(out, results)
+    print(row, flush=True)
 
 
 def markdown(r: dict[str, Any]) -> str:
