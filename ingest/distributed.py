@@ -190,7 +190,9 @@ def prepare_on_ray(
     count = partitions or 4 * max(1, int(ray.cluster_resources().get("CPU", 1)))
     all_units = units(run.articles, run.options)
     parts = deal(all_units, count)
-    job = PartitionJob(run.settings, run.schema, run.gazetteer, run.choice, vectors)
+    # workers need the LLM's and the embeddings endpoint's keys, not the stores'
+    sent = run.settings.model_copy(update={"neo4j_password": None, "api_key": None})
+    job = PartitionJob(sent, run.schema, run.gazetteer, run.choice, vectors)
     task: Any = ray.remote(max_retries=TASK_RETRIES, num_cpus=1)(prepare_partition)
     job_ref = ray.put(job)
     pending = [task.remote(i, part, job_ref, on_task_start) for i, part in enumerate(parts)]

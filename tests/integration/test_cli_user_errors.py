@@ -103,3 +103,14 @@ def test_embeddings_sentences_fills_a_store_built_without_them(neo4j_settings: S
     assert store.sentences is not None and store.sentences.chunks_with_sentences() == {"doc:0", "doc:1"}
     again = _cli(env, "embeddings", "sentences")
     assert again.returncode == 0 and "written for 0 chunks" in again.stdout
+
+
+def test_ingest_on_ray_without_a_cluster_is_one_line_and_writes_nothing(
+    graph: Graph, neo4j_settings: Settings, tmp_path: Path
+) -> None:
+    corpus = tmp_path / "one.jsonl"
+    corpus.write_text('{"title": "A", "body": "Acme Corp hired Jane Doe in Berlin.", "source": "Wire"}\n')
+    env = {k: v for k, v in _env(neo4j_settings, tmp_path, HOME=str(tmp_path)).items() if k != "RAY_ADDRESS"}
+    line = _one_error_line(_cli(env, "ingest", str(corpus), "--ray", "auto"))
+    assert "--ray auto: no Ray cluster there" in line
+    assert graph.read("ingest/count_nodes")[0]["documents"] == 0
