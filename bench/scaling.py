@@ -234,6 +234,7 @@ def markdown(r: dict[str, Any]) -> str:
             f"| {chroma} | {p['mib']} ({p['build_s']}) | {flat} "
             f"| {i['seconds']} ({i['chunks_per_s']}) | {_p50_p95(s, 'graph')} | {_p50_p95(s, 'ppr')} | {s['rss_mib']} |"
         )
+    lines += ["", f"![what grows with the documents]({Path(r['command'].split('--out ')[-1].split()[0]).name}.png)"]
     return "\n".join(lines)
 
 
