@@ -25,7 +25,6 @@ The cache is safe to share between threads (one connection, a lock, WAL journal)
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -34,6 +33,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from graphwire.core.documents import Chunk
+from graphwire.core.stores.sqlite_file import open_shared
 from graphwire.ingest.extractors.base import ExtractionFailure, Extractor
 from graphwire.ingest.models import Extraction
 
@@ -94,14 +94,8 @@ class ExtractionCache:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=30.0)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(_SCHEMA)
-            self._db.commit()
+        self._db = open_shared(path, _SCHEMA)
 
     def get(self, key: CacheKey) -> Extraction | None:
         with self._lock:

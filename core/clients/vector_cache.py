@@ -11,7 +11,6 @@ Only passages are cached (`embed`): questions are embedded fresh (`embed_query`,
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from graphwire.core.clients.embeddings import Embedder, Vectors
+from graphwire.core.stores.sqlite_file import open_shared
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors (
@@ -40,14 +40,8 @@ class VectorCache:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=30.0)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(_SCHEMA)
-            self._db.commit()
+        self._db = open_shared(path, _SCHEMA)
 
     def put(self, model: str, hashes: Sequence[str], vectors: Vectors) -> None:
         rows = [(h, model, np.asarray(v, dtype=np.float32).tobytes()) for h, v in zip(hashes, vectors, strict=True)]
