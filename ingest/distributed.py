@@ -41,7 +41,7 @@ from graphwire.core.clients.vector_cache import CachedEmbedder, VectorCache, tex
 from graphwire.core.documents import Article, Chunk
 from graphwire.core.settings import Settings
 from graphwire.ingest.chunker import chunk_article
-from graphwire.ingest.extraction_cache import CachedExtractor, ExtractionRow, FailureRecord
+from graphwire.ingest.extraction_cache import CachedExtractor, ExtractionCache, ExtractionRow, FailureRecord
 from graphwire.ingest.gazetteer import Gazetteer
 from graphwire.ingest.pipeline import IngestOptions
 from graphwire.ingest.service import ExtractorChoice, IngestRun, build_extractor
@@ -225,8 +225,6 @@ class _Caches:
     """The driver's extraction and vector caches, open for the job's merges."""
 
     def __init__(self, settings: Settings) -> None:
-        from graphwire.ingest.extraction_cache import ExtractionCache
-
         self.extractions = ExtractionCache(settings.extraction_cache_path)
         self.vectors = VectorCache(settings.vector_cache_path)
 

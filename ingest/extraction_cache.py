@@ -24,7 +24,6 @@ The cache is safe to share between threads (one connection, a lock, WAL journal)
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -32,6 +31,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from graphwire.core.clients.vector_cache import text_hash
 from graphwire.core.documents import Chunk
 from graphwire.core.stores.sqlite_file import open_shared
 from graphwire.ingest.extractors.base import ExtractionFailure, Extractor
@@ -82,7 +82,7 @@ class CacheStats(BaseModel):
 
 
 def chunk_hash(chunk: Chunk) -> str:
-    return hashlib.sha256(chunk.text.encode("utf-8")).hexdigest()
+    return text_hash(chunk.text)
 
 
 def _now() -> str:

@@ -32,6 +32,7 @@ LOOKUP_BATCH = 500  # text hashes per SELECT (SQLite's host-parameter limit is f
 
 
 def text_hash(text: str) -> str:
+    """The sha256 of a text: the key of its cached vector (and of its cached extraction)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -88,14 +89,14 @@ class CachedEmbedder:
         return self.inner.dimension
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return self.inner.embed([])
         hashes = [text_hash(text) for text in texts]
         found = self.cache.get(self.model_id, hashes)
         missing = [i for i, h in enumerate(hashes) if h not in found]
         fresh = self.inner.embed([texts[i] for i in missing]) if missing else None
         self.hits += len(texts) - len(missing)
         self.misses += len(missing)
-        if not texts:
-            return self.inner.embed([])
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         for i, key in enumerate(hashes):
             if key in found:
