@@ -28,6 +28,7 @@ from graphwire.retrieval.warmup import WarmStep, Warmup
 from graphwire.schema.model import GraphSchema, load_schema
 
 if TYPE_CHECKING:
+    from graphwire.retrieval.answer.subjects import PassageEntities
     from graphwire.retrieval.flat import FlatRetriever
     from graphwire.retrieval.services import GraphServices
 
@@ -201,8 +202,17 @@ class RetrievalContext:
         choice = AnswererName(name)
         with self._lock:
             if choice.value not in self._answerers:
-                self._answerers[choice.value] = checking(build_answerer(choice, self.settings), self.settings)
+                built = build_answerer(choice, self.settings, self._passage_entities())
+                self._answerers[choice.value] = checking(built, self.settings)
             return self._answerers[choice.value]
+
+    def _passage_entities(self) -> PassageEntities | None:
+        """The graph's mentions of retrieved chunks, from the shared PPR snapshot (None without a graph)."""
+        if self.graph is None:
+            return None
+        from graphwire.retrieval.answer.subjects import SnapshotEntities
+
+        return SnapshotEntities(self.services().snapshots)
 
     def retriever(self, name: str) -> Retriever:
         """Mode `name`, built on first use and kept; rebuilt when the graph object changes."""
@@ -315,7 +325,8 @@ class AnswererName(StrEnum):
     LLM = "llm"
 
 
-def build_answerer(name: str | AnswererName, settings: Settings) -> Answerer:
+def build_answerer(name: str | AnswererName, settings: Settings, entities: PassageEntities | None = None) -> Answerer:
+    """`entities`: the graph's mentions of retrieved chunks, for the extractive answerer's entity answers."""
     choice = AnswererName(name)
     if choice is AnswererName.AUTO:
         choice = AnswererName.LLM if settings.llm_configured else AnswererName.EXTRACTIVE
@@ -323,7 +334,7 @@ def build_answerer(name: str | AnswererName, settings: Settings) -> Answerer:
         from graphwire.core.schema import configured_schema
         from graphwire.retrieval.answer.extractive import ExtractiveAnswerer
 
-        return ExtractiveAnswerer(schema=configured_schema(settings))
+        return ExtractiveAnswerer(schema=configured_schema(settings), entities=entities)
     if not settings.llm_configured:
         raise UnknownModeError("answerer 'llm' needs LLM_BASE_URL and LLM_MODEL; use 'extractive' or 'auto'")
     from graphwire.retrieval.answer.llm import LLMAnswerer

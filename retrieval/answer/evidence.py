@@ -4,10 +4,14 @@
   chunks, of two different articles, that speaks to the part of the question about it; before/after questions
   compare the two chunks' publication dates, others are "Yes" when both sides have such a sentence (never a yes or no
   without a sentence on each side, never from the question's form; not whether reports changed, agree or differ);
-- questions asking for an entity ("who", "which company"): the entity of the asked type (spaCy's types onto the
-  schema's labels) that the retrieved chunks name most, weighted by how much each naming sentence speaks to the
-  question; it must not be named by the question, must be named by a sentence that speaks to it, in two or more
-  chunks and, when the question names outlets, in the chunks of two of them (of the one it names); a tie is no answer;
+- questions asking for an entity ("who", "which company"): first the graph's answer, the entity of the asked label
+  that the retrieved chunks of the most documents mention (then the best placed: the sum of 1 / rank), read from the
+  graph's MENTIONS (`subjects.py`: extraction has already resolved a surname or an acronym to its entity); it must
+  not be named by the question, must be mentioned by two or more documents, by a chunk holding a sentence that speaks
+  to the question, and, when the question names outlets, by the chunks of two of them (of the one it names); a tie is
+  no answer. Without such an entity, the entity of the asked type (spaCy's types onto the schema's labels) that the
+  retrieved sentences name most, weighted by how much each naming sentence speaks to the question, under the same
+  conditions (two or more chunks);
 - other questions: the one to three sentences that speak to the question most and name something it names, each
   cited, as a quote (for an amount, only sentences with a number that is not a year; for a time, with a number).
 
@@ -21,12 +25,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import cast
 
 from graphwire.core.names import POSSESSIVE, normalise_name
 from graphwire.core.nlp import ner_docs
 from graphwire.retrieval.answer.judgements import asks_about_change, asks_about_order, looks_yes_no
-from graphwire.retrieval.answer.sentences import Scored, Sentence, SentenceLimits, SentencePool, question_names
-from graphwire.retrieval.models import Answer, AnswerKind, Citation, QuestionSummary, RetrievalResult
+from graphwire.retrieval.answer.sentences import (
+    Scored,
+    Sentence,
+    SentenceLimits,
+    SentencePool,
+    citation_of,
+    question_names,
+)
+from graphwire.retrieval.answer.subjects import Mentioned, PassageEntities
+from graphwire.retrieval.models import Answer, AnswerKind, Citation, QuestionSummary, RankedChunk, RetrievalResult
 from graphwire.retrieval.question import PublicationMention
 from graphwire.schema.lexicon import phrase_pattern
 from graphwire.schema.model import GraphSchema
@@ -59,12 +72,64 @@ class _Candidate:
         return {s.chunk.source for s in self.support if s.chunk.source}
 
 
+@dataclass
+class _Subject:
+    """An entity the retrieved chunks mention, as the graph knows it."""
+
+    names: dict[str, int] = field(default_factory=dict)  # the entity names seen for it, with their chunk counts
+    chunks: dict[str, RankedChunk] = field(default_factory=dict)  # the chunks mentioning it, by id
+    ranks: dict[str, int] = field(default_factory=dict)  # their places in the retrieval, best first from 1
+    mentions: int = 0  # how often those chunks mention it
+
+    @property
+    def name(self) -> str:
+        return min(self.names, key=lambda n: (-self.names[n], -len(n), n))
+
+    @property
+    def documents(self) -> set[str]:
+        return {c.document_id for c in self.chunks.values()}
+
+    @property
+    def sources(self) -> set[str]:
+        return {c.source for c in self.chunks.values() if c.source}
+
+    @property
+    def score(self) -> float:
+        return len(self.documents) + sum(1.0 / r for r in self.ranks.values())
+
+    @property
+    def order(self) -> tuple[float, int]:
+        """Most documents and best placed first; then the most mentioned (the passages are about it)."""
+        return (-self.score, -self.mentions)
+
+    def add(self, entity: Mentioned, chunk: RankedChunk, rank: int) -> None:
+        self.mentions += entity.count
+        if chunk.chunk_id not in self.chunks:
+            self.names[entity.name] = self.names.get(entity.name, 0) + 1
+            self.chunks[chunk.chunk_id] = chunk
+            self.ranks[chunk.chunk_id] = rank
+
+    def absorb(self, other: _Subject) -> None:
+        self.mentions += other.mentions
+        for chunk_id, chunk in other.chunks.items():
+            if chunk_id not in self.chunks:
+                self.chunks[chunk_id], self.ranks[chunk_id] = chunk, other.ranks[chunk_id]
+
+
 class SentenceAnswers:
     """Entity, judgement and quote answers from a retrieval's sentences (see the module's docstring)."""
 
-    def __init__(self, schema: GraphSchema, name: str, limits: SentenceLimits | None = None) -> None:
+    def __init__(
+        self,
+        schema: GraphSchema,
+        name: str,
+        limits: SentenceLimits | None = None,
+        entities: PassageEntities | None = None,
+    ) -> None:
+        """`entities`: the graph's mentions of the retrieved chunks (None: entity answers from sentences only)."""
         self.schema, self.name = schema, name
         self.limits = limits or SentenceLimits()
+        self.entities = entities
 
     def answer(self, question: str, result: RetrievalResult, asked_label: str | None) -> Answer | None:
         analysis = result.analysis or QuestionSummary()
@@ -76,11 +141,16 @@ class SentenceAnswers:
             return None  # the passages never name something the question is about
         if analysis.yes_no or looks_yes_no(question):
             return self._judgement(question, pool, analysis)
+        asks_entity = asked_label is not None and not _NOT_AN_ENTITY.match(question)
+        if asks_entity:
+            subject = self._subject(question, result.chunks, cast(str, asked_label), analysis.outlets)
+            if subject is not None:
+                return subject
         scored = pool.scored(question)
         if not scored:
             return None
-        if asked_label is not None and not _NOT_AN_ENTITY.match(question):
-            return self._entity(question, pool, scored, asked_label, analysis.outlets)
+        if asks_entity:
+            return self._entity(question, pool, scored, cast(str, asked_label), analysis.outlets)
         return self._quote(self._quotable(question, scored, names))
 
     def _judgement(self, question: str, pool: SentencePool, analysis: QuestionSummary) -> Answer | None:
@@ -100,6 +170,30 @@ class SentenceAnswers:
             return None
         holds = day1 < day2 if analysis.order == "before" else day1 > day2
         return self._make("Yes" if holds else "No", AnswerKind.JUDGEMENT, citations)
+
+    def _subject(
+        self,
+        question: str,
+        chunks: list[RankedChunk],
+        label: str,
+        outlets: list[PublicationMention],
+    ) -> Answer | None:
+        """The graph's answer: the entity of `label` that the top chunks of the most documents mention."""
+        if self.entities is None:
+            return None
+        top = chunks[: self.limits.chunks]
+        found = _subjects(question, top, self.entities.of([c.chunk_id for c in top]), label)
+        wanted = [set(o.sources or [o.name]) for o in outlets if o.in_corpus]
+        enough = min(len(wanted), OUTLETS_NEEDED)
+        qualified = [
+            s for s in found if len(s.documents) >= 2 and sum(bool(s.sources & sources) for sources in wanted) >= enough
+        ]
+        ranked = sorted(qualified, key=lambda s: (*s.order, s.name))
+        if not ranked or (len(ranked) > 1 and ranked[0].order == ranked[1].order):
+            return None
+        best = ranked[0]
+        cited = sorted(best.chunks, key=lambda chunk_id: best.ranks[chunk_id])[:MAX_QUOTES]
+        return self._make(best.name, AnswerKind.ENTITY, [citation_of(best.chunks[c]) for c in cited])
 
     def _entity(
         self, question: str, pool: SentencePool, scored: list[Scored], label: str, outlets: list[PublicationMention]
@@ -200,6 +294,27 @@ def _candidates(
                 weight = support.get(sentence, 0.0) + MENTION_WEIGHT
                 found.setdefault(key, _Candidate(POSSESSIVE.sub("", ent.text).strip())).support[sentence] = weight
     return _merge_parts(found)
+
+
+def _subjects(question: str, chunks: list[RankedChunk], mentioned: list[list[Mentioned]], label: str) -> list[_Subject]:
+    """The entities of `label` these chunks mention that the question does not name, by normalised name (two nodes
+    written "OpenAI" and "OpenAi" are one answer); a name that is the last words of exactly one longer one found
+    ("Altman", "Sam Altman") counts for the longer one."""
+    asked = f" {normalise_name(question, drop_suffix=False)} "
+    found: dict[str, _Subject] = {}
+    for rank, (chunk, entities) in enumerate(zip(chunks, mentioned, strict=True), start=1):
+        for entity in entities:
+            key = normalise_name(entity.name)
+            if entity.label == label and key and f" {key} " not in asked:
+                found.setdefault(key, _Subject()).add(entity, chunk, rank)
+    merged: dict[str, _Subject] = {}
+    for key in sorted(found, key=lambda k: (-len(k), k)):
+        wholes = [k for k in merged if k.endswith(f" {key}")]
+        if len(wholes) == 1:
+            merged[wholes[0]].absorb(found[key])
+        else:
+            merged[key] = found[key]
+    return list(merged.values())
 
 
 def _merge_parts(found: dict[str, _Candidate]) -> dict[str, _Candidate]:

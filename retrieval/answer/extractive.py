@@ -28,6 +28,7 @@ from graphwire.retrieval.answer.chains import TIER_WEIGHT, best_chain, compose, 
 from graphwire.retrieval.answer.evidence import SentenceAnswers
 from graphwire.retrieval.answer.judgements import asks_about_order, looks_yes_no, order_verdict, supporting_facts
 from graphwire.retrieval.answer.local import LocalAnswerer
+from graphwire.retrieval.answer.subjects import PassageEntities
 from graphwire.retrieval.graph.relations import asked_relations
 from graphwire.retrieval.models import (
     ABSTENTION,
@@ -99,11 +100,12 @@ def _distances(facts: list[Fact], starts: set[str], types: set[str]) -> dict[str
 class ExtractiveAnswerer(LocalAnswerer):
     name = "extractive"
 
-    def __init__(self, max_citations: int = 3, *, schema: GraphSchema) -> None:
-        """`schema`: whose question words, cue words, answer phrases and roles to use."""
+    def __init__(self, max_citations: int = 3, *, schema: GraphSchema, entities: PassageEntities | None = None) -> None:
+        """`schema`: whose question words, cue words, answer phrases and roles to use; `entities`: the graph's
+        mentions of the retrieved chunks, for entity answers (retrieval/answer/subjects.py; None: from sentences)."""
         self.max_citations = max_citations
         self.schema = schema
-        self.sentences = SentenceAnswers(schema, self.name)
+        self.sentences = SentenceAnswers(schema, self.name, entities=entities)
 
     def answer(self, question: str, result: RetrievalResult) -> Answer:
         """From the graph's facts when they compose an answer, else from the retrieved sentences, else abstain."""

@@ -39,10 +39,13 @@ class Sentence:
     recorded: bool  # the graph recorded it as the evidence of a fact
 
     def citation(self) -> Citation:
-        c = self.chunk
-        return Citation(
-            chunk_id=c.chunk_id, title=c.title, publication=c.source, published_at=c.published_at, locator=c.locator
-        )
+        return citation_of(self.chunk)
+
+
+def citation_of(c: RankedChunk) -> Citation:
+    return Citation(
+        chunk_id=c.chunk_id, title=c.title, publication=c.source, published_at=c.published_at, locator=c.locator
+    )
 
 
 @dataclass(frozen=True)

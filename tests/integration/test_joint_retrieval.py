@@ -139,3 +139,24 @@ def test_a_question_naming_a_page_gets_the_walks_and_reaches_the_bridge(encyclop
     # the page the question names and the bridge it never names (Glass Harbour's director), above the namesakes
     assert {c.title for c in result.chunks[:2]} == {"Glass Harbour", "Mateo Brandt"}
     assert {"walk", "fuse"} <= set(result.timings_ms)
+
+
+def test_the_answerer_reads_what_the_retrieved_chunks_mention_from_the_shared_snapshot(
+    context: RetrievalContext,
+) -> None:
+    from graphwire.retrieval.answer.checked import CheckedAnswerer
+    from graphwire.retrieval.answer.extractive import ExtractiveAnswerer
+    from graphwire.retrieval.answer.subjects import SnapshotEntities
+
+    answerer = context.answerer("extractive")
+    inner = answerer.inner if isinstance(answerer, CheckedAnswerer) else answerer
+    assert isinstance(inner, ExtractiveAnswerer)
+    entities = inner.sentences.entities
+    assert isinstance(entities, SnapshotEntities) and entities.snapshots is context.services().snapshots
+    result = context.retriever("joint").retrieve(SUPPLY_QUESTION, top_k=4)
+    bridge = next(c for c in result.chunks if c.title == BRIDGE)
+    [mentioned, unknown] = entities.of([bridge.chunk_id, "no-such-chunk"])
+    assert {("Quarrow Minerals", "Organization"), ("Brightcell Energy", "Organization")} <= {
+        (m.name, m.label) for m in mentioned
+    }
+    assert all(m.count >= 1 for m in mentioned) and unknown == []
