@@ -4,14 +4,16 @@
   chunks, of two different articles, that speaks to the part of the question about it; before/after questions
   compare the two chunks' publication dates, others are "Yes" when both sides have such a sentence (never a yes or no
   without a sentence on each side, never from the question's form; not whether reports changed, agree or differ);
-- questions asking for an entity ("who", "which company"): first the graph's answer, the entity of the asked label
-  that the retrieved chunks of the most documents mention (then the best placed: the sum of 1 / rank), read from the
-  graph's MENTIONS (`subjects.py`: extraction has already resolved a surname or an acronym to its entity); it must
-  not be named by the question, must be mentioned by two or more documents, by a chunk holding a sentence that speaks
-  to the question, and, when the question names outlets, by the chunks of two of them (of the one it names); a tie is
-  no answer. Without such an entity, the entity of the asked type (spaCy's types onto the schema's labels) that the
-  retrieved sentences name most, weighted by how much each naming sentence speaks to the question, under the same
-  conditions (two or more chunks);
+- questions asking for an entity ("who", "which company"): first, when the question names the outlets whose reports
+  describe it, the graph's answer: the entity of the asked label that the retrieved chunks of the most documents
+  mention (then the best placed: the sum of 1 / rank; then the most mentioned), read from the graph's MENTIONS
+  (`subjects.py`: extraction has already resolved a surname or an acronym to its entity); it must not be named by the
+  question, must be mentioned by two or more documents and by the chunks of two of the named outlets (of the one it
+  names); a tie is no answer. A question that names no outlet asks a relation of what it names ("who is the chief
+  executive of X?"), which only the facts answer. Otherwise the entity of the asked type (spaCy's types onto the
+  schema's labels) that the retrieved sentences name most, weighted by how much each naming sentence speaks to the
+  question; it must not be named by the question, must be named by a sentence that speaks to it, in two or more
+  chunks and, when the question names outlets, in the chunks of two of them (of the one it names); a tie is no answer;
 - other questions: the one to three sentences that speak to the question most and name something it names, each
   cited, as a quote (for an amount, only sentences with a number that is not a year; for a time, with a number).
 
@@ -178,12 +180,13 @@ class SentenceAnswers:
         label: str,
         outlets: list[PublicationMention],
     ) -> Answer | None:
-        """The graph's answer: the entity of `label` that the top chunks of the most documents mention."""
-        if self.entities is None:
-            return None
+        """The graph's answer to a question that describes an entity by what the outlets it names reported: the
+        entity of `label` that the top chunks of the most documents mention."""
+        wanted = [set(o.sources or [o.name]) for o in outlets if o.in_corpus]
+        if self.entities is None or not wanted:
+            return None  # "who is the chief executive of X?" asks a relation of X: the facts' to answer
         top = chunks[: self.limits.chunks]
         found = _subjects(question, top, self.entities.of([c.chunk_id for c in top]), label)
-        wanted = [set(o.sources or [o.name]) for o in outlets if o.in_corpus]
         enough = min(len(wanted), OUTLETS_NEEDED)
         qualified = [
             s for s in found if len(s.documents) >= 2 and sum(bool(s.sources & sources) for sources in wanted) >= enough
