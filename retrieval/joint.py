@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 
 from graphwire.core import tracing
 from graphwire.core.concurrency import Beside
+from graphwire.retrieval.alignment import Alignment, compared_titles
 from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.bridge import BridgeEntity, bridge_entity, entities_of
 from graphwire.retrieval.flat.common import ranked_chunks
@@ -44,7 +45,7 @@ from graphwire.retrieval.timing import StageTimer
 if TYPE_CHECKING:
     from graphwire.retrieval.registry import RetrievalContext
 
-SIGNALS = ("flat", "dense", "lexical", "entity_walk", "passage_walk")
+SIGNALS = ("flat", "dense", "lexical", "entity_walk", "passage_walk", "title")
 
 
 class JointConfig(BaseModel):
@@ -57,6 +58,9 @@ class JointConfig(BaseModel):
     lexical_weight: float = Field(default=0.5, ge=0.0)
     entity_walk_weight: float = Field(default=0.25, ge=0.0)
     passage_walk_weight: float = Field(default=0.5, ge=0.0)
+    # the pages of the title entities a comparing question names ("Are X and Y both ...?", "X or Y?"): each compared
+    # thing's own page, ahead of the pages that only mention it (bench/title_pages.md)
+    title_weight: float = Field(default=1.0, ge=0.0)
     guidance: HybridConfig = Field(default_factory=HybridConfig)  # how the graph's chunk ranking guides flat+
     passage_seeds: int = Field(default=20, ge=1)  # dense top passages that seed the passage walk
     rrf_k: int = Field(default=60, ge=1)
@@ -69,26 +73,6 @@ class JointConfig(BaseModel):
 
     def weights(self) -> dict[str, float]:
         return {name: float(getattr(self, f"{name}_weight")) for name in SIGNALS}
-
-
-@dataclass(frozen=True)
-class Alignment:
-    """Flat index positions <-> PPR snapshot chunk indexes, for one pair of snapshots."""
-
-    flat: IndexSnapshot
-    walk: GraphSnapshot
-    walk_of_flat: np.ndarray  # flat position -> walk chunk index, -1 when the graph lacks the chunk
-
-    @classmethod
-    def of(cls, flat: IndexSnapshot, walk: GraphSnapshot) -> Alignment:
-        index = walk.chunk_index
-        return cls(flat, walk, np.array([index.get(c.id, -1) for c in flat.chunks], dtype=np.int64))
-
-    def on_flat(self, walk_scores: np.ndarray) -> Scores:
-        present = self.walk_of_flat >= 0
-        out = np.zeros(len(self.walk_of_flat), dtype=np.float64)
-        out[present] = walk_scores[self.walk_of_flat[present]]
-        return out
 
 
 def linked_names(matches: list[EntityMatch], word_case: WordCase) -> list[EntityMatch]:
@@ -281,6 +265,7 @@ class JointRetriever:
             "lexical": features.lexical,
             "entity_walk": alignment.on_flat(entity_run.chunk_scores),
             "passage_walk": alignment.on_flat(passage_run.chunk_scores) if passage_run else np.zeros(len(snapshot)),
+            "title": alignment.titled_by(compared_titles(features.analysis, walk.snapshot, entity_seeds)),
         }
         with timer.stage("fuse"):
             ranks = signal_ranks(signals)

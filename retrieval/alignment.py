@@ -1,0 +1,66 @@
+"""Flat index positions <-> PPR snapshot chunks for one pair of snapshots, and the pages a comparing question names.
+
+joint scores every chunk of the flat index with signals computed on the PPR snapshot (the walks, the title pages);
+`Alignment` maps between the two orders once per pair of snapshots.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from graphwire.retrieval.flat.index import IndexSnapshot, Scores
+from graphwire.retrieval.ppr.snapshot import GraphSnapshot
+from graphwire.retrieval.question import QuestionSignals
+from graphwire.schema.lexicon import phrase_pattern
+
+_CHOICE = re.compile(rf"\b{phrase_pattern('choice_cues')}\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Flat index positions <-> PPR snapshot chunk indexes, for one pair of snapshots."""
+
+    flat: IndexSnapshot
+    walk: GraphSnapshot
+    walk_of_flat: np.ndarray  # flat position -> walk chunk index, -1 when the graph lacks the chunk
+    flat_of_walk: np.ndarray  # walk chunk index -> flat position, -1 when the flat index lacks the chunk
+    title_pages: sparse.csc_matrix  # the walk's chunk x entity title matrix, by entity
+
+    @classmethod
+    def of(cls, flat: IndexSnapshot, walk: GraphSnapshot) -> Alignment:
+        index = walk.chunk_index
+        walk_of_flat = np.array([index.get(c.id, -1) for c in flat.chunks], dtype=np.int64)
+        flat_of_walk = np.full(len(walk.chunk_ids), -1, dtype=np.int64)
+        present = walk_of_flat >= 0
+        flat_of_walk[walk_of_flat[present]] = np.flatnonzero(present)
+        return cls(flat, walk, walk_of_flat, flat_of_walk, walk.titles.tocsc())
+
+    def titled_by(self, seeds: dict[int, float]) -> Scores:
+        """The pages whose title entity is one of `seeds`, scored by the seed's weight (0 elsewhere)."""
+        out = np.zeros(len(self.walk_of_flat), dtype=np.float64)
+        pages = self.title_pages
+        for entity, weight in seeds.items():
+            for row in pages.indices[pages.indptr[entity] : pages.indptr[entity + 1]]:
+                position = self.flat_of_walk[row]
+                if position >= 0:
+                    out[position] = max(out[position], weight)
+        return out
+
+    def on_flat(self, walk_scores: np.ndarray) -> Scores:
+        present = self.walk_of_flat >= 0
+        out = np.zeros(len(self.walk_of_flat), dtype=np.float64)
+        out[present] = walk_scores[self.walk_of_flat[present]]
+        return out
+
+
+def compared_titles(signals: QuestionSignals, walk: GraphSnapshot, entity_seeds: dict[int, float]) -> dict[int, float]:
+    """The seeds that are a document's title entity when the question compares two or more of them (a yes/no form,
+    a comparison cue or a choice between them: "Which came first, X or Y?"); none otherwise. Such a question needs
+    each compared thing's own page; a bridge question's other titled seeds are often pages it only passes through."""
+    titled = {entity: weight for entity, weight in entity_seeds.items() if entity in walk.titled}
+    compares = signals.yes_no or bool(signals.comparison_cues) or _CHOICE.search(signals.question) is not None
+    return titled if len(titled) >= 2 and compares else {}

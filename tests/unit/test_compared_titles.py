@@ -1,0 +1,70 @@
+"""joint's title signal (retrieval/alignment.py): a question that compares two or more things it names, each a
+document's subject, ranks each one's own page; other questions and a single titled seed add nothing."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, cast
+
+import numpy as np
+
+from graphwire.retrieval.alignment import Alignment, compared_titles
+from graphwire.retrieval.ppr.snapshot import EntityRow, MentionRow, build_snapshot
+from graphwire.retrieval.question import QuestionSignals
+
+SNAP = build_snapshot(
+    [
+        EntityRow("Person:marta venn", "Marta Venn", "Person"),
+        EntityRow("Person:ola brandt", "Ola Brandt", "Person"),
+        EntityRow("Group:the tides", "The Tides", "Group"),
+    ],
+    [
+        MentionRow("p-venn", "Person:marta venn", 1, True),
+        MentionRow("p-brandt", "Person:ola brandt", 1, True),
+        MentionRow("p-tides", "Group:the tides", 1, True),
+        MentionRow("p-tides", "Person:marta venn", 3),  # the band's page names both members, often
+        MentionRow("p-tides", "Person:ola brandt", 2),
+    ],
+    [],
+)
+VENN, BRANDT, TIDES = (SNAP.entity_index[k] for k in ("Person:marta venn", "Person:ola brandt", "Group:the tides"))
+FLAT_ORDER = ["p-tides", "p-brandt", "other", "p-venn"]  # the flat index's own order, with a chunk the graph lacks
+
+
+def _alignment() -> Alignment:
+    flat = SimpleNamespace(chunks=[SimpleNamespace(id=cid) for cid in FLAT_ORDER])
+    return Alignment.of(cast(Any, flat), SNAP)
+
+
+def _signals(question: str, **cues: Any) -> QuestionSignals:
+    return QuestionSignals(question=question, **cues)
+
+
+def test_a_comparing_question_ranks_each_compared_things_own_page() -> None:
+    seeds = {VENN: 1.0, BRANDT: 0.9}
+    for signals in (
+        _signals("Are Marta Venn and Ola Brandt members of the same band?", yes_no=True, comparison_cues=["same"]),
+        _signals("Who was born first, Marta Venn or Ola Brandt?"),  # a choice between them
+    ):
+        titled = compared_titles(signals, SNAP, seeds)
+        assert titled == seeds
+        scores = _alignment().titled_by(titled)
+        # each page scored by its seed's weight, in the flat index's positions; the band's page is not theirs
+        assert scores.tolist() == [0.0, 0.9, 0.0, 1.0]
+
+
+def test_no_title_signal_without_a_comparison_or_with_one_titled_seed() -> None:
+    bridge = _signals("Which band did Marta Venn found with the singer Ola Brandt?")
+    assert compared_titles(bridge, SNAP, {VENN: 1.0, BRANDT: 1.0}) == {}
+    comparing = _signals("Is Marta Venn older than the drummer of her band?", yes_no=True)
+    assert compared_titles(comparing, SNAP, {VENN: 1.0}) == {}
+    assert not np.any(_alignment().titled_by({}))
+
+
+def test_the_alignment_maps_both_ways_and_skips_chunks_one_side_lacks() -> None:
+    alignment = _alignment()
+    assert [alignment.walk_of_flat[i] >= 0 for i in range(4)] == [True, True, False, True]
+    for position, walk_row in enumerate(alignment.walk_of_flat):
+        if walk_row >= 0:
+            assert alignment.flat_of_walk[walk_row] == position
+    assert alignment.titled_by({TIDES: 0.5}).tolist() == [0.5, 0.0, 0.0, 0.0]
