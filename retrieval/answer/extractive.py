@@ -46,7 +46,11 @@ from graphwire.schema.model import GraphSchema
 
 __all__ = ["ExtractiveAnswerer", "asked_label", "asked_relations", "asks_about_order"]
 
-_WH = re.compile(r"\b(who|whom|which|what|where)\b((?:\s+[\w'-]+){0,4})", re.IGNORECASE)
+# "what is the name of the organization ...": the noun after the preamble
+_WH = re.compile(
+    r"\b(who|whom|which|what|where)\b(?:\s+(?:is|was)\s+the\s+names?\s+of(?:\s+(?:the|a|an))?)?((?:\s+[\w'-]+){0,4})",
+    re.IGNORECASE,
+)
 # Questions whose answer is an amount, a time or a reason: no relationship in the graph states one.
 _NOT_AN_ENTITY = re.compile(r"^(?:how\b|when\b|why\b)", re.IGNORECASE)
 _INTERROGATIVE = re.compile(r"\b(?:who|whom|which|what|where|how|when|why)\b", re.IGNORECASE)

@@ -68,6 +68,9 @@ def test_question_reading() -> None:
     assert asked_label("Which company supplies Kestrel?", load_schema()) == "Organization"
     assert asked_label("Who runs Kestrel Motors?", load_schema()) == "Person"
     assert asked_label("What happened?", load_schema()) is None
+    # the noun after "what is the name of (the)", not "is the name of"
+    assert asked_label("What is the name of the organization that built it?", load_schema()) == "Organization"
+    assert asked_label("Which AI tool, reported by both outlets, ...?", load_schema()) == "Product"
 
 
 def test_chain_depth_follows_how_often_the_relation_is_asked() -> None:
