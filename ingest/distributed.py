@@ -43,7 +43,7 @@ from graphwire.core.settings import Settings
 from graphwire.ingest.chunker import chunk_article
 from graphwire.ingest.extraction_cache import CachedExtractor, ExtractionCache, ExtractionRow, FailureRecord
 from graphwire.ingest.gazetteer import Gazetteer
-from graphwire.ingest.pipeline import IngestOptions
+from graphwire.ingest.pipeline import IngestOptions, batched, first_of_each_id, limited
 from graphwire.ingest.service import ExtractorChoice, IngestRun, build_extractor
 from graphwire.schema.model import GraphSchema
 
@@ -98,16 +98,12 @@ def units(articles: Sequence[Article], options: IngestOptions) -> list[Unit]:
     """A fresh ingest's chunks, in the groups the writer embeds them in: `ingest_articles` takes the first N records
     when `limit` is set and the first record of each id, writes `batch_documents` documents a batch, and the chunk
     store embeds a batch's chunks (with their sentences) WRITE_BATCH at a time."""
-    selected = articles[: options.limit] if options.limit else articles
-    unique: dict[str, Article] = {}
-    for article in selected:
-        unique.setdefault(article.doc_id, article)
+    unique, _ = first_of_each_id(limited(articles, options))
     documents = [chunk_article(a, options.chunk_size, options.chunk_overlap) for a in unique.values()]
-    size = max(1, options.batch_documents)
     out: list[Unit] = []
-    for start in range(0, len(documents), size):
-        batch = [chunk for doc in documents[start : start + size] for chunk in doc]
-        out.extend(list(group) for group, _ in embedding_groups(batch, sentences=False))
+    for batch in batched(documents, options.batch_documents):
+        chunks = [chunk for doc in batch for chunk in doc]
+        out.extend(list(group) for group, _ in embedding_groups(chunks, sentences=False))
     return out
 
 

@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from tqdm import tqdm
 
@@ -44,6 +44,8 @@ from graphwire.ingest.rows import GraphRows, build_rows
 from graphwire.ingest.state import StateStore
 from graphwire.ingest.writer import GraphWriter
 from graphwire.schema.model import GraphSchema
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -98,8 +100,7 @@ def ingest_articles(
     known = KnownRelations(
         resolver.stored.__contains__, lambda keys: graph.read("ingest/relation_keys_from", keys=keys)
     )
-    selected = articles[: opts.limit] if opts.limit else articles
-    work, unchanged = _plan(selected, writer, state, opts, report, extractor.name)
+    work, unchanged = _plan(limited(articles, opts), writer, state, opts, report, extractor.name)
     if chunk_store is not None and unchanged:  # the vector store may have lost what the graph still has
         report.vectors_restored = restore_vectors(graph, chunk_store, missing_vectors_of(graph, chunk_store, unchanged))
     with (
@@ -115,7 +116,7 @@ def ingest_articles(
         progress = ExtractionProgress(bar, extractor)
         run = _Run(extractor, schema, resolver, known, writer, chunk_store, report, progress, rules)
         in_flight: Future[_Written] | None = None
-        for batch in _batched(work, opts.batch_documents):
+        for batch in batched(work, opts.batch_documents):
             with tracing.span("ingest extract", {"graphwire.documents": len(batch)}):
                 prepared = run.prepare(batch)  # extraction of this batch overlaps the write of the previous one
             if in_flight is not None:
@@ -153,12 +154,8 @@ def _plan(
     """Decide per document: skip (unchanged or resumed), write new, or replace. Returns the work and the ids of the
     documents skipped as unchanged. Of several records with one id the first is kept and the id reported. An
     unchanged document another extractor wrote ("offline" before "llm:<model>") is extracted again."""
-    unique: dict[str, Article] = {}
-    for article in articles:
-        if article.doc_id in unique:
-            report.duplicate_ids.append(article.doc_id)
-        else:
-            unique.setdefault(article.doc_id, article)
+    unique, duplicates = first_of_each_id(articles)
+    report.duplicate_ids.extend(duplicates)
     report.documents_seen = len(unique)
     existing = writer.document_hashes(list(unique))
     written_by = writer.document_extractors([i for i in unique if i in existing])
@@ -360,6 +357,25 @@ def _traced_store(run: _Run, documents: int, prepared: _Prepared) -> _Written:
         return run.store(prepared)
 
 
-def _batched(items: list[_Work], size: int) -> Iterator[list[_Work]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
+def limited(articles: Sequence[Article], opts: IngestOptions) -> Sequence[Article]:
+    """The records a run reads: the first `limit` of them when it is set."""
+    return articles[: opts.limit] if opts.limit else articles
+
+
+def first_of_each_id(articles: Sequence[Article]) -> tuple[dict[str, Article], list[str]]:
+    """The first record of each id, in order (what a run writes), and the ids seen again."""
+    unique: dict[str, Article] = {}
+    duplicates: list[str] = []
+    for article in articles:
+        if article.doc_id in unique:
+            duplicates.append(article.doc_id)
+        else:
+            unique[article.doc_id] = article
+    return unique, duplicates
+
+
+def batched(items: Sequence[T], size: int) -> Iterator[list[T]]:
+    """`size` items at a time (`batch_documents` documents a batch: extracted and written together)."""
+    step = max(1, size)
+    for start in range(0, len(items), step):
+        yield list(items[start : start + step])
