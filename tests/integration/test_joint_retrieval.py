@@ -134,7 +134,8 @@ def test_a_question_naming_a_page_gets_the_walks_and_reaches_the_bridge(encyclop
     result = encyclopedia.retriever("joint").retrieve("Where was the director of Glass Harbour born?", top_k=4)
 
     assert result.details["ranking"] == "walks" and result.details["titled_seeds"] >= 1
-    assert set(result.details["signals"]) == {"flat", "dense", "lexical", "entity_walk", "passage_walk"}
+    assert set(result.details["signals"]) == {"flat", "dense", "lexical", "entity_walk", "passage_walk", "title"}
+    assert result.details["signals"]["title"] == 0  # it compares nothing: no compared page is ranked
     assert result.details["passage_seeds"] >= 1
     # the page the question names and the bridge it never names (Glass Harbour's director), above the namesakes
     assert {c.title for c in result.chunks[:2]} == {"Glass Harbour", "Mateo Brandt"}
@@ -160,3 +161,12 @@ def test_the_answerer_reads_what_the_retrieved_chunks_mention_from_the_shared_sn
         (m.name, m.label) for m in mentioned
     }
     assert all(m.count >= 1 for m in mentioned) and unknown == []
+
+
+def test_a_question_comparing_two_named_pages_ranks_both_first(encyclopedia: RetrievalContext) -> None:
+    question = "Were Glass Harbour and The Lantern Keepers produced by the same studio?"
+    result = encyclopedia.retriever("joint").retrieve(question, top_k=4)
+
+    assert result.details["ranking"] == "walks" and result.details["titled_seeds"] >= 2
+    assert result.details["signals"]["title"] >= 2  # both compared pages came from the title signal's top
+    assert {c.title for c in result.chunks[:2]} == {"Glass Harbour", "The Lantern Keepers"}
