@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import cast
 
 from graphwire.core.names import POSSESSIVE, normalise_name
 from graphwire.core.nlp import ner_docs
@@ -143,16 +142,16 @@ class SentenceAnswers:
             return None  # the passages never name something the question is about
         if analysis.yes_no or looks_yes_no(question):
             return self._judgement(question, pool, analysis)
-        asks_entity = asked_label is not None and not _NOT_AN_ENTITY.match(question)
-        if asks_entity:
-            subject = self._subject(question, result.chunks, cast(str, asked_label), analysis.outlets)
+        label = None if asked_label is None or _NOT_AN_ENTITY.match(question) else asked_label
+        if label is not None:
+            subject = self._subject(question, result.chunks, label, analysis.outlets)
             if subject is not None:
                 return subject
         scored = pool.scored(question)
         if not scored:
             return None
-        if asks_entity:
-            return self._entity(question, pool, scored, cast(str, asked_label), analysis.outlets)
+        if label is not None:
+            return self._entity(question, pool, scored, label, analysis.outlets)
         return self._quote(self._quotable(question, scored, names))
 
     def _judgement(self, question: str, pool: SentencePool, analysis: QuestionSummary) -> Answer | None:
