@@ -5,7 +5,8 @@ Every signal scores the same chunks; which graph evidence leads depends on what 
   `flat` (the flat+ ranking: dense + BM25 + named outlets, dates, one pick per outlet and claim), `lexical` (BM25
   alone), `entity_walk` (Personalized PageRank from the question's linked entities) and `passage_walk` (PPR from the
   passages dense similarity ranks first, as HippoRAG 2 does: the walk starts from what dense retrieval knows and adds
-  the bridge passage that shares an entity with them but few words with the question).
+  the bridge passage that shares an entity with them but few words with the question), and `title` (each compared
+  thing's own page, when the question compares two or more titled things it names: retrieval/alignment.py).
 - A question that names no title entity (news: entities mentioned here and there, outlets, dates) gets flat+ guided
   by the five-stage graph retriever's chunk ranking (its KEY/BRIDGE/DIRECT facts, publications and dates), as one
   more reciprocal-rank signal beside dense and BM25, ranked twice: the bridge entity of the first ranking's top
@@ -49,7 +50,7 @@ SIGNALS = ("flat", "dense", "lexical", "entity_walk", "passage_walk", "title")
 
 
 class JointConfig(BaseModel):
-    """Reciprocal-rank weights of the five signals (questions that name a title entity), the graph guidance of flat+
+    """Reciprocal-rank weights of the six signals (questions that name a title entity), the graph guidance of flat+
     (questions that do not), the walk's passage seeds and the diversity rule. Chosen by bench/joint_tune.py; the
     evidence is in bench/joint_tune.md."""
 
