@@ -182,8 +182,9 @@ def main() -> None:
             rows.append(row)
             print(row, flush=True)
             results = {"command": command_line(), "machine": machine(), "steps": rows}
-            write_results(args.out, results, markdown(results))  # after every step: a long run keeps what it measured
-            plot(results, args.out.with_suffix(".png"))
+            figure = args.out.with_suffix(".png")
+            write_results(args.out, results, markdown(results, figure.name))  # after every step: a long run keeps it
+            plot(results, figure)
     finally:
         graph.close()
         shutil.rmtree(stores, ignore_errors=True)
@@ -207,7 +208,8 @@ def measure_only(out: Path) -> None:
     print(row, flush=True)
 
 
-def markdown(r: dict[str, Any]) -> str:
+def markdown(r: dict[str, Any], figure: str) -> str:
+    """The report; `figure`: the plot's file name beside it."""
     lines = [
         "# What grows with the corpus",
         "",
@@ -234,7 +236,7 @@ def markdown(r: dict[str, Any]) -> str:
             f"| {chroma} | {p['mib']} ({p['build_s']}) | {flat} "
             f"| {i['seconds']} ({i['chunks_per_s']}) | {_p50_p95(s, 'graph')} | {_p50_p95(s, 'ppr')} | {s['rss_mib']} |"
         )
-    lines += ["", f"![what grows with the documents]({Path(r['command'].split('--out ')[-1].split()[0]).name}.png)"]
+    lines += ["", f"![what grows with the documents]({figure})"]
     return "\n".join(lines)
 
 
