@@ -27,28 +27,22 @@ class Alignment:
     flat: IndexSnapshot
     walk: GraphSnapshot
     walk_of_flat: np.ndarray  # flat position -> walk chunk index, -1 when the graph lacks the chunk
-    flat_of_walk: np.ndarray  # walk chunk index -> flat position, -1 when the flat index lacks the chunk
     title_pages: sparse.csc_matrix  # the walk's chunk x entity title matrix, by entity
 
     @classmethod
     def of(cls, flat: IndexSnapshot, walk: GraphSnapshot) -> Alignment:
         index = walk.chunk_index
         walk_of_flat = np.array([index.get(c.id, -1) for c in flat.chunks], dtype=np.int64)
-        flat_of_walk = np.full(len(walk.chunk_ids), -1, dtype=np.int64)
-        present = walk_of_flat >= 0
-        flat_of_walk[walk_of_flat[present]] = np.flatnonzero(present)
-        return cls(flat, walk, walk_of_flat, flat_of_walk, walk.titles.tocsc())
+        return cls(flat, walk, walk_of_flat, walk.titles.tocsc())
 
     def titled_by(self, seeds: dict[int, float]) -> Scores:
-        """The pages whose title entity is one of `seeds`, scored by the seed's weight (0 elsewhere)."""
-        out = np.zeros(len(self.walk_of_flat), dtype=np.float64)
-        pages = self.title_pages
+        """The pages whose title entity is one of `seeds`, scored by the seed's weight (0 elsewhere), in flat order."""
+        pages = np.zeros(len(self.walk.chunk_ids), dtype=np.float64)
+        titles = self.title_pages
         for entity, weight in seeds.items():
-            for row in pages.indices[pages.indptr[entity] : pages.indptr[entity + 1]]:
-                position = self.flat_of_walk[row]
-                if position >= 0:
-                    out[position] = max(out[position], weight)
-        return out
+            rows = titles.indices[titles.indptr[entity] : titles.indptr[entity + 1]]
+            pages[rows] = np.maximum(pages[rows], weight)
+        return self.on_flat(pages)
 
     def on_flat(self, walk_scores: np.ndarray) -> Scores:
         present = self.walk_of_flat >= 0

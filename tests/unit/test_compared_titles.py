@@ -61,10 +61,10 @@ def test_no_title_signal_without_a_comparison_or_with_one_titled_seed() -> None:
     assert not np.any(_alignment().titled_by({}))
 
 
-def test_the_alignment_maps_both_ways_and_skips_chunks_one_side_lacks() -> None:
+def test_the_alignment_maps_flat_positions_and_skips_chunks_one_side_lacks() -> None:
     alignment = _alignment()
     assert [alignment.walk_of_flat[i] >= 0 for i in range(4)] == [True, True, False, True]
     for position, walk_row in enumerate(alignment.walk_of_flat):
         if walk_row >= 0:
-            assert alignment.flat_of_walk[walk_row] == position
+            assert SNAP.chunk_ids[walk_row] == FLAT_ORDER[position]
     assert alignment.titled_by({TIDES: 0.5}).tolist() == [0.5, 0.0, 0.0, 0.0]
