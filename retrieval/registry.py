@@ -212,7 +212,7 @@ class RetrievalContext:
             return None
         from graphwire.retrieval.answer.subjects import SnapshotEntities
 
-        return SnapshotEntities(self.services().snapshots)
+        return SnapshotEntities(lambda: self.services().snapshots)
 
     def retriever(self, name: str) -> Retriever:
         """Mode `name`, built on first use and kept; rebuilt when the graph object changes."""

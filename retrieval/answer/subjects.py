@@ -9,7 +9,7 @@ held in memory by the process's `SnapshotCache` (the one the graph modes use), s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -33,14 +33,18 @@ class PassageEntities(Protocol):
 
 class SnapshotEntities:
     """`PassageEntities` from the current PPR snapshot (exported on first use, refreshed when the graph changes); none
-    while Neo4j cannot be reached, so the flat modes still answer from their sentences."""
+    while Neo4j cannot be reached.
 
-    def __init__(self, snapshots: SnapshotCache) -> None:
+    `snapshots` gives the process's `SnapshotCache` when first needed: building an answerer reaches no graph, so a
+    process serving the flat modes without Neo4j still gets its answerer (only answers to graph-mode results, which
+    name outlets, read the mentions)."""
+
+    def __init__(self, snapshots: Callable[[], SnapshotCache]) -> None:
         self.snapshots = snapshots
 
     def of(self, chunk_ids: Sequence[str]) -> list[list[Mentioned]]:
         try:
-            snap = self.snapshots.snapshot()
+            snap = self.snapshots().snapshot()
         except ServiceUnavailable:
             return [[] for _ in chunk_ids]
         mentions = snap.mentions

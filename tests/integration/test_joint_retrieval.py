@@ -153,7 +153,7 @@ def test_the_answerer_reads_what_the_retrieved_chunks_mention_from_the_shared_sn
     inner = answerer.inner if isinstance(answerer, CheckedAnswerer) else answerer
     assert isinstance(inner, ExtractiveAnswerer)
     entities = inner.sentences.entities
-    assert isinstance(entities, SnapshotEntities) and entities.snapshots is context.services().snapshots
+    assert isinstance(entities, SnapshotEntities) and entities.snapshots() is context.services().snapshots
     result = context.retriever("joint").retrieve(SUPPLY_QUESTION, top_k=4)
     bridge = next(c for c in result.chunks if c.title == BRIDGE)
     [mentioned, unknown] = entities.of([bridge.chunk_id, "no-such-chunk"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
+from typing import Any
 
 from graphwire.retrieval.answer.extractive import ExtractiveAnswerer
 from graphwire.retrieval.answer.subjects import Mentioned
@@ -96,3 +97,20 @@ def test_an_entity_the_question_names_or_of_another_label_is_not_the_answer() ->
     company = named.replace("Who is the founder of Skyvolt", "Which company is the drone startup")
     assert _answer({"a1": [drones], "b1": [drones]}, company)[0] == "Skyvolt"
     assert _answer({"a1": [drones], "b1": [drones]}, named.replace("Who", "Which company"))[0] == ABSTENTION
+
+
+def test_an_answerer_is_built_and_answers_flat_results_without_reaching_the_graph() -> None:
+    from graphwire.core.settings import Settings
+    from graphwire.retrieval.registry import RetrievalContext
+
+    reached: list[str] = []
+
+    def unreachable() -> Any:  # as the API's graph provider while Neo4j is down or not configured
+        reached.append("graph")
+        raise RuntimeError("Neo4j is not configured")
+
+    context = RetrievalContext(Settings(), graph=unreachable)
+    answerer = context.answerer("extractive")
+    flat = RetrievalResult(mode="vector", chunks=CHUNKS)  # a flat mode reads no outlet from the question
+    assert answerer.answer(QUESTION, flat).text == ABSTENTION
+    assert reached == []
