@@ -66,12 +66,7 @@ def _candidates(result: RetrievalResult) -> list[Citation]:
     """Every retrieved chunk once, best first, in the shape of a citation (the answer event says which it cited)."""
     sources: dict[str, Citation] = {}
     for c in result.chunks:
-        sources.setdefault(
-            c.chunk_id,
-            Citation(
-                chunk_id=c.chunk_id, title=c.title, publication=c.source, published_at=c.published_at, locator=c.locator
-            ),
-        )
+        sources.setdefault(c.chunk_id, Citation.of(c))
     return list(sources.values())
 
 

@@ -134,6 +134,17 @@ class Citation(BaseModel):
         'path ("Results > Revenue"); absent for documents without pages or headings.',
     )
 
+    @classmethod
+    def of(cls, chunk: ChunkRecord | Excerpt) -> Citation:
+        """The citation of a retrieved chunk or of an excerpt of one (its outlet is the chunk's `source`)."""
+        return cls(
+            chunk_id=chunk.chunk_id,
+            title=chunk.title,
+            publication=chunk.source,
+            published_at=chunk.published_at,
+            locator=chunk.locator,
+        )
+
 
 ABSTENTION = "Insufficient information."
 

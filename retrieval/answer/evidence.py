@@ -31,14 +31,7 @@ from dataclasses import dataclass, field
 from graphwire.core.names import POSSESSIVE, normalise_name
 from graphwire.core.nlp import ner_docs
 from graphwire.retrieval.answer.judgements import asks_about_change, asks_about_order, looks_yes_no
-from graphwire.retrieval.answer.sentences import (
-    Scored,
-    Sentence,
-    SentenceLimits,
-    SentencePool,
-    citation_of,
-    question_names,
-)
+from graphwire.retrieval.answer.sentences import Scored, Sentence, SentenceLimits, SentencePool, question_names
 from graphwire.retrieval.answer.subjects import Mentioned, PassageEntities
 from graphwire.retrieval.models import Answer, AnswerKind, Citation, QuestionSummary, RankedChunk, RetrievalResult
 from graphwire.retrieval.question import PublicationMention
@@ -195,7 +188,7 @@ class SentenceAnswers:
             return None
         best = ranked[0]
         cited = sorted(best.chunks, key=lambda chunk_id: best.ranks[chunk_id])[:MAX_QUOTES]
-        return self._make(best.name, AnswerKind.ENTITY, [citation_of(best.chunks[c]) for c in cited])
+        return self._make(best.name, AnswerKind.ENTITY, [Citation.of(best.chunks[c]) for c in cited])
 
     def _entity(
         self, question: str, pool: SentencePool, scored: list[Scored], label: str, outlets: list[PublicationMention]

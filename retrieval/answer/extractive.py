@@ -38,7 +38,6 @@ from graphwire.retrieval.models import (
     Fact,
     FactTier,
     QuestionSummary,
-    RankedChunk,
     RetrievalResult,
 )
 from graphwire.retrieval.question import PublicationMention
@@ -226,7 +225,7 @@ class ExtractiveAnswerer(LocalAnswerer):
         if verdict is None:
             return self._abstain()
         holds, picks = verdict
-        citations = [_citation(c) for c in picks]
+        citations = [Citation.of(c) for c in picks]
         return Answer(text="Yes" if holds else "No", answerer=self.name, kind=AnswerKind.JUDGEMENT, citations=citations)
 
     # helpers --------------------------------------------------------------------------------------------------
@@ -239,30 +238,10 @@ class ExtractiveAnswerer(LocalAnswerer):
                 if len(citations) >= self.max_citations:
                     break
                 if chunk_id in by_id:
-                    citations.setdefault(chunk_id, _citation(by_id[chunk_id]))
+                    citations.setdefault(chunk_id, Citation.of(by_id[chunk_id]))
                 elif chunk_id in excerpts:
-                    e = excerpts[chunk_id]
-                    citations.setdefault(
-                        chunk_id,
-                        Citation(
-                            chunk_id=chunk_id,
-                            title=e.title,
-                            publication=e.source,
-                            published_at=e.published_at,
-                            locator=e.locator,
-                        ),  # fmt: skip
-                    )
+                    citations.setdefault(chunk_id, Citation.of(excerpts[chunk_id]))
         return list(citations.values())
 
     def _abstain(self) -> Answer:
         return Answer(text=ABSTENTION, answerer=self.name)
-
-
-def _citation(chunk: RankedChunk) -> Citation:
-    return Citation(
-        chunk_id=chunk.chunk_id,
-        title=chunk.title,
-        publication=chunk.source,
-        published_at=chunk.published_at,
-        locator=chunk.locator,
-    )

@@ -177,14 +177,5 @@ def cited(text: str, excerpts: list[RankedChunk]) -> list[Citation]:
         number = int(match.group(1))
         if 1 <= number <= len(excerpts):
             chunk = excerpts[number - 1]
-            citations.setdefault(
-                chunk.chunk_id,
-                Citation(
-                    chunk_id=chunk.chunk_id,
-                    title=chunk.title,
-                    publication=chunk.source,
-                    published_at=chunk.published_at,
-                    locator=chunk.locator,
-                ),
-            )
+            citations.setdefault(chunk.chunk_id, Citation.of(chunk))
     return list(citations.values())

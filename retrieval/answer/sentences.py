@@ -39,13 +39,7 @@ class Sentence:
     recorded: bool  # the graph recorded it as the evidence of a fact
 
     def citation(self) -> Citation:
-        return citation_of(self.chunk)
-
-
-def citation_of(c: RankedChunk) -> Citation:
-    return Citation(
-        chunk_id=c.chunk_id, title=c.title, publication=c.source, published_at=c.published_at, locator=c.locator
-    )
+        return Citation.of(self.chunk)
 
 
 @dataclass(frozen=True)
