@@ -174,15 +174,12 @@ class SentenceAnswers:
     ) -> Answer | None:
         """The graph's answer to a question that describes an entity by what the outlets it names reported: the
         entity of `label` that the top chunks of the most documents mention."""
-        wanted = [set(o.sources or [o.name]) for o in outlets if o.in_corpus]
+        wanted = _sources_of(outlets)
         if self.entities is None or not wanted:
             return None  # "who is the chief executive of X?" asks a relation of X: the facts' to answer
         top = chunks[: self.limits.chunks]
         found = _subjects(question, top, self.entities.of([c.chunk_id for c in top]), label)
-        enough = min(len(wanted), OUTLETS_NEEDED)
-        qualified = [
-            s for s in found if len(s.documents) >= 2 and sum(bool(s.sources & sources) for sources in wanted) >= enough
-        ]
+        qualified = [s for s in found if len(s.documents) >= 2 and _named_by_enough(s.sources, wanted)]
         ranked = sorted(qualified, key=lambda s: (*s.order, s.name))
         if not ranked or (len(ranked) > 1 and ranked[0].order == ranked[1].order):
             return None
@@ -194,15 +191,12 @@ class SentenceAnswers:
         self, question: str, pool: SentencePool, scored: list[Scored], label: str, outlets: list[PublicationMention]
     ) -> Answer | None:
         found = _candidates(question, pool, scored, label, self.schema)
-        wanted = [set(o.sources or [o.name]) for o in outlets if o.in_corpus]
-        enough = min(len(wanted), OUTLETS_NEEDED)
+        wanted = _sources_of(outlets)
         speaking = {s.sentence for s in scored}
         qualified = [
             c
             for c in found.values()
-            if len(c.chunks) >= 2
-            and speaking & c.support.keys()
-            and sum(bool(c.sources & sources) for sources in wanted) >= enough
+            if len(c.chunks) >= 2 and speaking & c.support.keys() and _named_by_enough(c.sources, wanted)
         ]
         ranked = sorted(qualified, key=lambda c: (-c.score, c.name))
         if not ranked or (len(ranked) > 1 and ranked[0].score == ranked[1].score):
@@ -235,6 +229,16 @@ class SentenceAnswers:
 
     def _make(self, text: str, kind: AnswerKind, citations: list[Citation]) -> Answer:
         return Answer(text=text, answerer=self.name, kind=kind, citations=citations)
+
+
+def _sources_of(outlets: list[PublicationMention]) -> list[set[str]]:
+    """The corpus sources of each outlet the question names that the corpus has."""
+    return [set(o.sources or [o.name]) for o in outlets if o.in_corpus]
+
+
+def _named_by_enough(sources: set[str], wanted: list[set[str]]) -> bool:
+    """Whether chunks of these sources cover `OUTLETS_NEEDED` of the question's outlets (all, when it names fewer)."""
+    return sum(bool(sources & outlet) for outlet in wanted) >= min(len(wanted), OUTLETS_NEEDED)
 
 
 def judged_sides(question: str, pool: SentencePool, analysis: QuestionSummary | None) -> list[Scored] | None:
