@@ -5,7 +5,7 @@
 | change signal | `version: GraphVersion` | re-reads the graph fingerprint at most every PPR_SNAPSHOT_CHECK_S seconds |
 | name and alias index (stage 1) | `names: NameIndexCache` | the fingerprint's entity/MENTIONS counts change |
 | stage 1 analyses | `aliases: AliasStage` (LRU) | keyed by the name index version |
-| tiered matcher (stage 2) | `matcher: TieredMatcher` | stateless |
+| tiered matcher (stage 2) | `matcher: TieredMatcher` | stateless (it searches the name index) |
 | chunk records | `chunks: ChunkCache` (LRU) | never stale: a chunk id names one text forever |
 | PPR snapshot and walk graphs | `snapshots: SnapshotCache` | the fingerprint changes |
 | the schema | `schema` | given (the settings' SCHEMA_PATH for `from_settings`) |
@@ -45,7 +45,7 @@ class GraphServices:
         self.version = GraphVersion(graph, check_every_s=check_every_s)
         self.names = NameIndexCache(graph, schema, version=self.version)
         self.aliases = AliasStage(llm_aliases)
-        self.matcher = TieredMatcher(graph)
+        self.matcher = TieredMatcher()
         self.chunks = ChunkCache(graph, prepare=prepare_chunk)  # every graph-reading mode's chunk texts
         self.snapshots = SnapshotCache(graph, version=self.version)
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from graphwire.core.clients.graph import Graph
 from graphwire.core.names import match_form
 from graphwire.retrieval.graph.models import Mention, QuestionAnalysis
 from graphwire.retrieval.graph.names import NameIndex, NodeRef, name_variants
@@ -70,19 +69,10 @@ def _best_surface(mention_norm: str, node: NodeRef, policy: MatchPolicy) -> tupl
     return best
 
 
-def _lucene_phrase(tokens: list[str]) -> str:
-    return '"' + " ".join(tokens) + '"'
-
-
-def _lucene_fuzzy(tokens: list[str], min_chars: int) -> str:
-    return " AND ".join(f"{t}~1" if len(t) >= min_chars else t for t in tokens)
-
-
 class TieredMatcher:
-    """Tiered matching against the name index (exact) and the `entity_names` full-text index (partial, fuzzy)."""
+    """Tiered matching against the name index: exact surfaces, then its in-memory search (partial, fuzzy)."""
 
-    def __init__(self, graph: Graph, policy: MatchPolicy | None = None) -> None:
-        self.graph = graph
+    def __init__(self, policy: MatchPolicy | None = None) -> None:
         self.policy = policy or MatchPolicy()
 
     def match(self, analysis: QuestionAnalysis, index: NameIndex) -> list[EntityMatch]:
@@ -95,7 +85,7 @@ class TieredMatcher:
             else:
                 pending.append(mention)
         pending = [m for m in pending if self._specific(m, index)]
-        for mention, nodes in zip(pending, self._fulltext_candidates(pending, index.publisher), strict=True):
+        for mention, nodes in zip(pending, self._candidates(pending, index), strict=True):
             self._keep(matches, self._partial(mention, nodes))
         for pub in analysis.publications:
             matches.setdefault(
@@ -124,7 +114,7 @@ class TieredMatcher:
             return found
         if not self._specific(mention, index):
             return []
-        return self._partial(mention, self._fulltext_candidates([mention], index.publisher)[0])
+        return self._partial(mention, self._candidates([mention], index)[0])
 
     def _specific(self, mention: Mention, index: NameIndex) -> bool:
         tokens = match_form(mention.text).split()
@@ -157,32 +147,13 @@ class TieredMatcher:
             for node, tier, score in chosen
         ]
 
-    def _fulltext_candidates(self, mentions: list[Mention], publisher: str) -> list[list[NodeRef]]:
-        """Candidates per mention: a phrase query for all of them in one read, then a fuzzy one for those left."""
-        tokens = [match_form(m.text).split() for m in mentions]
-        found: list[list[NodeRef]] = [[] for _ in mentions]
-        phrase = [{"id": i, "lucene": _lucene_phrase(t)} for i, t in enumerate(tokens) if t]
-        self._read_candidates(phrase, found, publisher)
-        fuzzy = [
-            {"id": i, "lucene": _lucene_fuzzy(t, self.policy.min_fuzzy_token_chars)}
-            for i, t in enumerate(tokens)
-            if t and not found[i]
-        ]
-        self._read_candidates(fuzzy, found, publisher)
+    def _candidates(self, mentions: list[Mention], index: NameIndex) -> list[list[NodeRef]]:
+        """Candidates per mention from the in-memory name search: a phrase, else every token within one edit."""
+        found: list[list[NodeRef]] = []
+        for mention in mentions:
+            tokens = match_form(mention.text).split()
+            keys = index.search.phrase(tokens, self.policy.candidates) if tokens else []
+            if tokens and not keys:
+                keys = index.search.fuzzy(tokens, self.policy.min_fuzzy_token_chars, self.policy.candidates)
+            found.append([index.nodes[k] for k in keys if index.nodes[k].label != index.publisher])
         return found
-
-    def _read_candidates(self, queries: list[dict[str, object]], found: list[list[NodeRef]], publisher: str) -> None:
-        if not queries:
-            return
-        rows = self.graph.read("retrieve/fulltext_candidates", queries=queries, limit=self.policy.candidates)
-        for r in rows:
-            if r["label"] == publisher:
-                continue
-            node = NodeRef(
-                key=str(r["key"]),
-                name=str(r["name"]),
-                label=str(r["label"]),
-                aliases=tuple(str(a) for a in r["aliases"] or ()),
-                mentions=int(r["mentions"] or 0),
-            )
-            found[int(r["query"])].append(node)

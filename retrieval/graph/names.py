@@ -10,6 +10,7 @@ from typing import Any
 from graphwire.core.clients.graph import Graph
 from graphwire.core.names import match_form
 from graphwire.core.stores.refresh import Refreshing
+from graphwire.retrieval.graph.name_search import NameSearch
 from graphwire.retrieval.graph_version import GraphVersion
 from graphwire.retrieval.question import OutletGazetteer
 from graphwire.schema.model import GraphSchema
@@ -37,6 +38,7 @@ class NameIndex:
     token_df: dict[str, int] = field(default_factory=dict)  # token -> how many nodes' names/aliases contain it
     max_tokens: int = 1
     version: tuple[int, ...] = (0, 0, 0)
+    search: NameSearch = field(default_factory=NameSearch)  # stage 2's partial and fuzzy candidates
 
     def lookup(self, norm: str) -> list[NodeRef]:
         return self.by_norm.get(norm, [])
@@ -81,6 +83,7 @@ def build_index(
     by_norm: dict[str, dict[str, NodeRef]] = defaultdict(dict)
     nodes: dict[str, NodeRef] = {}
     publication_names: set[str] = set()
+    search = NameSearch()
     max_tokens = 1
     for row in rows:
         aliases = tuple(str(a) for a in row.get("aliases") or () if a)
@@ -92,6 +95,7 @@ def build_index(
             mentions=int(row.get("mentions") or 0),
         )
         nodes[node.key] = node
+        search.add(node.key, {node.name, *aliases}, node.mentions)
         if node.label == publisher:
             publication_names.add(node.name)
         for surface in {node.name, *aliases}:
@@ -106,7 +110,7 @@ def build_index(
     token_df = {token: len(keys) for token, keys in holders.items()}
     source_keys = {str(r["source"]): [str(k) for k in r["keys"] or ()] for r in sources}
     gazetteer = OutletGazetteer([*source_keys, *publication_names], schema=schema)
-    return NameIndex(gazetteer, publisher, ordered, source_keys, nodes, token_df, min(max_tokens, 8), version)
+    return NameIndex(gazetteer, publisher, ordered, source_keys, nodes, token_df, min(max_tokens, 8), version, search)
 
 
 class NameIndexCache:

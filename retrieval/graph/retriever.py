@@ -50,12 +50,12 @@ class GraphRetriever:
         if services is None:
             self.names = NameIndexCache(graph, schema, ttl_s=name_index_ttl_s)
             self.aliases = AliasStage(llm_aliases)
-            self.matcher = TieredMatcher(graph, match_policy)
+            self.matcher = TieredMatcher(match_policy)
             chunks = ChunkCache(graph, prepare=prepare_chunk)
         else:
             self.names = services.names
             self.aliases = services.aliases if llm_aliases is None else AliasStage(llm_aliases)
-            self.matcher = services.matcher if match_policy is None else TieredMatcher(graph, match_policy)
+            self.matcher = services.matcher if match_policy is None else TieredMatcher(match_policy)
             chunks = services.chunks
         self.templates = TemplateRunner(graph, limits, chunks, publisher=schema.roles.publisher_label)
 

@@ -174,7 +174,7 @@ def test_one_word_partial_matches_skip_words_common_in_node_names() -> None:
     rows = [{"key": f"Organization:{n.lower()}", "name": n, "label": "Organization", "aliases": []} for n in
             ("Epoch Times", "Financial Times", "Times Group", "Times Square Partners", "Lumen Labs")]  # fmt: skip
     index = build_index(rows, [], (5, 0), load_schema())
-    matcher = TieredMatcher(graph=None, policy=MatchPolicy(max_partial_df=3))  # type: ignore[arg-type]
+    matcher = TieredMatcher(MatchPolicy(max_partial_df=3))
     assert matcher._specific(Mention(text="Lumen", origin=MentionOrigin.SPAN), index)
     assert not matcher._specific(Mention(text="Times", origin=MentionOrigin.SPAN), index)  # in 4 names
     assert matcher._specific(Mention(text="Epoch Times", origin=MentionOrigin.SPAN), index)  # two words: specific
