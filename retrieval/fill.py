@@ -5,15 +5,18 @@ matched entity, and it often has fewer than asked for (none when no entity match
 the primary's facts (in its order), then the fill mode's (PPR, or `auto`, which picks per question), then the
 primary's other chunks. Facts, entities, excerpts and the abstention reason stay the primary's: answerers see what
 the graph found. The fill mode never runs the primary (GRAPH_FILL_MODE offers only modes that do not), so each stage
-runs once per request.
+runs once per request. The default fill, `ppr_bm25`, is `RankFusion` of PPR and BM25: neither embeds the question,
+so graph mode costs no embedding (bench/graph_fill.md has the measurements).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Protocol, cast, runtime_checkable
 
 from graphwire.core.concurrency import Beside
 from graphwire.retrieval.base import Retriever
+from graphwire.retrieval.flat.fusion import RRF_K
 from graphwire.retrieval.models import RankedChunk, RetrievalResult
 
 
@@ -72,3 +75,29 @@ def _marked(chunk: RankedChunk, mode: str) -> RankedChunk:
 def unfilled(retriever: Retriever) -> Retriever:
     """The primary mode of a filled one (hybrid fuses the graph's own ranking, not its fill)."""
     return retriever.primary if isinstance(retriever, FilledRetriever) else retriever
+
+
+class RankFusion:
+    """Reciprocal-rank fusion of several modes' rankings, each read `depth` times `top_k` deep; the modes run at once
+    (the first on the caller's thread). A chunk is marked with the mode that ranked it best."""
+
+    def __init__(self, name: str, retrievers: list[Retriever], depth: int = 3) -> None:
+        self.name = name
+        self.retrievers = retrievers
+        self.depth = depth
+
+    def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
+        deep = top_k * self.depth
+        others = [Beside(partial(r.retrieve, question, deep), name="fusion") for r in self.retrievers[1:]]
+        results = [self.retrievers[0].retrieve(question, deep), *(other.result() for other in others)]
+        scores: dict[str, float] = {}
+        best: dict[str, tuple[int, RankedChunk]] = {}
+        for result in results:
+            for rank, chunk in enumerate(result.chunks, start=1):
+                scores[chunk.chunk_id] = scores.get(chunk.chunk_id, 0.0) + 1.0 / (RRF_K + rank)
+                if chunk.chunk_id not in best or rank < best[chunk.chunk_id][0]:
+                    best[chunk.chunk_id] = (rank, _marked(chunk, result.mode))
+        ranked = sorted(scores, key=lambda chunk_id: -scores[chunk_id])[:top_k]
+        chunks = [best[chunk_id][1].model_copy(update={"score": scores[chunk_id]}) for chunk_id in ranked]
+        timings = {f"{r.mode}.{stage}": ms for r in results for stage, ms in r.timings_ms.items()}
+        return RetrievalResult(mode=self.name, chunks=chunks, timings_ms=timings)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import GraphFillMode, RetrievalMode, Settings
 from graphwire.retrieval.base import Answerer, Retriever
-from graphwire.retrieval.fill import FilledRetriever
+from graphwire.retrieval.fill import FilledRetriever, RankFusion
 from graphwire.retrieval.warmup import WarmStep, Warmup
 from graphwire.schema.model import GraphSchema, load_schema
 
@@ -288,7 +288,11 @@ def graph_mode(ctx: RetrievalContext) -> Retriever:
             raise TypeError("GRAPH_FILL_MODE=joint needs the joint retriever")
         return FilledRetriever(joint.graph, joint)
     graph = GraphRetriever.from_settings(ctx.require_graph(), ctx.settings, services=ctx.services())
-    return graph if fill is GraphFillMode.NONE else FilledRetriever(graph, ctx.retriever(fill.value))
+    if fill is GraphFillMode.NONE:
+        return graph
+    if fill is GraphFillMode.PPR_BM25:
+        return FilledRetriever(graph, RankFusion(fill.value, [ctx.retriever("ppr"), ctx.retriever("bm25")]))
+    return FilledRetriever(graph, ctx.retriever(fill.value))
 
 
 def mode_names() -> list[str]:
