@@ -66,9 +66,9 @@ class StartupWarmup(StrEnum):
 class GraphFillMode(StrEnum):
     """Modes graph mode may fill its ranking from: none of them runs the graph retriever, so no request loops."""
 
-    PPR_BM25 = "ppr_bm25"  # reciprocal-rank fusion of ppr and bm25 (retrieval/fill.py RankFusion)
     JOINT = "joint"
     PPR = "ppr"
+    PPR_BM25 = "ppr_bm25"  # reciprocal-rank fusion of ppr and bm25 (retrieval/fill.py RankFusion)
     FLAT_PLUS = "flat_plus"
     FUSED = "fused"
     VECTOR = "vector"
@@ -242,10 +242,10 @@ class Settings(BaseSettings):
     # PPR seeds: "dictionary" (names and aliases of the graph's entities, n-gram and fuzzy) or "stages" (that plus the
     # graph retriever's stages 1-2: outlets, aliases, tiered matching)
     ppr_seeds: PPRSeeds = PPRSeeds.DICTIONARY
-    # fills graph mode's ranking to top_k after its fact chunks, beside its stages: ppr_bm25 (PPR and BM25 fused; no
-    # question embedding), fused (dense + BM25), joint (the default mode's pass: its ranking, at its cost), ppr or
-    # another flat mode ("none": off); bench/graph_fill.md
-    graph_fill_mode: GraphFillMode = GraphFillMode.PPR_BM25
+    # fills graph mode's ranking to top_k after its fact chunks, beside its stages: fused (dense + BM25), ppr_bm25 (PPR
+    # and BM25 fused; no question embedding), joint (the default mode's pass: its ranking, at its cost), ppr or another
+    # flat mode ("none": off); bench/graph_fill.md
+    graph_fill_mode: GraphFillMode = GraphFillMode.FUSED
     ppr_snapshot_check_s: float = 5.0  # how often the name index and PPR snapshot check whether the graph changed
     # mode=auto sends questions that look unanswerable to this mode (any registered mode but auto)
     router_unanswerable_mode: RetrievalMode = RetrievalMode.VECTOR

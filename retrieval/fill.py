@@ -5,8 +5,8 @@ matched entity, and it often has fewer than asked for (none when no entity match
 the primary's facts (in its order), then the fill mode's (PPR, or `auto`, which picks per question), then the
 primary's other chunks. Facts, entities, excerpts and the abstention reason stay the primary's: answerers see what
 the graph found. The fill mode never runs the primary (GRAPH_FILL_MODE offers only modes that do not), so each stage
-runs once per request. The default fill, `ppr_bm25`, is `RankFusion` of PPR and BM25: neither embeds the question,
-so graph mode costs no embedding (bench/graph_fill.md has the measurements).
+runs once per request. The `ppr_bm25` fill is `RankFusion` of PPR and BM25: neither embeds the question
+(bench/graph_fill.md measures it against the default, `fused`).
 """
 
 from __future__ import annotations

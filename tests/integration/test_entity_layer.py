@@ -117,11 +117,12 @@ def test_graph_mode_fills_to_top_k(layered: Graph, neo4j_settings: Settings, tmp
     filled = fused.retriever("graph").retrieve("Who directed Marrowdale?", top_k=5)
     assert filled.details["fill"]["mode"] == "fused" and filled.details["fill"]["chunks"] == 0
     assert [c.chunk_id for c in filled.chunks] == [c.chunk_id for c in alone.chunks]
-    # the default fill fuses PPR and BM25; with no chunks for BM25 to rank, PPR's order fills the ranking
-    default = RetrievalContext(settings=neo4j_settings.model_copy(update={"chroma_path": tmp_path / "chroma"}),
-                               graph=lambda: layered)  # fmt: skip
+    # ppr_bm25 fuses PPR and BM25; with no chunks for BM25 to rank, PPR's order fills the ranking
+    both = RetrievalContext(
+        settings=no_vectors.model_copy(update={"graph_fill_mode": "ppr_bm25"}), graph=lambda: layered
+    )
     by_ppr = RetrievalContext(settings=no_vectors.model_copy(update={"graph_fill_mode": "ppr"}), graph=lambda: layered)
-    fused_walk = default.retriever("graph").retrieve("Who directed Marrowdale?", top_k=5)
+    fused_walk = both.retriever("graph").retrieve("Who directed Marrowdale?", top_k=5)
     walk = by_ppr.retriever("graph").retrieve("Who directed Marrowdale?", top_k=5)
     assert fused_walk.details["fill"]["mode"] == "ppr_bm25" and fused_walk.details["fill"]["chunks"] >= 1
     assert [(c.chunk_id, c.retrieved_by) for c in fused_walk.chunks] == [

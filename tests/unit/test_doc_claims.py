@@ -98,7 +98,7 @@ def test_the_checks_fail_on_a_wrong_claim(tmp_path: Path) -> None:
     """The rules above catch a wrong default, an unknown setting and a missing path."""
     settings = _settings()
     assert not _same("30 s", 180.0) and _same("180 s", 180.0) and _same("1,000", 1000)
-    assert _same("ppr_bm25", settings["GRAPH_FILL_MODE"]) and not _same("joint", settings["GRAPH_FILL_MODE"])
+    assert _same("fused", settings["GRAPH_FILL_MODE"]) and not _same("joint", settings["GRAPH_FILL_MODE"])
     assert "NOT_A_SETTING_X" not in set(settings) | _schema_types() | set(OTHER_NAMES)
     assert STATED_DEFAULT.findall("`REQUEST_TIMEOUT_S` (default 30 s)") == [("REQUEST_TIMEOUT_S", "30 s")]
     assert CODE_PATH.findall("see `retrieval/nowhere.py`") == ["retrieval/nowhere.py"]
