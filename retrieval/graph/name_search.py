@@ -50,7 +50,7 @@ class NameSearch:
     surfaces: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # key -> its surfaces' tokens
     mentions: dict[str, int] = field(default_factory=dict)  # key -> MENTIONS count (the tie-break)
     postings: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # token -> keys
-    deleted: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # token minus a char -> tokens
+    deleted: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # token minus a char -> tokens
 
     def add(self, key: str, surfaces: Iterable[str], mentions: int) -> None:
         forms = list(dict.fromkeys(tuple(match_form(s).split()) for s in surfaces))
@@ -60,7 +60,7 @@ class NameSearch:
             for token in tokens:
                 if token not in self.postings:
                     for variant in _deletions(token):
-                        self.deleted[variant].add(token)
+                        self.deleted[variant].append(token)
                 self.postings[token].add(key)
 
     def phrase(self, tokens: list[str], limit: int) -> list[str]:
@@ -79,11 +79,11 @@ class NameSearch:
     def _neighbours(self, token: str) -> set[str]:
         """Vocabulary tokens at most one edit from `token`."""
         found = {token} if token in self.postings else set()
-        found |= self.deleted.get(token, set())  # one insertion away
+        found.update(self.deleted.get(token, ()))  # one insertion away
         for variant in _deletions(token):
             if variant in self.postings:  # one deletion away
                 found.add(variant)
-            found |= self.deleted.get(variant, set())  # substitutions and transpositions, checked below
+            found.update(self.deleted.get(variant, ()))  # substitutions and transpositions, checked below
         return {t for t in found if one_edit(token, t)}
 
     def _holding(self, options: list[set[str]]) -> set[str]:
