@@ -95,19 +95,17 @@ def build_index(
             mentions=int(row.get("mentions") or 0),
         )
         nodes[node.key] = node
-        search.add(node.key, {node.name, *aliases}, node.mentions)
+        surfaces = {node.name, *aliases}
+        search.add(node.key, surfaces, node.mentions)
         if node.label == publisher:
             publication_names.add(node.name)
-        for surface in {node.name, *aliases}:
+        for surface in surfaces:
             for norm in name_variants(surface):
                 by_norm[norm][node.key] = node
                 max_tokens = max(max_tokens, norm.count(" ") + 1)
     ordered = {norm: sorted(found.values(), key=lambda n: -n.mentions) for norm, found in by_norm.items()}
-    holders: dict[str, set[str]] = defaultdict(set)
-    for norm, found in ordered.items():
-        for token in norm.split():
-            holders[token].update(node.key for node in found)
-    token_df = {token: len(keys) for token, keys in holders.items()}
+    # every token of a surface's variants is a token of the surface itself, so the search's postings are its holders
+    token_df = {token: len(keys) for token, keys in search.postings.items()}
     source_keys = {str(r["source"]): [str(k) for k in r["keys"] or ()] for r in sources}
     gazetteer = OutletGazetteer([*source_keys, *publication_names], schema=schema)
     return NameIndex(gazetteer, publisher, ordered, source_keys, nodes, token_df, min(max_tokens, 8), version, search)
