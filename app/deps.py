@@ -19,6 +19,7 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from graphwire.app.auth.authenticate import PRINCIPAL_SCOPE_KEY, Authenticator, AuthFailure
 from graphwire.app.errors import ApiError
 from graphwire.app.feeds import FeedPoller
+from graphwire.app.graph_access import require_whole_store
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.core.auth.audit import AuditTrail
@@ -161,8 +162,16 @@ def require_role(role: Role) -> RoleCheck:
     return RoleCheck(role)
 
 
+def whole_store_reader(request: Request, graph: Annotated[Graph, Depends(get_graph)]) -> None:
+    """For routers whose every route shows the whole graph (graph edits, export and import): 403 for a caller some
+    documents are closed to, once any document has an access list (app/graph_access.py)."""
+    require_whole_store(graph, current_principal(request).reader())
+
+
 READER = Depends(require_role(Role.READER))
+WHOLE_STORE = Depends(whole_store_reader)
 WRITER = Depends(require_role(Role.WRITER))
+ADMIN = Depends(require_role(Role.ADMIN))
 SERVER_ADMIN = Depends(RoleCheck(None))
 PrincipalDep = Annotated[Principal, Depends(current_principal)]
 ServerAdminDep = Annotated[Principal, SERVER_ADMIN]

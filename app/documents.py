@@ -11,13 +11,14 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from graphwire.app.errors import ApiError
 from graphwire.app.jobs.models import JobState
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import GraphProvider
 from graphwire.app.uploads import Upload
+from graphwire.core.access import AccessError, Reader, validate_access
 from graphwire.core.auth.models import Principal
 from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import strip_prefix
@@ -57,9 +58,36 @@ class DocumentDetail(DocumentItem):
     author: str | None = Field(default=None, description="The article's author, if any.")
     category: str | None = Field(default=None, description="The article's category, if any.")
     committed: bool = Field(description="False while a job is still writing it (or one was interrupted).")
+    access: list[str] | None = Field(
+        default=None, description="The groups and principals that may read it; absent: everyone in the workspace."
+    )
     entities: list[DocumentEntity] = Field(
         description=f"Entities its chunks mention, most first (at most {ENTITY_LIMIT})."
     )
+
+
+class AccessChange(BaseModel):
+    """The body of PUT /v1/documents/{id}/access."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    access: list[str] | None = Field(
+        description="Groups and principal names that may read the document (at most 100); null: everyone."
+    )
+
+    @field_validator("access")
+    @classmethod
+    def _valid(cls, value: list[str] | None) -> list[str] | None:
+        try:
+            return validate_access(value)
+        except AccessError as exc:
+            raise ValueError(str(exc)) from exc
+
+
+class AccessChanged(BaseModel):
+    id: str = Field(description="The document's id.")
+    access: list[str] | None = Field(description="Who may read it now; null: everyone.")
+    chunks: int = Field(description="Its chunks, which carry the same list.")
 
 
 class DocumentDeleted(BaseModel):
@@ -102,29 +130,40 @@ class DocumentText(BaseModel):
 
 
 def list_documents(
-    graphs: Callable[[], Graph], source: str | None, after: str | None, before: str | None, limit: int, offset: int
+    graphs: Callable[[], Graph],
+    source: str | None,
+    after: str | None,
+    before: str | None,
+    limit: int,
+    offset: int,
+    reader: Reader,
 ) -> DocumentList:
-    """Stored documents, newest first, filtered by corpus source and publication date (YYYY-MM-DD, inclusive).
-    The dates are checked before Neo4j is reached: a bad one is a 422 even while Neo4j is down."""
-    filters = {"source": source, "published_after": day(after), "published_before": day(before)}
+    """Stored documents `reader` may read, newest first, filtered by corpus source and publication date
+    (YYYY-MM-DD, inclusive). The dates are checked before Neo4j is reached: a bad one is a 422 even while Neo4j is
+    down."""
+    filters = {
+        "source": source, "published_after": day(after), "published_before": day(before), "readers": reader.param()
+    }  # fmt: skip
     graph = graphs()
     rows = graph.read("documents/list", **filters, limit=limit, offset=offset)
     total = graph.read("documents/count", **filters)[0]["total"]
     return DocumentList(items=[DocumentItem(**row) for row in rows], total=total)
 
 
-def read_document(graph: Graph, document_id: str) -> DocumentDetail:
-    """One document: metadata, chunk count and the entities its chunks mention; 404 for an unknown id."""
-    rows = graph.read("documents/get", document_id=document_id)
+def read_document(graph: Graph, document_id: str, reader: Reader) -> DocumentDetail:
+    """One document: metadata, chunk count and the entities its chunks mention; 404 for an unknown id and for a
+    document `reader` may not read (the same answer: no existence oracle)."""
+    rows = graph.read("documents/get", document_id=document_id, readers=reader.param())
     if not rows:
         raise not_found(document_id)
     entities = graph.read("documents/entities", document_id=document_id, limit=ENTITY_LIMIT)
     return DocumentDetail(**rows[0], entities=[DocumentEntity(**e) for e in entities])
 
 
-def read_document_text(graph: Graph, document_id: str) -> DocumentText:
-    """The document's body from its chunks (the graph keeps no other copy), and the chunks' ids in order."""
-    rows = graph.read("documents/chunks", document_id=document_id)
+def read_document_text(graph: Graph, document_id: str, reader: Reader) -> DocumentText:
+    """The document's body from its chunks (the graph keeps no other copy), and the chunks' ids in order; empty for
+    a document `reader` may not read."""
+    rows = graph.read("documents/chunks", document_id=document_id, readers=reader.param())
     return DocumentText(
         text=join_pieces([strip_prefix(row["text"]) for row in rows]),
         chunk_ids=[row["id"] for row in rows],
@@ -132,9 +171,9 @@ def read_document_text(graph: Graph, document_id: str) -> DocumentText:
     )
 
 
-def read_chunk(graph: Graph, chunk_id: str) -> StoredChunk:
-    """One stored chunk with its document's metadata; 404 for an unknown id."""
-    rows = graph.read("documents/chunk", chunk_id=chunk_id)
+def read_chunk(graph: Graph, chunk_id: str, reader: Reader) -> StoredChunk:
+    """One stored chunk with its document's metadata; 404 for an unknown id and for one `reader` may not read."""
+    rows = graph.read("documents/chunk", chunk_id=chunk_id, readers=reader.param())
     if not rows:
         raise ApiError(404, "not_found", f"no chunk with id {chunk_id!r}")
     row = rows[0]
@@ -157,6 +196,15 @@ def remove_document(writes: DocumentWrites, document_id: str, actor: Principal) 
         raise not_found(document_id)
     keys = ("chunks", "relationships", "entities")
     return DocumentDeleted(id=deleted["id"], deleted=True, **{key: deleted[key] for key in keys})
+
+
+def change_access(writes: DocumentWrites, document_id: str, change: AccessChange, actor: Principal) -> AccessChanged:
+    """Who may read a document, changed without extracting it again (app/jobs/service.py); 404 for an unknown id,
+    409 while a write holds the store."""
+    changed = writes.set_access(document_id, change.access, actor)
+    if changed is None:
+        raise not_found(document_id)
+    return AccessChanged(id=changed["id"], access=change.access, chunks=changed["chunks"])
 
 
 def day(text: str | None) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from graphwire.app.errors import ApiError
+from graphwire.core.access import Reader
 from graphwire.core.clients.graph import Graph
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings
@@ -34,9 +35,25 @@ class EntitiesResponse(BaseModel):
     entities: list[EntityHit] = Field(description="Matching entities, best first.")
 
 
-def find_entities(graph: Graph, settings: Settings, q: str, limit: int, label: str | None) -> EntitiesResponse:
+def require_whole_store(graph: Graph, reader: Reader) -> None:
+    """403 for a reader some documents are closed to, once any document has an access list: these views are built
+    from the whole graph, and cutting them to what a reader may read is not done yet (docs/security.md)."""
+    if reader.unrestricted or not graph.read("access/any_restricted"):
+        return
+    raise ApiError(
+        403,
+        "forbidden",
+        "some documents are closed to this caller, and entity, neighbourhood, path and graph-edit views are not yet "
+        "cut to what it may read: use /v1/query or /v1/retrieve, or ask an admin",
+    )
+
+
+def find_entities(
+    graph: Graph, settings: Settings, q: str, limit: int, label: str | None, reader: Reader
+) -> EntitiesResponse:
     """Entities whose name or alias matches `q` (exact, prefix, substring, then fuzzy), best first; `label` must be
     one of the configured schema's (SCHEMA_PATH names it, not always the news one)."""
+    require_whole_store(graph, reader)
     if not q.strip():
         raise ApiError(422, "validation_error", "q must not be blank")
     labels = configured_schema(settings).labels
@@ -60,14 +77,20 @@ def resolve(graph: Graph, name: str, role: str) -> EntityRef:
         ) from exc
 
 
-def entity_neighborhood(graph: Graph, settings: Settings, entity: str, hops: int, limit: int) -> Neighborhood:
+def entity_neighborhood(
+    graph: Graph, settings: Settings, entity: str, hops: int, limit: int, reader: Reader
+) -> Neighborhood:
     """The facts within `hops` hops of an entity, at most `limit` per hop, hub types of the schema left out."""
+    require_whole_store(graph, reader)
     excluded = hub_types(configured_schema(settings))
     return neighborhood(graph, resolve(graph, entity, "entity"), hops, per_hop_limit=limit, excluded_types=excluded)
 
 
-def entity_path(graph: Graph, settings: Settings, source: str, target: str, max_hops: int) -> EntityPath:
+def entity_path(
+    graph: Graph, settings: Settings, source: str, target: str, max_hops: int, reader: Reader
+) -> EntityPath:
     """A shortest path between two entities over extracted facts, each hop with its supporting chunks."""
+    require_whole_store(graph, reader)
     src, dst = resolve(graph, source, "source"), resolve(graph, target, "target")
     if src.key == dst.key:
         raise ApiError(422, "validation_error", f"source and target are the same entity ({src.key})")

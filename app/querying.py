@@ -19,9 +19,11 @@ from graphwire.app.limits import enforce, setting_limit
 from graphwire.app.observability import label_mode, observe_retrieval
 from graphwire.app.query_models import retrieve_payload
 from graphwire.core import tracing
+from graphwire.core.access import Reader
 from graphwire.core.clients.llm_usage import counting_calls
 from graphwire.core.deadline import Deadline
 from graphwire.core.settings import Settings
+from graphwire.retrieval.access import retrieve_as
 from graphwire.retrieval.base import Answerer
 from graphwire.retrieval.models import RetrievalResult
 from graphwire.retrieval.registry import DEFAULT_MODE, AnswererName, ModeName, RetrievalContext, UnknownModeError
@@ -92,27 +94,35 @@ async def bounded(settings: Settings, fn: Any, *args: Any, deadline: Deadline | 
         raise ApiError(504, "timeout", f"the request took longer than {settings.request_timeout_s:g} s") from exc
 
 
-def run_retrieval(retrieval: RetrievalContext, mode: str, question: str, top_k: int) -> RetrievalResult:
+def run_retrieval(retrieval: RetrievalContext, mode: str, question: str, top_k: int, reader: Reader) -> RetrievalResult:
+    """`mode`'s retrieval of `question` as `reader` may see it (retrieval/access.py)."""
     label_mode(mode)
     try:
         retriever = retrieval.retriever(mode)
     except UnknownModeError as exc:
         raise ApiError(422, "validation_error", str(exc)) from exc
     with tracing.span("retrieve", {"graphwire.mode": mode, "graphwire.top_k": top_k}):
-        result = retriever.retrieve(question, top_k=top_k)
+        result = retrieve_as(retriever, retrieval.graph, question, top_k, reader)
     observe_retrieval(mode, result.timings_ms)
     return result
 
 
-async def retrieve_only(body: RetrieveRequest, settings: Settings, retrieval: RetrievalContext) -> dict[str, Any]:
-    """The body of POST /v1/retrieve (`RetrieveResponse`): the question's retrieval in `body.mode`, no answer."""
+async def retrieve_only(
+    body: RetrieveRequest, settings: Settings, retrieval: RetrievalContext, reader: Reader
+) -> dict[str, Any]:
+    """The body of POST /v1/retrieve (`RetrieveResponse`): the question's retrieval in `body.mode`, no answer, as
+    `reader` may see it."""
     question = check_bounds(body, settings)
-    result: RetrievalResult = await bounded(settings, run_retrieval, retrieval, body.mode, question, body.top_k)
+    result: RetrievalResult = await bounded(settings, run_retrieval, retrieval, body.mode, question, body.top_k, reader)
     return retrieve_payload(question, result, body.include_context)
 
 
 async def answer_query(
-    body: QueryRequest, settings: Settings, retrieval: RetrievalContext, request: Request | None = None
+    body: QueryRequest,
+    settings: Settings,
+    retrieval: RetrievalContext,
+    reader: Reader,
+    request: Request | None = None,
 ) -> dict[str, Any]:
     """The body of a POST /v1/query that is not streamed (`QueryResponse`): retrieval and answer under one deadline
     (REQUEST_TIMEOUT_S; the answer's LLM call is cancelled when it passes, app/answering.py). Raises `ClientGone`
@@ -122,7 +132,9 @@ async def answer_query(
     started = time.perf_counter()
     deadline = Deadline.after(settings.request_timeout_s)
     with counting_calls() as llm_calls:  # the alias call too, not only the answer's
-        result = await bounded(settings, run_retrieval, retrieval, body.mode, question, body.top_k, deadline=deadline)
+        result = await bounded(
+            settings, run_retrieval, retrieval, body.mode, question, body.top_k, reader, deadline=deadline
+        )
         answer, answer_ms = await answer_within(answerer, question, result, deadline, request)
     payload = retrieve_payload(question, result, body.include_context)
     payload["timings_ms"]["answer"] = answer_ms

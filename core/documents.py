@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from graphwire.core.access import AccessError, validate_access
+
 # NUL and the other C0 controls but tab, newline and carriage return; lone UTF-16 surrogates (JSON "\\ud800").
 PREFIX_END = "]\n"  # closes the `[Source: ... | Title: ... | Published: ...]` prefix of every chunk's text
 
@@ -49,12 +51,21 @@ class Article(BaseModel):
     author: str | None = None
     category: str | None = None
     segments: list[Segment] = Field(default_factory=list)
+    access: list[str] | None = None  # groups and principal names that may read it; None: everyone (core/access.py)
 
     @field_validator("*", mode="before")
     @classmethod
     def _clean(cls, value: Any) -> Any:
         """NUL bytes never reach the graph, and a stray surrogate cannot abort a run (nor its hashing)."""
         return clean_text(value) if isinstance(value, str) else value
+
+    @field_validator("access")
+    @classmethod
+    def _access(cls, value: list[str] | None) -> list[str] | None:
+        try:
+            return validate_access(value)
+        except AccessError as exc:
+            raise ValueError(str(exc)) from exc
 
     @property
     def doc_id(self) -> str:
@@ -66,8 +77,10 @@ class Article(BaseModel):
 
     @property
     def content_hash(self) -> str:
-        """Without `segments` when there are none, so documents without pages or headings hash as they always did."""
-        exclude = None if self.segments else {"segments"}
+        """Without `segments` when there are none and `access` when it is not set, so documents without pages,
+        headings or access lists hash as they always did (a changed access list is a change: the document is
+        written again, its extractions come from the cache)."""
+        exclude = ({"segments"} if not self.segments else set()) | ({"access"} if self.access is None else set())
         return hashlib.sha256(self.model_dump_json(exclude=exclude).encode("utf-8")).hexdigest()
 
 

@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from graphwire.client import Graphwire
+    from graphwire.core.access import Reader
     from graphwire.core.settings import Settings
 
-__all__ = ["DEMO_CORPUS", "Graphwire", "Settings"]
+__all__ = ["DEMO_CORPUS", "Graphwire", "Reader", "Settings"]
 
 
 def __getattr__(name: str) -> Any:
@@ -32,6 +33,10 @@ def __getattr__(name: str) -> Any:
         from graphwire.client import Graphwire
 
         return Graphwire
+    if name == "Reader":
+        from graphwire.core.access import Reader
+
+        return Reader
     if name == "Settings":
         from graphwire.core.settings import Settings
 

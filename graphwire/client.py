@@ -11,6 +11,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from graphwire.core.access import EVERYONE, Reader
 from graphwire.core.settings import Settings, get_settings
 
 if TYPE_CHECKING:
@@ -172,15 +173,29 @@ class Graphwire:
         return self._exchange().import_file(Path(file), wait_s=wait_s)
 
     # query ----------------------------------------------------------------------------------------------
-    def retrieve(self, question: str, *, mode: str = "joint", top_k: int = 10) -> RetrievalResult:
-        """Ranked chunks, matched entities and facts for `question` in one retrieval mode (`modes()` lists them)."""
-        return self._retrieval().retriever(mode).retrieve(question, top_k=top_k)
+    def retrieve(
+        self, question: str, *, mode: str = "joint", top_k: int = 10, reader: Reader | None = None
+    ) -> RetrievalResult:
+        """Ranked chunks, matched entities and facts for `question` in one retrieval mode (`modes()` lists them);
+        with `reader` (`Reader.of(["finance", "alice"])`), only what documents it may read support."""
+        from graphwire.retrieval.access import retrieve_as
 
-    def ask(self, question: str, *, mode: str = "joint", answerer: str = "auto", top_k: int = 10) -> Answer:
+        retriever = self._retrieval().retriever(mode)
+        return retrieve_as(retriever, lambda: self.graph, question, top_k, reader or EVERYONE)
+
+    def ask(
+        self,
+        question: str,
+        *,
+        mode: str = "joint",
+        answerer: str = "auto",
+        top_k: int = 10,
+        reader: Reader | None = None,
+    ) -> Answer:
         """Retrieve, then answer with citations (an abstention when the retrieved evidence does not answer it; one
         with `status` `llm_failed` and the reason in `llm_error` when the LLM failed). `check` says which sentences
         the evidence supports (unless ANSWER_CHECK is off; see docs/query.md, "Answer checking")."""
-        result = self.retrieve(question, mode=mode, top_k=top_k)
+        result = self.retrieve(question, mode=mode, top_k=top_k, reader=reader)
         return self._retrieval().answerer(answerer).answer(question, result)
 
     @staticmethod

@@ -205,6 +205,7 @@ def _document_row(article: Article, publication: str | None) -> Row:
         "published_at": article.published_at.isoformat() if article.published_at else None,
         "date": article.published_at.isoformat() if article.published_at else None,
         "publication": publication,
+        "access": article.access,
     }
 
 

@@ -116,6 +116,21 @@ class DocumentWrites:
             raise ApiError(404, "not_found", f"no job with id {job_id!r}")
         return job
 
+    def set_access(self, document_id: str, access: list[str] | None, actor: Principal) -> dict[str, Any] | None:
+        """Set who may read a document and its chunks (no extraction), audited as `document.access`; None when the
+        id is unknown. Waits for the writer as a delete does."""
+        wait_s = min(DELETE_LOCK_WAIT_S, self.settings.request_timeout_s)
+        try:
+            with self.runner.exclusive(f"graphwire API access {document_id}", wait_s):
+                rows = self.graph().write("access/set_document_access", id=document_id, access=access)
+        except (WriterBusyError, StoreBusyError) as exc:
+            raise ApiError(409, "busy", f"another write holds the store ({exc}); try again when it finishes") from exc
+        if not rows:
+            return None
+        self.audit.record(actor, [("document.access", document_id, {"access": access})])
+        self.runner.notify_change()
+        return rows[0]
+
     def delete(self, document_id: str, actor: Principal) -> dict[str, Any] | None:
         """The CLI's delete (provenance kept: shared entities and relationships stay), or None when unknown.
 

@@ -58,7 +58,10 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
     ) -> DocumentPage:
         """The stored documents, newest first, a page at a time, filtered by outlet and publication date."""
         current = services()
-        page = list_documents(current.graph_provider.get, source, published_after, published_before, limit, offset)
+        reader = current_caller().reader()
+        page = list_documents(
+            current.graph_provider.get, source, published_after, published_before, limit, offset, reader
+        )
         items = [DocumentRef(**item.model_dump(), uri=document_uri(item.id)) for item in page.items]
         return DocumentPage(items=items, total=page.total)
 
@@ -68,11 +71,11 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
         include_text: Annotated[bool, Field(description="Return the body and the chunk ids as well.")] = True,
     ) -> DocumentOut:
         """One document: its metadata, the entities it mentions and (by default) its text and chunk ids."""
-        graph = services().graph_provider.get()
-        detail = read_document(graph, id)
+        graph, reader = services().graph_provider.get(), current_caller().reader()
+        detail = read_document(graph, id, reader)
         out = DocumentOut(**detail.model_dump(), uri=document_uri(detail.id))
         if include_text:
-            text = read_document_text(graph, id)
+            text = read_document_text(graph, id, reader)
             out.text, out.chunk_ids, out.chunk_places = text.text, text.chunk_ids, text.chunk_places
         return out
 
@@ -140,8 +143,8 @@ def _register_resources(server: MCPServer, services: Callable[[], Services]) -> 
         security=ResourceSecurity(exempt_params={"id"}),  # an id is a Cypher parameter, never a path
     )
     def document(id: str) -> str:
-        graph = services().graph_provider.get()
-        detail, text = read_document(graph, id), read_document_text(graph, id)
+        graph, reader = services().graph_provider.get(), current_caller().reader()
+        detail, text = read_document(graph, id, reader), read_document_text(graph, id, reader)
         facts = [detail.source, detail.published.isoformat() if detail.published else None, detail.url]
         line = " | ".join(fact for fact in facts if fact)
         return f"# {detail.title}\n\n{line}\n\n{text.text}\n" if line else f"# {detail.title}\n\n{text.text}\n"
@@ -154,4 +157,4 @@ def _register_resources(server: MCPServer, services: Callable[[], Services]) -> 
         mime_type="text/plain",
     )
     def chunk(id: str) -> str:
-        return read_chunk(services().graph_provider.get(), id).text
+        return read_chunk(services().graph_provider.get(), id, current_caller().reader()).text

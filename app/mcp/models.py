@@ -42,6 +42,9 @@ class DocumentIn(BaseModel):
     )
     author: str | None = Field(default=None, description="The author, kept on the document.")
     category: str | None = Field(default=None, description="A category, kept on the document.")
+    access: list[str] | None = Field(
+        default=None, description="Groups and principal names that may read it; absent: everyone in the workspace."
+    )
 
 
 class CitationRef(Citation):

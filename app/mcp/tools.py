@@ -15,6 +15,7 @@ from pydantic import Field
 
 from graphwire.app.graph_access import EntitiesResponse, entity_neighborhood, entity_path, find_entities
 from graphwire.app.mcp.models import AskResult, RetrieveResult
+from graphwire.app.mcp.server import current_caller
 from graphwire.app.querying import QueryRequest, RetrieveRequest, answer_query, retrieve_only
 from graphwire.app.services import Services
 from graphwire.core.settings import Settings
@@ -56,7 +57,7 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
         do not answer it."""
         body = QueryRequest(question=question, mode=mode, answerer=answerer, top_k=top_k)
         current = services()
-        return AskResult.of(await answer_query(body, current.settings, current.retrieval))
+        return AskResult.of(await answer_query(body, current.settings, current.retrieval, current_caller().reader()))
 
     @server.tool(title="Retrieve passages and facts", annotations=READ_ONLY)
     async def retrieve(
@@ -71,7 +72,8 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
         evidence yourself."""
         body = RetrieveRequest(question=question, mode=mode, top_k=top_k, include_context=include_context)
         current = services()
-        return RetrieveResult.of(await retrieve_only(body, current.settings, current.retrieval))
+        reader = current_caller().reader()
+        return RetrieveResult.of(await retrieve_only(body, current.settings, current.retrieval, reader))
 
     @server.tool(name="find_entities", title="Find entities", annotations=READ_ONLY)
     def find_entities_tool(  # named apart from the shared `find_entities` it calls
@@ -84,7 +86,9 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
         """Entities whose name or alias matches `name` (exact, prefix, substring, then fuzzy), best first, with their
         labels, aliases, mentions and degree. Use an entity's `key` where a name is ambiguous."""
         current = services()
-        return find_entities(current.graph_provider.get(), current.settings, name, limit, label)
+        return find_entities(
+            current.graph_provider.get(), current.settings, name, limit, label, current_caller().reader()
+        )
 
     @server.tool(title="Neighbourhood of an entity", annotations=READ_ONLY)
     def neighbourhood(
@@ -95,7 +99,9 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
         """The facts within `hops` hops of an entity, hop by hop, each with the chunks it came from, and how many
         facts and tokens each hop adds."""
         current = services()
-        return entity_neighborhood(current.graph_provider.get(), current.settings, entity, hops, budget)
+        return entity_neighborhood(
+            current.graph_provider.get(), current.settings, entity, hops, budget, current_caller().reader()
+        )
 
     @server.tool(title="Path between two entities", annotations=READ_ONLY)
     def path(
@@ -105,4 +111,6 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
     ) -> EntityPath:
         """A shortest path between two entities over the graph's facts, each hop with its supporting chunks."""
         current = services()
-        return entity_path(current.graph_provider.get(), current.settings, source, target, max_hops)
+        return entity_path(
+            current.graph_provider.get(), current.settings, source, target, max_hops, current_caller().reader()
+        )

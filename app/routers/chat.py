@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphwire.app import sse
 from graphwire.app.answering import status_fields, stream_within
-from graphwire.app.deps import RetrievalDep, SettingsDep
+from graphwire.app.deps import PrincipalDep, RetrievalDep, SettingsDep
 from graphwire.app.errors import ApiError
 from graphwire.app.querying import QueryRequest, answerer_for, bounded, check_bounds, run_retrieval
 from graphwire.core.deadline import Deadline
@@ -89,14 +89,16 @@ def models() -> ModelList:
 
 
 @router.post("/chat/completions", responses={200: sse.OPENAPI_EVENT_STREAM})
-async def chat_completions(body: ChatRequest, settings: SettingsDep, retrieval: RetrievalDep) -> Any:
+async def chat_completions(
+    body: ChatRequest, settings: SettingsDep, retrieval: RetrievalDep, caller: PrincipalDep
+) -> Any:
     """An OpenAI chat completion answered by graphwire: retrieval with the model's mode, then the auto answerer."""
     deadline = Deadline.after(settings.request_timeout_s)  # for retrieval and the answer
     query = _query(body, settings)
     question = check_bounds(query, settings)
     answerer = answerer_for(retrieval, AnswererName.AUTO)
     result: RetrievalResult = await bounded(
-        settings, run_retrieval, retrieval, query.mode, question, query.top_k, deadline=deadline
+        settings, run_retrieval, retrieval, query.mode, question, query.top_k, caller.reader(), deadline=deadline
     )
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
     answering = _Answering(answerer, question, result, deadline)

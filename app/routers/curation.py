@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from graphwire.app.audit_events import edit_event, pair_event
-from graphwire.app.deps import WRITER, AuditDep, CurationDep, PrincipalDep, SettingsDep
+from graphwire.app.deps import WHOLE_STORE, WRITER, AuditDep, CurationDep, PrincipalDep, SettingsDep
 from graphwire.app.errors import ApiError
 from graphwire.core.auth.models import Principal
 from graphwire.core.stores.store_lock import StoreBusyError
@@ -69,7 +69,7 @@ def _author(caller: Principal, given: str) -> str:
     return given
 
 
-@router.post("/graph/edits", response_model=EditResult, dependencies=[WRITER])
+@router.post("/graph/edits", response_model=EditResult, dependencies=[WRITER, WHOLE_STORE])
 async def edit(
     request: EditRequest,
     curation: CurationDep,
@@ -87,7 +87,7 @@ async def edit(
     return result
 
 
-@router.get("/graph/edits", response_model=list[EditRecord])
+@router.get("/graph/edits", response_model=list[EditRecord], dependencies=[WHOLE_STORE])
 async def edits(
     curation: CurationDep,
     entity: Annotated[str | None, Query(max_length=500, description="Only edits that touched this entity key.")] = None,
@@ -97,7 +97,7 @@ async def edits(
     return await _call(lambda: curation.log(entity, limit))
 
 
-@router.get("/graph/edits/candidates", response_model=list[Candidate])
+@router.get("/graph/edits/candidates", response_model=list[Candidate], dependencies=[WHOLE_STORE])
 async def candidates(
     curation: CurationDep,
     entity: Annotated[str | None, Query(max_length=500, description="Only pairs with this entity key.")] = None,
@@ -107,7 +107,7 @@ async def candidates(
     return await _call(lambda: curation.candidates(limit, entity))
 
 
-@router.post("/graph/edits/candidates/reject", response_model=Rejection, dependencies=[WRITER])
+@router.post("/graph/edits/candidates/reject", response_model=Rejection, dependencies=[WRITER, WHOLE_STORE])
 async def reject(
     body: PairRequest, curation: CurationDep, settings: SettingsDep, caller: PrincipalDep, audit: AuditDep
 ) -> Rejection:
@@ -118,7 +118,7 @@ async def reject(
     return rejection
 
 
-@router.post("/graph/edits/candidates/unreject", status_code=204, dependencies=[WRITER])
+@router.post("/graph/edits/candidates/unreject", status_code=204, dependencies=[WRITER, WHOLE_STORE])
 async def unreject(
     body: PairRequest, curation: CurationDep, settings: SettingsDep, caller: PrincipalDep, audit: AuditDep
 ) -> None:
@@ -128,19 +128,19 @@ async def unreject(
     await run_in_threadpool(audit.record, caller, [pair_event("graph.unreject", body)])
 
 
-@router.get("/graph/edits/candidates/rejections", response_model=list[Rejection])
+@router.get("/graph/edits/candidates/rejections", response_model=list[Rejection], dependencies=[WHOLE_STORE])
 async def rejections(curation: CurationDep) -> list[Rejection]:
     """The rejected pairs, oldest first."""
     return await _call(curation.rejections)
 
 
-@router.get("/graph/edits/{edit_id}", response_model=EditRecord)
+@router.get("/graph/edits/{edit_id}", response_model=EditRecord, dependencies=[WHOLE_STORE])
 async def get_edit(edit_id: str, curation: CurationDep) -> EditRecord:
     """One audit record."""
     return await _call(lambda: curation.get(edit_id))
 
 
-@router.post("/graph/edits/{edit_id}/undo", response_model=EditResult, dependencies=[WRITER])
+@router.post("/graph/edits/{edit_id}/undo", response_model=EditResult, dependencies=[WRITER, WHOLE_STORE])
 async def undo(
     edit_id: str,
     body: UndoRequest,

@@ -11,12 +11,23 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import WRITER, DocumentWritesDep, GraphDep, GraphProviderDep, PrincipalDep, SettingsDep
+from graphwire.app.deps import (
+    ADMIN,
+    WRITER,
+    DocumentWritesDep,
+    GraphDep,
+    GraphProviderDep,
+    PrincipalDep,
+    SettingsDep,
+)
 from graphwire.app.documents import (
+    AccessChange,
+    AccessChanged,
     DocumentDeleted,
     DocumentDetail,
     DocumentList,
     JobAccepted,
+    change_access,
     read_document,
     remove_document,
     submit_documents,
@@ -76,20 +87,31 @@ async def post_documents(
 @router.get("/documents", response_model=DocumentList)
 def list_documents(
     graphs: GraphProviderDep,  # reached only after every parameter is valid: a bad one is a 422 even without Neo4j
+    caller: PrincipalDep,
     source: Annotated[str | None, Query(description="Only documents with this corpus source.")] = None,
     published_after: Annotated[str | None, _day_query("Published on or after this date (YYYY-MM-DD).")] = None,
     published_before: Annotated[str | None, _day_query("Published on or before this date (YYYY-MM-DD).")] = None,
     limit: Annotated[int, Query(ge=1, le=500, description="Page size.")] = 50,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Documents to skip.")] = 0,
 ) -> DocumentList:
-    """Stored documents, paged, filtered by source and publication date."""
-    return list_stored(graphs.get, source, published_after, published_before, limit, offset)
+    """Stored documents the caller may read, paged, filtered by source and publication date."""
+    return list_stored(graphs.get, source, published_after, published_before, limit, offset, caller.reader())
+
+
+@router.put("/documents/{document_id:path}/access", response_model=AccessChanged, dependencies=[ADMIN])
+async def put_document_access(
+    document_id: str, change: AccessChange, writes: DocumentWritesDep, caller: PrincipalDep
+) -> AccessChanged:
+    """Who may read a document (groups and principal names; null: everyone), changed on the document and its chunks
+    at once, without extracting it again. Needs the admin role."""
+    return await run_in_threadpool(change_access, writes, document_id, change, caller)
 
 
 @router.get("/documents/{document_id:path}", response_model=DocumentDetail)
-def get_document(document_id: str, graph: GraphDep) -> DocumentDetail:
-    """One document: metadata, chunk count, and the entities its chunks mention."""
-    return read_document(graph, document_id)
+def get_document(document_id: str, graph: GraphDep, caller: PrincipalDep) -> DocumentDetail:
+    """One document: metadata, who may read it, chunk count, and the entities its chunks mention; 404 also for a
+    document the caller may not read."""
+    return read_document(graph, document_id, caller.reader())
 
 
 @router.delete("/documents/{document_id:path}", response_model=DocumentDeleted, dependencies=[WRITER])

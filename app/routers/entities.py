@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import GraphDep, SettingsDep
+from graphwire.app.deps import GraphDep, PrincipalDep, SettingsDep
 from graphwire.app.graph_access import EntitiesResponse, find_entities
 from graphwire.retrieval.graph.lookup import GraphStats, graph_stats
 
@@ -18,6 +18,7 @@ router = APIRouter(tags=["graph"])
 async def entities(
     graph: GraphDep,
     settings: SettingsDep,
+    caller: PrincipalDep,
     q: Annotated[str, Query(min_length=1, max_length=200, description="A name, alias or part of one.")],
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
     label: Annotated[
@@ -25,7 +26,7 @@ async def entities(
     ] = None,
 ) -> EntitiesResponse:
     """Entities whose name or alias matches `q` (exact, prefix, substring, then fuzzy), best first."""
-    return await run_in_threadpool(find_entities, graph, settings, q, limit, label)
+    return await run_in_threadpool(find_entities, graph, settings, q, limit, label, caller.reader())
 
 
 @router.get("/graph/stats", response_model=GraphStats)

@@ -18,7 +18,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from graphwire.app.audit_events import import_event
-from graphwire.app.deps import WRITER, AuditDep, ExchangeDep, PrincipalDep
+from graphwire.app.deps import WHOLE_STORE, WRITER, AuditDep, ExchangeDep, PrincipalDep
 from graphwire.app.errors import ApiError
 from graphwire.core.stores.store_lock import StoreBusyError
 from graphwire.ingest.exchange.models import ExchangeError, ImportReport
@@ -54,7 +54,7 @@ async def _call(fn: Callable[[], T]) -> T:
 _EXPORT_RESPONSE = {200: {"content": {"application/x-ndjson": {}}, "description": "The graph as JSON Lines."}}
 
 
-@router.get("/graph/export", response_class=StreamingResponse, responses=_EXPORT_RESPONSE)  # type: ignore[arg-type]
+@router.get("/graph/export", response_class=StreamingResponse, responses=_EXPORT_RESPONSE, dependencies=[WHOLE_STORE])  # type: ignore[arg-type]
 async def export_graph(
     exchange: ExchangeDep,
     entity: Annotated[
@@ -76,7 +76,10 @@ async def export_graph(
 
 
 @router.post(
-    "/graph/import", response_model=ImportReport, openapi_extra={"requestBody": _IMPORT_BODY}, dependencies=[WRITER]
+    "/graph/import",
+    response_model=ImportReport,
+    openapi_extra={"requestBody": _IMPORT_BODY},
+    dependencies=[WRITER, WHOLE_STORE],
 )
 async def import_graph(request: Request, exchange: ExchangeDep, caller: PrincipalDep, audit: AuditDep) -> ImportReport:
     """Import a JSON Lines graph file (GET /v1/graph/export writes one) into this store: every line is checked first,

@@ -13,7 +13,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import GraphDep, SettingsDep
+from graphwire.app.deps import GraphDep, PrincipalDep, SettingsDep
 from graphwire.app.graph_access import entity_neighborhood, entity_path
 from graphwire.retrieval.paths import MAX_HOPS_NEIGHBORHOOD, MAX_HOPS_PATH, EntityPath, Neighborhood
 
@@ -26,21 +26,23 @@ EntityName = Annotated[str, Query(min_length=1, max_length=200, description="An 
 async def graph_neighborhood(
     graph: GraphDep,
     settings: SettingsDep,
+    caller: PrincipalDep,
     entity: EntityName,
     hops: Annotated[int, Query(ge=1, le=MAX_HOPS_NEIGHBORHOOD, description="Hops from the entity (1-3).")] = 1,
     limit: Annotated[int, Query(ge=1, le=500, description="At most this many facts per hop.")] = 50,
 ) -> Neighborhood:
     """The facts within `hops` hops of an entity, hop by hop, with how many facts and tokens each hop adds."""
-    return await run_in_threadpool(entity_neighborhood, graph, settings, entity, hops, limit)
+    return await run_in_threadpool(entity_neighborhood, graph, settings, entity, hops, limit, caller.reader())
 
 
 @router.get("/graph/path", response_model=EntityPath)
 async def graph_path(
     graph: GraphDep,
     settings: SettingsDep,
+    caller: PrincipalDep,
     source: EntityName,
     target: EntityName,
     max_hops: Annotated[int, Query(ge=1, le=MAX_HOPS_PATH, description="Longest path searched (1-6).")] = MAX_HOPS_PATH,
 ) -> EntityPath:
     """A shortest path between two entities over extracted facts, each hop with its supporting chunks."""
-    return await run_in_threadpool(entity_path, graph, settings, source, target, max_hops)
+    return await run_in_threadpool(entity_path, graph, settings, source, target, max_hops, caller.reader())

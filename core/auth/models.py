@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from graphwire.core.access import EVERYONE, Reader
+
 DEFAULT_WORKSPACE = "default"
 WORKSPACES: tuple[str, ...] = (DEFAULT_WORKSPACE,)  # the workspaces a grant may name
 
@@ -109,6 +111,13 @@ class Principal(BaseModel):
     def may(self, needed: Role, workspace: str = DEFAULT_WORKSPACE) -> bool:
         role = self.role_in(workspace)
         return role is not None and role.covers(needed)
+
+    def reader(self, workspace: str = DEFAULT_WORKSPACE) -> Reader:
+        """The documents it reads: all of them as a server or workspace admin, else those whose `access` names it or
+        one of its groups, and those without one (core/access.py)."""
+        if self.role_in(workspace) is Role.ADMIN:
+            return EVERYONE
+        return Reader.of([self.name, *self.groups])
 
     def refusal(self, needed: Role | None, workspace: str = DEFAULT_WORKSPACE) -> str | None:
         """Why this principal may not do what needs `needed` (None: a server admin), or None when it may."""

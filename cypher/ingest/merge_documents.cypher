@@ -5,7 +5,8 @@
 UNWIND $rows AS row
 MERGE (d:Document {id: row.id})
 SET d.title = row.title, d.source = row.source, d.url = row.url, d.author = row.author,
-    d.category = row.category, d.published_at = row.published_at, d.content_hash = null
+    d.category = row.category, d.published_at = row.published_at, d.access = row.access,
+    d.content_hash = null
 WITH d, row
 OPTIONAL MATCH (d)-[old:REPORTED_BY|PUBLISHED_ON]->()
 DELETE old

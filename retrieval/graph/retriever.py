@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from graphwire.retrieval.services import GraphServices
 
 
+NO_MATCH_REASON = "no question entity or publication matched a graph node"
+
+
 class GraphRetriever:
     name = "graph"
 
@@ -96,7 +99,7 @@ class GraphRetriever:
             return RetrievalResult(
                 mode=self.name,
                 analysis=summary,
-                abstain_reason="no question entity or publication matched a graph node",
+                abstain_reason=NO_MATCH_REASON,
                 timings_ms=timer.finish(),
                 details=details,
             )

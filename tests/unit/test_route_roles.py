@@ -1,5 +1,5 @@
 """Every /v1 route declares the role it needs (`RoleCheck`, app/deps.py): a GET needs reader, any other method writer,
-except the POSTs that only read (questions) and /v1/auth, whose routes are listed here one by one. A new route that
+except the POSTs that only read (questions), /v1/auth and the admin routes, listed here one by one. A new route that
 writes cannot forget its role: this test fails until it has `dependencies=[WRITER]` or is listed."""
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ AUTH_ROUTES = {
     ("POST", "/v1/auth/keys/{key_id}/revoke"): SERVER_ADMIN,
     ("GET", "/v1/auth/audit"): SERVER_ADMIN,
 }
+ADMIN_ROUTES = {("PUT", "/v1/documents/{document_id:path}/access"): Role.ADMIN.value}  # who may read a document
 
 
 def _checks(dependant: Dependant) -> list[RoleCheck]:
@@ -59,6 +60,8 @@ def needed(route: RouteContext) -> str | None:
 def expected(method: str, path: str) -> str | None:
     if path.startswith("/v1/auth/"):
         return AUTH_ROUTES.get((method, path), "unlisted /v1/auth route")
+    if (method, path) in ADMIN_ROUTES:
+        return ADMIN_ROUTES[(method, path)]
     return Role.READER.value if method in ("GET", "HEAD") or path in READ_POSTS else Role.WRITER.value
 
 
