@@ -1,0 +1,182 @@
+"""Document-level access over real Neo4j and Chroma: the demo corpus with access lists, every retrieval mode asked as
+readers of different groups, the documents API and the views that refuse restricted callers.
+
+The property: whatever documents are closed to whom (hypothesis draws the access lists, set through
+`access/set_document_access`, the statement behind PUT /v1/documents/{id}/access), no retrieval of any mode returns
+a chunk, a fact's chunk or evidence sentence, an excerpt or a matched entity that the reader's readable documents do
+not support."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support.auth import Team, make_team
+from support.demo import DEMO, ingest_demo
+
+from graphwire.app.auth import operations as ops
+from graphwire.app.main import create_app
+from graphwire.core.access import EVERYONE, Reader
+from graphwire.core.auth.models import LOCAL
+from graphwire.core.clients.graph import Graph
+from graphwire.core.settings import AuthMode, Settings
+from graphwire.retrieval.access import retrieve_as
+from graphwire.retrieval.models import RetrievalResult
+from graphwire.retrieval.registry import RetrievalContext, mode_names
+
+pytestmark = pytest.mark.integration
+GROUPS = ("finance", "legal", "press")
+QUESTIONS = [q["question"] for q in json.loads((DEMO / "questions.json").read_text(encoding="utf-8"))][:6]
+
+
+@pytest.fixture(scope="module")
+def demo_store(
+    session_graph: Graph, neo4j_settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Settings]:
+    session_graph.write("admin/wipe")
+    stores = tmp_path_factory.mktemp("access-stores")
+    settings = neo4j_settings.model_copy(update={"chroma_path": stores / "chroma", "chroma_collection": "access"})
+    ingest_demo(session_graph, settings)
+    yield settings
+    session_graph.write("admin/wipe")
+
+
+@pytest.fixture(scope="module")
+def context(session_graph: Graph, demo_store: Settings) -> RetrievalContext:
+    return RetrievalContext(demo_store, graph=lambda: session_graph)
+
+
+def document_ids(graph: Graph) -> list[str]:
+    filters = {"source": None, "published_after": None, "published_before": None, "readers": None}
+    return sorted(row["id"] for row in graph.read("documents/list", **filters, limit=100, offset=0))
+
+
+def set_access(graph: Graph, closed: dict[str, list[str]]) -> None:
+    for document_id in document_ids(graph):
+        graph.write("access/set_document_access", id=document_id, access=closed.get(document_id))
+
+
+def readable_world(graph: Graph, reader: Reader) -> tuple[dict[str, str], set[str]]:
+    """The texts of the chunks `reader` may read, by id, and the keys of the entities those chunks mention."""
+    rows = graph.read("check/access_world", readers=reader.param())
+    [row] = rows
+    return {c["id"]: c["text"] for c in row["chunks"]}, set(row["entities"])
+
+
+def assert_within(result: RetrievalResult, chunks: dict[str, str], entities: set[str]) -> None:
+    for chunk in result.chunks:
+        assert chunk.chunk_id in chunks, (result.mode, chunk.chunk_id)
+    for excerpt in result.excerpts:
+        assert excerpt.chunk_id in chunks, (result.mode, excerpt.chunk_id)
+    for fact in result.facts:
+        assert fact.chunk_ids and set(fact.chunk_ids) <= set(chunks), (result.mode, fact)
+        assert len(fact.evidence) <= len(fact.chunk_ids)
+        for sentence, chunk_id in zip(fact.evidence, fact.chunk_ids, strict=False):
+            assert " ".join(sentence.split())[:40] in " ".join(chunks[chunk_id].split()), (result.mode, sentence)
+    for entity in result.entities:
+        assert entity.key in entities, (result.mode, entity)
+
+
+closed_lists = st.dictionaries(
+    st.integers(min_value=0, max_value=21), st.lists(st.sampled_from(GROUPS), min_size=1, max_size=2), max_size=12
+)
+
+
+@given(closed=closed_lists, groups=st.sets(st.sampled_from(GROUPS), max_size=2), question=st.sampled_from(QUESTIONS))
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_no_mode_returns_what_the_reader_may_not_read(
+    session_graph: Graph, context: RetrievalContext, closed: dict[int, list[str]], groups: set[str], question: str
+) -> None:
+    ids = document_ids(session_graph)
+    set_access(session_graph, {ids[i]: access for i, access in closed.items()})
+    reader = Reader.of(["reader-1", *groups])
+    chunks, entities = readable_world(session_graph, reader)
+    for mode in mode_names():
+        result = retrieve_as(context.retriever(mode), lambda: session_graph, question, 5, reader)
+        assert_within(result, chunks, entities)
+        assert len(result.chunks) <= 5
+
+
+def test_an_unrestricted_reader_gets_the_mode_unchanged_and_a_reader_sees_what_its_group_opens(
+    session_graph: Graph, context: RetrievalContext
+) -> None:
+    ids = document_ids(session_graph)
+    set_access(session_graph, {})
+    question = QUESTIONS[0]
+    for mode in ("graph", "bm25", "joint"):
+        plain = context.retriever(mode).retrieve(question, top_k=5)
+        as_everyone = retrieve_as(context.retriever(mode), lambda: session_graph, question, 5, EVERYONE)
+        assert [c.chunk_id for c in as_everyone.chunks] == [c.chunk_id for c in plain.chunks]
+    # close every document that the answer's chunks come from to finance; outsiders lose them, finance keeps them
+    before = retrieve_as(context.retriever("joint"), lambda: session_graph, question, 5, Reader.of(["x"]))
+    top = {c.document_id for c in before.chunks[:2]}
+    set_access(session_graph, {i: ["finance"] for i in ids if i in top})
+    outsider = retrieve_as(context.retriever("joint"), lambda: session_graph, question, 5, Reader.of(["x"]))
+    insider = retrieve_as(context.retriever("joint"), lambda: session_graph, question, 5, Reader.of(["finance"]))
+    assert not {c.document_id for c in outsider.chunks} & top
+    assert {c.document_id for c in insider.chunks} & top
+    answer = context.answerer("extractive").answer(question, outsider)
+    assert not {c.chunk_id for c in answer.citations} & {c.chunk_id for c in before.chunks[:2]}
+    set_access(session_graph, {})
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> Team:
+    team = make_team(tmp_path / "auth.sqlite")
+    ops.add_member(team.store, LOCAL, "rita", "finance")
+    return team
+
+
+@pytest.fixture
+def client(session_graph: Graph, demo_store: Settings, tmp_path: Path, team: Team) -> Iterator[TestClient]:
+    settings = demo_store.model_copy(
+        update={"ingest_state_path": tmp_path / "state", "auth_mode": AuthMode.PRINCIPALS,
+                "auth_store_path": tmp_path / "auth.sqlite"}
+    )  # fmt: skip
+    set_access(session_graph, {})
+    with TestClient(create_app(settings), headers={"X-API-Key": team.reader_key}) as client:
+        yield client
+    set_access(session_graph, {})
+
+
+def put_access(client: TestClient, key: str, document_id: str, access: list[str] | None) -> Any:
+    return client.put(f"/v1/documents/{document_id}/access", json={"access": access}, headers={"X-API-Key": key})
+
+
+def test_the_documents_api_hides_what_the_caller_may_not_read(
+    client: TestClient, team: Team, session_graph: Graph
+) -> None:
+    first, second = document_ids(session_graph)[:2]
+    assert put_access(client, team.writer_key, first, ["legal"]).status_code == 403  # the admin's to change
+    assert put_access(client, team.admin_key, first, ["bad name"]).status_code == 422
+    assert put_access(client, team.admin_key, "no-such-document", ["legal"]).status_code == 404
+    changed = put_access(client, team.admin_key, first, ["legal"])
+    assert changed.status_code == 200 and changed.json()["access"] == ["legal"] and changed.json()["chunks"] >= 1
+    assert put_access(client, team.admin_key, second, ["finance"]).status_code == 200
+
+    total = client.get("/v1/documents", params={"limit": 100}).json()
+    listed = {d["id"] for d in total["items"]}
+    assert first not in listed and second in listed and total["total"] == len(document_ids(session_graph)) - 1
+    hidden, unknown = client.get(f"/v1/documents/{first}"), client.get("/v1/documents/no-such-document")
+    assert hidden.status_code == unknown.status_code == 404
+    assert hidden.json()["error"]["code"] == unknown.json()["error"]["code"] == "not_found"
+    assert client.get(f"/v1/documents/{second}").json()["access"] == ["finance"]
+    admin = client.get(f"/v1/documents/{first}", headers={"X-API-Key": team.admin_key})
+    assert admin.status_code == 200 and admin.json()["access"] == ["legal"]
+
+    asked = client.post("/v1/retrieve", json={"question": QUESTIONS[0], "top_k": 10, "include_context": True})
+    assert asked.status_code == 200, asked.text
+    first_chunks = {row["id"] for row in session_graph.read("documents/chunks", document_id=first, readers=None)}
+    assert not {c["chunk_id"] for c in asked.json()["chunks"]} & first_chunks
+    assert not {cid for fact in asked.json()["facts"] for cid in fact["chunk_ids"]} & first_chunks
+    refused = client.get("/v1/entities", params={"q": "Lumen"})
+    assert refused.status_code == 403 and "closed" in refused.json()["error"]["message"]
+    assert client.get("/v1/entities", params={"q": "Lumen"}, headers={"X-API-Key": team.admin_key}).status_code == 200
+    assert put_access(client, team.admin_key, first, None).json()["access"] is None
+    assert client.get(f"/v1/documents/{first}").status_code == 200

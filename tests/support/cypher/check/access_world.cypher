@@ -1,0 +1,7 @@
+// What a reader may read of the whole store (tests/integration/test_document_access.py): the texts of the chunks whose
+// access is null or names one of $readers, and the keys of the entities those chunks mention.
+MATCH (c:Chunk)
+WHERE c.access IS NULL OR any(name IN c.access WHERE name IN $readers)
+OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity)
+WITH collect(DISTINCT {id: c.id, text: c.text}) AS chunks, collect(DISTINCT e.key) AS entities
+RETURN chunks, entities

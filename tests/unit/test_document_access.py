@@ -1,0 +1,115 @@
+"""Document access without a graph: the access list's rules, the reader a principal reads as, and the cut of one
+retrieval to what a reader may see (retrieval/access.py)."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from graphwire.core.access import EVERYONE, MAX_ACCESS_ENTRIES, AccessError, Reader, validate_access
+from graphwire.core.auth.models import Principal, Role
+from graphwire.core.documents import Article
+from graphwire.retrieval.access import Readable, cut
+from graphwire.retrieval.graph.retriever import NO_MATCH_REASON
+from graphwire.retrieval.models import (
+    EntityMatch,
+    Excerpt,
+    Fact,
+    FactTier,
+    MatchTier,
+    QuestionSummary,
+    RankedChunk,
+    RetrievalResult,
+)
+from graphwire.retrieval.question.outlets import PublicationMention
+
+
+def test_access_lists_are_sorted_sets_of_plain_names() -> None:
+    assert validate_access(None) is None
+    assert validate_access(["legal", "finance", "legal", "ana@corp.example"]) == [
+        "ana@corp.example",
+        "finance",
+        "legal",
+    ]
+    for bad in ([], ["finance", ""], ["-x"], ["a b"], ["x" * 101], ["' OR 1=1 //"], "finance"):
+        with pytest.raises(AccessError):
+            validate_access(bad)  # type: ignore[arg-type]
+    with pytest.raises(AccessError, match="at most 100"):
+        validate_access([f"g{i}" for i in range(MAX_ACCESS_ENTRIES + 1)])
+
+
+def test_an_article_without_access_hashes_as_before_and_a_changed_list_is_a_change() -> None:
+    fields = {"title": "T", "body": "B", "source": "S", "url": "u1"}
+    plain = Article(**fields)
+    assert "access" not in plain.model_dump_json(exclude={"segments", "access"})
+    assert plain.content_hash == Article.model_validate(fields).content_hash
+    finance, legal = Article(**fields, access=["finance"]), Article(**fields, access=["legal"])
+    assert len({plain.content_hash, finance.content_hash, legal.content_hash}) == 3
+    assert plain.doc_id == finance.doc_id  # the same document, readable by others now
+    with pytest.raises(ValidationError, match="access"):
+        Article(**fields, access=["no spaces allowed"])
+
+
+def test_readers() -> None:
+    alice = Reader.of(["alice", "finance"])
+    assert alice.can_read(None) and alice.can_read(["finance", "legal"]) and not alice.can_read(["legal"])
+    assert EVERYONE.can_read(["legal"]) and EVERYONE.unrestricted and EVERYONE.param() is None
+    assert alice.param() == ["alice", "finance"]
+
+
+def test_admins_read_everything_and_others_read_as_their_name_and_groups() -> None:
+    def principal(**fields: object) -> Principal:
+        return Principal.model_validate({"id": "p1", "name": "rita", "via": "key", **fields})
+
+    assert principal(server_admin=True).reader() is EVERYONE
+    assert principal(roles={"default": Role.ADMIN}).reader() is EVERYONE
+    assert principal(roles={"default": Role.WRITER}, groups=("finance",)).reader() == Reader.of(["rita", "finance"])
+    assert principal().reader() == Reader.of(["rita"])
+
+
+def _chunk(chunk_id: str) -> RankedChunk:
+    return RankedChunk(chunk_id=chunk_id, document_id=chunk_id[0], title="t", text=f"text of {chunk_id}")
+
+
+def _result(**fields: object) -> RetrievalResult:
+    entity = EntityMatch(mention="Lumen", key="org:lumen", name="Lumen Labs", label="Organization",
+                         tier=MatchTier.EXACT, score=1.0)  # fmt: skip
+    fact = Fact(tier=FactTier.DIRECT, subject="Paradigm", subject_label="Organization", relationship="INVESTED_IN",
+                object="Lumen Labs", object_label="Organization", chunk_ids=["a1", "b1", "c1"],
+                evidence=["sentence of a1", "sentence of b1"])  # fmt: skip
+    outlets = [
+        PublicationMention(mention="the Ledger", start=0, end=10, name="Ledger", sources=["Ledger"]),
+        PublicationMention(mention="Circuit", start=20, end=27, name="Circuit", sources=["Circuit"]),
+    ]
+    base = {
+        "mode": "graph", "chunks": [_chunk(c) for c in ("a1", "b1", "c1", "a2")], "facts": [fact],
+        "entities": [entity], "analysis": QuestionSummary(outlets=outlets),
+        "excerpts": [Excerpt(chunk_id=c, title="t", text="x") for c in ("a1", "b1")], "details": {"seeds": ["x"]},
+    }  # fmt: skip
+    return RetrievalResult.model_validate({**base, **fields})
+
+
+def test_the_cut_keeps_readable_chunks_facts_with_their_evidence_and_readable_outlets() -> None:
+    readable = Readable(chunks={"b1", "c1", "a2"}, entities={"org:lumen"}, sources={"Circuit"})
+    seen = cut(_result(), readable, top_k=2)
+    assert [c.chunk_id for c in seen.chunks] == ["b1", "c1"]
+    [fact] = seen.facts
+    assert fact.chunk_ids == ["b1", "c1"] and fact.evidence == ["sentence of b1"]  # c1 had no sentence
+    assert [e.key for e in seen.entities] == ["org:lumen"] and seen.abstain_reason is None
+    assert [e.chunk_id for e in seen.excerpts] == ["b1"] and seen.details == {}
+    assert seen.analysis is not None
+    assert [o.name for o in seen.analysis.outlets] == ["Circuit"]
+    assert seen.analysis.unknown_publications == ["the Ledger"]  # as for an outlet the corpus does not have
+
+
+def test_a_question_whose_every_match_is_unreadable_gets_what_a_question_matching_nothing_gets() -> None:
+    readable = Readable(chunks={"a1", "b1"}, entities=set(), sources=set())
+    seen = cut(_result(), readable, top_k=10)
+    assert seen.abstain_reason == NO_MATCH_REASON
+    assert seen.entities == [] and seen.facts == []
+    assert [c.chunk_id for c in seen.chunks] == ["a1", "b1"]  # passages it may read still rank
+
+
+def test_a_fact_with_no_readable_chunk_is_dropped() -> None:
+    readable = Readable(chunks={"a2"}, entities={"org:lumen"}, sources={"Ledger", "Circuit"})
+    assert cut(_result(), readable, top_k=10).facts == []
