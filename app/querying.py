@@ -102,7 +102,7 @@ def run_retrieval(retrieval: RetrievalContext, mode: str, question: str, top_k: 
     except UnknownModeError as exc:
         raise ApiError(422, "validation_error", str(exc)) from exc
     with tracing.span("retrieve", {"graphwire.mode": mode, "graphwire.top_k": top_k}):
-        result = retrieve_as(retriever, retrieval.graph, question, top_k, reader)
+        result = retrieve_as(retriever, retrieval.access(), question, top_k, reader)
     observe_retrieval(mode, result.timings_ms)
     return result
 

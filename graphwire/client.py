@@ -180,8 +180,8 @@ class Graphwire:
         with `reader` (`Reader.of(["finance", "alice"])`), only what documents it may read support."""
         from graphwire.retrieval.access import retrieve_as
 
-        retriever = self._retrieval().retriever(mode)
-        return retrieve_as(retriever, lambda: self.graph, question, top_k, reader or EVERYONE)
+        context = self._retrieval()
+        return retrieve_as(context.retriever(mode), context.access(), question, top_k, reader or EVERYONE)
 
     def ask(
         self,

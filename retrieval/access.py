@@ -15,56 +15,119 @@ documents can still decide the order of readable ones.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from graphwire.core.access import Reader
 from graphwire.core.clients.graph import Graph
 from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.graph.retriever import NO_MATCH_REASON
+from graphwire.retrieval.graph_version import GraphVersion
 from graphwire.retrieval.models import Fact, QuestionSummary, RetrievalResult
 
 READ_DEPTH = 3  # a restricted reader's retrieval reads this many times top_k, so the cut leaves top_k more often
 
+Access = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AccessMap:
+    """Who may read what, read from the graph once per graph version (`cypher/access/map.cypher`).
+
+    `chunks`: every chunk id the graph holds, with its access list (None: everyone); `entities`: the entities that
+    no open chunk mentions and no open document is reported by, with the access lists of the chunks and documents
+    that do; `sources`: the sources with no open document, with their documents' access lists. An entity or source
+    not listed has an open mention or document."""
+
+    chunks: dict[str, Access | None]
+    entities: dict[str, list[Access]]
+    sources: dict[str, list[Access]]
+
+    @classmethod
+    def read(cls, graph: Graph) -> AccessMap:
+        [row] = graph.read("access/map")
+        return cls(
+            chunks={chunk_id: tuple(access) if access else None for chunk_id, access in row["chunks"]},
+            entities={key: [tuple(a) for a in lists] for key, lists in row["entities"]},
+            sources={source: [tuple(a) for a in lists] for source, lists in row["sources"]},
+        )
+
+    @property
+    def restricted(self) -> bool:
+        """Whether any chunk carries an access list (none does: every reader reads everything)."""
+        return any(access is not None for access in self.chunks.values())
+
+    def readable(self, result: RetrievalResult, reader: Reader) -> Readable:
+        """What of `result` `reader` may see; a chunk id the graph does not hold is not readable (fail closed: a
+        chunk written after this map was read waits for the next one)."""
+        chunk_ids = _chunk_ids(result)
+        outlets = result.analysis.outlets if result.analysis is not None else []
+        sources = {s for outlet in outlets for s in outlet.sources}
+        return Readable(
+            chunks={c for c in chunk_ids if c in self.chunks and reader.can_read(self.chunks[c])},
+            entities={e.key for e in result.entities if _any_readable(self.entities.get(e.key), reader)},
+            sources={s for s in sources if _any_readable(self.sources.get(s), reader)},
+        )
+
+
+def _chunk_ids(result: RetrievalResult) -> set[str]:
+    ids = {c.chunk_id for c in result.chunks} | {e.chunk_id for e in result.excerpts}
+    return ids | {chunk_id for fact in result.facts for chunk_id in fact.chunk_ids}
+
+
+def _any_readable(lists: list[Access] | None, reader: Reader) -> bool:
+    """None: something open holds it; else one of the access lists must admit the reader."""
+    return lists is None or any(reader.can_read(access) for access in lists)
+
+
+class AccessMaps:
+    """The `AccessMap` of the graph's current version, read again when the version changes (GraphServices holds
+    one; an access change made by this process is seen at once, one made by another within PPR_SNAPSHOT_CHECK_S)."""
+
+    def __init__(self, graph: Graph, version: GraphVersion) -> None:
+        self.graph = graph
+        self.version = version
+        self._lock = threading.Lock()
+        self._current: tuple[str, AccessMap] | None = None
+
+    def get(self) -> AccessMap:
+        fingerprint = self.version.fingerprint()
+        with self._lock:
+            if self._current is None or self._current[0] != fingerprint:
+                self._current = (fingerprint, AccessMap.read(self.graph))
+            return self._current[1]
+
 
 def retrieve_as(
-    retriever: Retriever, graph: Callable[[], Graph] | None, question: str, top_k: int, reader: Reader
+    retriever: Retriever, access: Callable[[], AccessMap] | None, question: str, top_k: int, reader: Reader
 ) -> RetrievalResult:
-    """`retriever`'s result for `question` as `reader` may see it (module docstring). Documents' access lists live
-    in Neo4j: without a graph, a restricted reader gets `AccessUnknownError`, never an unfiltered result."""
+    """`retriever`'s result for `question` as `reader` may see it (module docstring). Access lists live in Neo4j:
+    without a graph, a restricted reader gets `AccessUnknownError`, never an unfiltered result. A reader whom no
+    document is closed to gets the mode's result untouched."""
     if reader.unrestricted:
         return retriever.retrieve(question, top_k=top_k)
-    if graph is None:
+    if access is None:
         raise AccessUnknownError("this caller may read only some documents, and without Neo4j nobody can tell which")
-    result = retriever.retrieve(question, top_k=top_k * READ_DEPTH)
-    return cut(result, readable_parts(graph(), result, reader), top_k)
+    current = access()
+    result = retriever.retrieve(question, top_k=top_k * (READ_DEPTH if current.restricted else 1))
+    readable = current.readable(result, reader)
+    if not current.restricted and readable.chunks == _chunk_ids(result):
+        return result  # nothing is closed to anyone, and the map knows every chunk the result names
+    return cut(result, readable, top_k)
 
 
 class AccessUnknownError(RuntimeError):
     """A restricted reader's retrieval without the graph that holds the documents' access lists."""
 
 
+@dataclass(frozen=True)
 class Readable:
     """What of one result a reader may see: chunk ids, entity keys and outlet sources."""
 
-    def __init__(self, chunks: set[str], entities: set[str], sources: set[str]) -> None:
-        self.chunks = chunks
-        self.entities = entities
-        self.sources = sources
-
-
-def readable_parts(graph: Graph, result: RetrievalResult, reader: Reader) -> Readable:
-    """One read (`access/readable`) for every chunk, entity and outlet the result names."""
-    chunk_ids = {c.chunk_id for c in result.chunks} | {e.chunk_id for e in result.excerpts}
-    chunk_ids |= {chunk_id for fact in result.facts for chunk_id in fact.chunk_ids}
-    outlets = result.analysis.outlets if result.analysis is not None else []
-    [row] = graph.read(
-        "access/readable",
-        chunk_ids=sorted(chunk_ids),
-        entity_keys=sorted({e.key for e in result.entities}),
-        sources=sorted({s for outlet in outlets for s in outlet.sources}),
-        readers=reader.param(),
-    )
-    return Readable(set(row["chunks"]), set(row["entities"]), set(row["sources"]))
+    chunks: set[str]
+    entities: set[str]
+    sources: set[str]
 
 
 def cut(result: RetrievalResult, readable: Readable, top_k: int) -> RetrievalResult:

@@ -28,6 +28,7 @@ from graphwire.retrieval.warmup import WarmStep, Warmup
 from graphwire.schema.model import GraphSchema, load_schema
 
 if TYPE_CHECKING:
+    from graphwire.retrieval.access import AccessMap
     from graphwire.retrieval.answer.subjects import PassageEntities
     from graphwire.retrieval.flat import FlatRetriever
     from graphwire.retrieval.services import GraphServices
@@ -81,6 +82,13 @@ class RetrievalContext:
             if self._services is None or self._services[0] != id(graph):
                 self._services = (id(graph), GraphServices.from_settings(graph, self.settings))
             return cast(GraphServices, self._services[1])
+
+    def access(self) -> Callable[[], AccessMap] | None:
+        """The getter of the graph's current access map (retrieval/access.py), or None without a graph: a restricted
+        reader's retrieval is then refused, never answered unfiltered."""
+        if self.graph is None:
+            return None
+        return lambda: self.services().access.get()
 
     def flat_retrievers(self) -> dict[str, FlatRetriever]:
         with self._lock:

@@ -8,6 +8,7 @@
 | tiered matcher (stage 2) | `matcher: TieredMatcher` | stateless (it searches the name index) |
 | chunk records | `chunks: ChunkCache` (LRU) | never stale: a chunk id names one text forever |
 | PPR snapshot and walk graphs | `snapshots: SnapshotCache` | the fingerprint changes |
+| who may read what (document access) | `access: AccessMaps` | the fingerprint changes |
 | the schema | `schema` | given (the settings' SCHEMA_PATH for `from_settings`) |
 
 The graph, hybrid, ppr and auto modes all take these from one `GraphServices`, so one API process holds one name
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings, default_of
+from graphwire.retrieval.access import AccessMaps
 from graphwire.retrieval.graph.aliases import AliasStage, LlmAliasFn
 from graphwire.retrieval.graph.chunks import ChunkCache
 from graphwire.retrieval.graph.filtering import prepare_chunk
@@ -48,6 +50,7 @@ class GraphServices:
         self.matcher = TieredMatcher()
         self.chunks = ChunkCache(graph, prepare=prepare_chunk)  # every graph-reading mode's chunk texts
         self.snapshots = SnapshotCache(graph, version=self.version)
+        self.access = AccessMaps(graph, self.version)  # read on a restricted reader's first question
 
     @classmethod
     def from_settings(cls, graph: Graph, settings: Settings) -> GraphServices:

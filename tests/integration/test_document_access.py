@@ -26,6 +26,7 @@ from graphwire.core.access import EVERYONE, Reader
 from graphwire.core.auth.models import LOCAL
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import AuthMode, Settings
+from graphwire.core.stores.store_version import bump
 from graphwire.retrieval.access import retrieve_as
 from graphwire.retrieval.models import RetrievalResult
 from graphwire.retrieval.registry import RetrievalContext, mode_names
@@ -57,9 +58,14 @@ def document_ids(graph: Graph) -> list[str]:
     return sorted(row["id"] for row in graph.read("documents/list", **filters, limit=100, offset=0))
 
 
-def set_access(graph: Graph, closed: dict[str, list[str]]) -> None:
+def set_access(graph: Graph, closed: dict[str, list[str]], context: RetrievalContext | None = None) -> None:
+    """What PUT /v1/documents/{id}/access writes, for every document, then the store's new stamp (what the API's
+    write session adds), seen at once by `context`."""
     for document_id in document_ids(graph):
         graph.write("access/set_document_access", id=document_id, access=closed.get(document_id))
+    bump(graph)
+    if context is not None:
+        context.refresh()
 
 
 def readable_world(graph: Graph, reader: Reader) -> tuple[dict[str, str], set[str]]:
@@ -94,11 +100,11 @@ def test_no_mode_returns_what_the_reader_may_not_read(
     session_graph: Graph, context: RetrievalContext, closed: dict[int, list[str]], groups: set[str], question: str
 ) -> None:
     ids = document_ids(session_graph)
-    set_access(session_graph, {ids[i]: access for i, access in closed.items()})
+    set_access(session_graph, {ids[i]: access for i, access in closed.items()}, context)
     reader = Reader.of(["reader-1", *groups])
     chunks, entities = readable_world(session_graph, reader)
     for mode in mode_names():
-        result = retrieve_as(context.retriever(mode), lambda: session_graph, question, 5, reader)
+        result = retrieve_as(context.retriever(mode), context.access(), question, 5, reader)
         assert_within(result, chunks, entities)
         assert len(result.chunks) <= 5
 
@@ -107,23 +113,23 @@ def test_an_unrestricted_reader_gets_the_mode_unchanged_and_a_reader_sees_what_i
     session_graph: Graph, context: RetrievalContext
 ) -> None:
     ids = document_ids(session_graph)
-    set_access(session_graph, {})
+    set_access(session_graph, {}, context)
     question = QUESTIONS[0]
     for mode in ("graph", "bm25", "joint"):
         plain = context.retriever(mode).retrieve(question, top_k=5)
-        as_everyone = retrieve_as(context.retriever(mode), lambda: session_graph, question, 5, EVERYONE)
+        as_everyone = retrieve_as(context.retriever(mode), context.access(), question, 5, EVERYONE)
         assert [c.chunk_id for c in as_everyone.chunks] == [c.chunk_id for c in plain.chunks]
     # close every document that the answer's chunks come from to finance; outsiders lose them, finance keeps them
-    before = retrieve_as(context.retriever("joint"), lambda: session_graph, question, 5, Reader.of(["x"]))
+    before = retrieve_as(context.retriever("joint"), context.access(), question, 5, Reader.of(["x"]))
     top = {c.document_id for c in before.chunks[:2]}
-    set_access(session_graph, {i: ["finance"] for i in ids if i in top})
-    outsider = retrieve_as(context.retriever("joint"), lambda: session_graph, question, 5, Reader.of(["x"]))
-    insider = retrieve_as(context.retriever("joint"), lambda: session_graph, question, 5, Reader.of(["finance"]))
+    set_access(session_graph, {i: ["finance"] for i in ids if i in top}, context)
+    outsider = retrieve_as(context.retriever("joint"), context.access(), question, 5, Reader.of(["x"]))
+    insider = retrieve_as(context.retriever("joint"), context.access(), question, 5, Reader.of(["finance"]))
     assert not {c.document_id for c in outsider.chunks} & top
     assert {c.document_id for c in insider.chunks} & top
     answer = context.answerer("extractive").answer(question, outsider)
     assert not {c.chunk_id for c in answer.citations} & {c.chunk_id for c in before.chunks[:2]}
-    set_access(session_graph, {})
+    set_access(session_graph, {}, context)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from graphwire.core.access import EVERYONE, MAX_ACCESS_ENTRIES, AccessError, Reader, validate_access
 from graphwire.core.auth.models import Principal, Role
 from graphwire.core.documents import Article
-from graphwire.retrieval.access import Readable, cut
+from graphwire.retrieval.access import READ_DEPTH, AccessMap, AccessUnknownError, Readable, cut, retrieve_as
 from graphwire.retrieval.graph.retriever import NO_MATCH_REASON
 from graphwire.retrieval.models import (
     EntityMatch,
@@ -113,3 +113,42 @@ def test_a_question_whose_every_match_is_unreadable_gets_what_a_question_matchin
 def test_a_fact_with_no_readable_chunk_is_dropped() -> None:
     readable = Readable(chunks={"a2"}, entities={"org:lumen"}, sources={"Ledger", "Circuit"})
     assert cut(_result(), readable, top_k=10).facts == []
+
+
+class _Retriever:
+    name = "stub"
+
+    def __init__(self, result: RetrievalResult) -> None:
+        self.result = result
+        self.asked: list[int] = []
+
+    def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
+        self.asked.append(top_k)
+        return self.result
+
+
+def test_the_access_map_fails_closed_and_reads_entities_and_outlets_by_their_access_lists() -> None:
+    access = AccessMap(
+        chunks={"a1": ("finance",), "b1": None, "c1": ("legal",), "a2": None},
+        entities={"org:lumen": [("legal",), ("finance", "press")]},
+        sources={"Ledger": [("legal",)]},
+    )
+    seen = access.readable(_result(), Reader.of(["finance"]))
+    assert seen.chunks == {"a1", "b1", "a2"} and seen.entities == {"org:lumen"} and seen.sources == {"Circuit"}
+    outsider = access.readable(_result(), Reader.of(["nobody"]))
+    assert outsider.chunks == {"b1", "a2"} and outsider.entities == set()
+    assert access.readable(_result(chunks=[_chunk("z9")]), EVERYONE).chunks == {"a1", "b1", "c1"}  # z9: unknown
+
+
+def test_retrieve_as_reads_deeper_for_a_restricted_reader_and_leaves_open_stores_alone() -> None:
+    closed = AccessMap(chunks={"a1": ("finance",), "b1": None, "c1": None, "a2": None}, entities={}, sources={})
+    stub = _Retriever(_result())
+    seen = retrieve_as(stub, lambda: closed, "q", 2, Reader.of(["rita"]))
+    assert stub.asked == [2 * READ_DEPTH] and [c.chunk_id for c in seen.chunks] == ["b1", "c1"]
+    assert retrieve_as(stub, lambda: closed, "q", 2, EVERYONE) is stub.result
+    opened = AccessMap(chunks={"a1": None, "b1": None, "c1": None, "a2": None}, entities={}, sources={})
+    assert retrieve_as(stub, lambda: opened, "q", 2, Reader.of(["rita"])) is stub.result
+    half_known = AccessMap(chunks={"b1": None, "c1": None}, entities={}, sources={})  # a1, a2 written since
+    assert "a1" not in {c.chunk_id for c in retrieve_as(stub, lambda: half_known, "q", 9, Reader.of(["r"])).chunks}
+    with pytest.raises(AccessUnknownError):
+        retrieve_as(stub, None, "q", 2, Reader.of(["rita"]))

@@ -1,7 +1,9 @@
 // What a reader may read of the whole store (tests/integration/test_document_access.py): the texts of the chunks whose
-// access is null or names one of $readers, and the keys of the entities those chunks mention.
+// access is null or names one of $readers, and the keys of the entities those chunks mention or their documents are
+// reported by.
 MATCH (c:Chunk)
 WHERE c.access IS NULL OR any(name IN c.access WHERE name IN $readers)
 OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity)
-WITH collect(DISTINCT {id: c.id, text: c.text}) AS chunks, collect(DISTINCT e.key) AS entities
-RETURN chunks, entities
+OPTIONAL MATCH (c)<-[:HAS_CHUNK]-(:Document)-[:REPORTED_BY]->(p:Entity)
+WITH collect(DISTINCT {id: c.id, text: c.text}) AS chunks, collect(DISTINCT e.key) + collect(DISTINCT p.key) AS keys
+RETURN chunks, keys AS entities

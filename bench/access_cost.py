@@ -1,0 +1,158 @@
+"""What document-level access costs a retrieval: every mode asked each question twice, side by side, by a caller
+who reads everything and by a reader of one of 10 groups, with every document readable by 5 of the 10 groups (so
+each reader reads half the documents). The store's access lists are set for the run and put back as they were.
+
+    python -m bench.access_cost --sample 200 --out bench/access_cost_multihop-rag
+    python -m bench.access_cost --questions ../shared/data/hotpotqa/questions.json --out bench/access_cost_hotpotqa
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from bench._results import ROOT, command_line, finish_report, latency_stats, machine
+from graphwire.core.access import EVERYONE, Reader
+from graphwire.core.clients.graph import Graph
+from graphwire.core.settings import Settings
+from graphwire.core.stores.store_version import bump
+from graphwire.eval.datasets import DEFAULT_QUESTIONS, load_questions
+from graphwire.eval.selection import select
+from graphwire.retrieval.access import retrieve_as
+from graphwire.retrieval.registry import RetrievalContext, mode_names
+
+GROUPS = 10
+PAGE = 500
+
+
+def stored_access(graph: Graph) -> dict[str, list[str] | None]:
+    """Every document's access list (None: everyone), read page by page as an admin."""
+    found: dict[str, list[str] | None] = {}
+    filters = {"source": None, "published_after": None, "published_before": None, "readers": None}
+    while True:
+        rows = graph.read("documents/list", **filters, limit=PAGE, offset=len(found))
+        for row in rows:
+            found[row["id"]] = graph.read("documents/get", document_id=row["id"], readers=None)[0]["access"]
+        if len(rows) < PAGE:
+            return found
+
+
+def half_open(ids: list[str]) -> dict[str, list[str]]:
+    """Document i is readable by the 5 groups g with (i + g) % 10 < 5: each group reads half the documents."""
+    return {doc: [f"group-{g}" for g in range(GROUPS) if (i + g) % GROUPS < GROUPS // 2] for i, doc in enumerate(ids)}
+
+
+@contextmanager
+def access_lists(graph: Graph, lists: Mapping[str, list[str] | None]) -> Iterator[None]:
+    before = stored_access(graph)
+    try:
+        for doc, access in tqdm(lists.items(), desc="access lists"):
+            graph.write("access/set_document_access", id=doc, access=access)
+        bump(graph)  # readers in other processes see the change
+        yield
+    finally:
+        for doc, access in before.items():
+            graph.write("access/set_document_access", id=doc, access=access)
+        bump(graph)
+
+
+def measure(ctx: RetrievalContext, modes: list[str], queries: list[str], top_k: int) -> dict[str, dict[str, Any]]:
+    retrievers = {mode: ctx.retriever(mode) for mode in modes}
+    access = ctx.access()
+    ctx.warm()
+    for retriever in retrievers.values():
+        retriever.retrieve(queries[0], top_k=top_k)
+    runs: dict[str, dict[str, Any]] = {m: {"open": [], "restricted": [], "returned": []} for m in modes}
+    for i, query in enumerate(tqdm(queries, desc="questions")):
+        reader = Reader.of([f"group-{i % GROUPS}"])
+        turn = modes[i % len(modes) :] + modes[: i % len(modes)]  # no mode always runs first
+        for mode in turn:
+            for kind, who in (("open", EVERYONE), ("restricted", reader))[:: 1 if i % 2 else -1]:
+                started = time.perf_counter()
+                result = retrieve_as(retrievers[mode], access, query, top_k, who)
+                runs[mode][kind].append((time.perf_counter() - started) * 1000)
+                if kind == "restricted":
+                    runs[mode]["returned"].append(len(result.chunks))
+    return runs
+
+
+def summary(runs: dict[str, dict[str, Any]], top_k: int) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for mode, run in runs.items():
+        opened, restricted = latency_stats(run["open"]), latency_stats(run["restricted"])
+        out[mode] = {
+            "open": opened,
+            "restricted": restricted,
+            "p95_ratio": round(restricted["p95"] / opened["p95"], 2),
+            "full_pages": round(float(np.mean([n >= top_k for n in run["returned"]])), 3),
+        }
+    return out
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = [
+        "# What document-level access costs a retrieval",
+        "",
+        f"Command: `{report['command']}`",
+        "",
+        f"Machine: {report['machine']}; load average {report['load_average']} (1, 5, 15 min) at the end. "
+        f"{report['questions']} questions from `{report['questions_path']}`, {report['documents']} documents, top_k "
+        f"{report['top_k']}, default settings. Each document is readable by 5 of {GROUPS} groups; each question is "
+        "asked in every mode by a caller who reads everything (`open`) and by a reader of one group (`restricted`, "
+        "half the documents), in alternating order. `full pages`: the share of restricted retrievals that still "
+        "returned top_k chunks.",
+        "",
+        "| mode | open p50 ms | open p95 ms | restricted p50 ms | restricted p95 ms | p95 restricted / open "
+        "| full pages |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for mode, s in report["latency_ms"].items():
+        o, r = s["open"], s["restricted"]
+        lines.append(
+            f"| {mode} | {o['p50']} | {o['p95']} | {r['p50']} | {r['p95']} | {s['p95_ratio']} | {s['full_pages']} |"
+        )
+    return "\n".join(lines) + "\n" + report.get("notes", "")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
+    parser.add_argument("--sample", type=int, default=0, help="a random sample of N questions (seed 0); 0 = all")
+    parser.add_argument("--modes", default=",".join(mode_names()))
+    parser.add_argument("--top-k", type=int, default=10)
+    parser.add_argument("--notes", type=Path, default=None, help="markdown appended to the report")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    settings = Settings()
+    graph = Graph.from_settings(settings)
+    try:
+        queries = [q.query for q in select(load_questions(args.questions), sample_size=args.sample or None)]
+        documents = sorted(stored_access(graph))
+        with access_lists(graph, half_open(documents)):
+            runs = measure(RetrievalContext(settings, graph=lambda: graph), modes, queries, args.top_k)
+    finally:
+        graph.close()
+    report = {
+        "command": command_line(),
+        "machine": machine(),
+        "questions_path": os.path.relpath(args.questions, ROOT),
+        "questions": len(queries),
+        "documents": len(documents),
+        "top_k": args.top_k,
+        "modes": modes,
+        "latency_ms": summary(runs, args.top_k),
+    }
+    finish_report(args.out, report, render, args.notes)
+
+
+if __name__ == "__main__":
+    main()
