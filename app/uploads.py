@@ -4,7 +4,8 @@
 Three forms: `application/json` `{"documents": [record, ...]}` (or a bare list, as corpus.json files are) or
 `{"urls": [url, ...]}` (each fetched and read, app/document_files.py), `application/x-ndjson` (one record per line;
 a line that is not JSON is a failure at its position), and `multipart/form-data` with one field `file` holding a
-.json or .jsonl file, or one document (PDF, DOCX, HTML, text, Markdown), recognised by its content.
+.json or .jsonl file, or one document (PDF, DOCX, HTML, text, Markdown), recognised by its content, and optionally a
+field `access` (comma-separated group and principal names) for the records that carry no list of their own.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from starlette.requests import Request
 
 from graphwire.app.errors import ApiError
 from graphwire.app.jobs.models import JobFailure
+from graphwire.core.access import AccessError, validate_access
 from graphwire.ingest.formats.base import LoadOptions
 from graphwire.ingest.formats.dispatch import sniff
 
@@ -180,17 +182,40 @@ async def _multipart(request: Request, body: bytes, options: LoadOptions) -> Upl
     file = form.get("file")
     if not isinstance(file, UploadFile):
         raise ApiError(422, "validation_error", "multipart/form-data needs the file in a field named 'file'")
+    access = _form_access(form.get("access"))
     content = await file.read()
     kind = sniff(content, file.filename or "")
     if kind == "jsonl":
-        return _jsonl(content)
+        return _with_access(_jsonl(content), access)
     if kind == "json":
-        return _json(content)
+        return _with_access(_json(content), access)
     if kind is not None:
         from graphwire.app.document_files import file_upload
 
-        return await run_in_threadpool(file_upload, file.filename or "document", content, options)
+        upload = await run_in_threadpool(file_upload, file.filename or "document", content, options)
+        return _with_access(upload, access)
     raise ApiError(
         422, "validation_error",
         f"file {file.filename!r}: expected a .json or .jsonl file, or a PDF, DOCX, HTML, text or Markdown document",
     )  # fmt: skip
+
+
+def _form_access(value: object) -> list[str] | None:
+    """The form's `access` field (comma-separated group and principal names), checked: a bad one is a 422."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ApiError(422, "validation_error", "access: expected comma-separated names, not a file")
+    try:
+        return validate_access([name.strip() for name in value.split(",") if name.strip()])
+    except AccessError as exc:
+        raise ApiError(422, "validation_error", f"access: {exc}") from exc
+
+
+def _with_access(upload: Upload, access: list[str] | None) -> Upload:
+    """The form's access list on every record that does not carry its own."""
+    if access is not None:
+        for record in upload.records:
+            if isinstance(record, dict) and "access" not in record:
+                record["access"] = access
+    return upload

@@ -9,8 +9,10 @@ import typer
 from rich.console import Console
 
 from graphwire.cli.common import NEO4J_ERRORS, check_top_k, fail, neo4j_error_line, open_graph_or_exit
+from graphwire.core.access import EVERYONE, AccessError, Reader, validate_access
 from graphwire.core.clients.chroma import open_client
 from graphwire.core.settings import get_settings
+from graphwire.retrieval.access import retrieve_as
 from graphwire.retrieval.models import Answer, RetrievalResult
 from graphwire.retrieval.registry import (
     DEFAULT_MODE,
@@ -29,14 +31,23 @@ def ask(
     answerer: Annotated[AnswererName, typer.Option(help="auto: the LLM when configured.")] = AnswererName.AUTO,
     top_k: Annotated[int, typer.Option(min=1, help="Chunks to retrieve (at most MAX_TOP_K).")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+    reader: Annotated[
+        str | None,
+        typer.Option(
+            "--reader",
+            help="Answer as a caller with these groups or principal names (comma-separated) would be: only from "
+            "documents they may read (docs/security.md). Without it: from every document.",
+        ),
+    ] = None,
 ) -> None:
     """Answer one question: matched entities, KEY/BRIDGE/DIRECT facts, citations and per-stage timings."""
     settings = get_settings()
     check_top_k(top_k, settings)
+    who = _reader(reader)
     graph = open_graph_or_exit(settings)
     try:
         ctx = RetrievalContext(settings, graph=lambda: graph, chroma=lambda: open_client(settings))
-        result = build_retriever(mode, ctx).retrieve(question, top_k=top_k)
+        result = retrieve_as(build_retriever(mode, ctx), ctx.access(), question, top_k, who)
         answer = ctx.answerer(answerer).answer(question, result)
     except UnknownModeError as exc:
         console.print(f"[bold red]error:[/] {exc}")
@@ -50,6 +61,16 @@ def ask(
         typer.echo(json.dumps(payload, indent=2))
     else:
         _print(question, result, answer)
+
+
+def _reader(names: str | None) -> Reader:
+    """`--reader`'s names as a reader (EVERYONE without it); a bad name ends the command with a one-line message."""
+    if names is None:
+        return EVERYONE
+    try:
+        return Reader.of(validate_access([n.strip() for n in names.split(",") if n.strip()]) or [])
+    except AccessError as exc:
+        raise fail(f"--reader: {exc}") from None
 
 
 def _print(question: str, result: RetrievalResult, answer: Answer) -> None:

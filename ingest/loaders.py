@@ -274,6 +274,7 @@ def _to_article(location: str, record: Any, errors: list[LoadError]) -> Article 
         value = fields[key]
         fields[key] = clean_text(value).strip() or None if isinstance(value, str) else value
     fields["segments"] = record.get("segments") or []
+    fields["access"] = record.get("access")  # who may read it (core/access.py); checked by Article
     missing = _missing_reason(fields)
     if missing:
         errors.append(LoadError(location=location, title=title, reason=missing))

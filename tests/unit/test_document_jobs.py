@@ -150,6 +150,10 @@ def test_uploads_in_the_three_forms(upload_client: TestClient) -> None:
 
     files = {"file": ("corpus.jsonl", json.dumps(RECORD) + "\n", "application/octet-stream")}
     assert upload_client.post("/upload", files=files).json()["records"] == [RECORD]
+    own = {**RECORD, "access": ["legal"]}
+    files = {"file": ("corpus.jsonl", f"{json.dumps(RECORD)}\n{json.dumps(own)}\n", "application/octet-stream")}
+    shared = upload_client.post("/upload", files=files, data={"access": "finance, ana@corp.example"}).json()
+    assert shared["records"] == [{**RECORD, "access": ["ana@corp.example", "finance"]}, own]  # a record's own wins
 
 
 @pytest.mark.parametrize(
@@ -163,6 +167,7 @@ def test_uploads_in_the_three_forms(upload_client: TestClient) -> None:
         ({"json": {"documents": [{"title": "x" * 3_000, "body": "y"}]}}, 413, "larger than 2000 bytes"),
         ({"files": {"file": ("corpus.csv", "a,b", "text/csv")}}, 422, ".json or .jsonl"),
         ({"files": {"other": ("corpus.json", "[]", "application/json")}}, 422, "field named 'file'"),
+        ({"files": {"file": ("c.json", "[]", "application/json")}, "data": {"access": "a b"}}, 422, "access entry"),
     ],
 )
 def test_bad_uploads_are_clear_4xx(upload_client: TestClient, kwargs: dict, status: int, fragment: str) -> None:

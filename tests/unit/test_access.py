@@ -3,12 +3,18 @@ retrieval to what a reader may see (retrieval/access.py)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
+from typer.testing import CliRunner
 
+from graphwire.cli.main import app
 from graphwire.core.access import EVERYONE, MAX_ACCESS_ENTRIES, AccessError, Reader, validate_access
 from graphwire.core.auth.models import Principal, Role
 from graphwire.core.documents import Article
+from graphwire.ingest.loaders import load_articles
 from graphwire.retrieval.access import READ_DEPTH, AccessMap, AccessUnknownError, Readable, cut, retrieve_as
 from graphwire.retrieval.graph.retriever import NO_MATCH_REASON
 from graphwire.retrieval.models import (
@@ -152,3 +158,26 @@ def test_retrieve_as_reads_deeper_for_a_restricted_reader_and_leaves_open_stores
     assert "a1" not in {c.chunk_id for c in retrieve_as(stub, lambda: half_known, "q", 9, Reader.of(["r"])).chunks}
     with pytest.raises(AccessUnknownError):
         retrieve_as(stub, None, "q", 2, Reader.of(["rita"]))
+
+
+def test_a_record_carries_its_access_list_and_a_bad_one_is_named(tmp_path: Path) -> None:
+    records = [
+        {"title": "Memo", "body": "Text.", "access": ["finance", "legal"]},
+        {"title": "Open", "body": "Text."},
+        {"title": "Bad", "body": "Text.", "access": ["no spaces"]},
+    ]
+    path = tmp_path / "records.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+    loaded = load_articles(path)
+    assert [a.access for a in loaded.articles] == [["finance", "legal"], None]
+    [error] = loaded.errors
+    assert error.location == "records.jsonl:3" and "'no spaces' is not a group or principal name" in error.reason
+
+
+def test_graphwire_ask_refuses_a_bad_reader_name_in_one_line_before_reaching_neo4j() -> None:
+    result = CliRunner().invoke(app, ["ask", "Who leads Lumen Labs?", "--reader", "finance, no spaces"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "error: --reader: access entry 'no spaces' is not a group or principal name (1-100 characters: letters, "
+        "digits and . _ @ : + -, starting with a letter or digit)"
+    ]
