@@ -2,7 +2,8 @@
 
 `retrieve_as` is the retrieve door's reader step (app/querying.py, the Python API, `graphwire ask`): an unrestricted
 reader (`core.access.EVERYONE`) gets the mode's result untouched; a restricted one gets the mode's ranking read
-`READ_DEPTH` times deeper, then only:
+`READ_DEPTH` times deeper (and once more `READ_DEPTH` times deeper again when the cut leaves fewer than top_k chunks
+and the mode had more), then only:
 - chunks and excerpts of documents it may read (a chunk the graph does not hold is not readable: fail closed);
 - facts with at least one readable supporting chunk, their chunk ids and evidence sentences cut to those;
 - matched entities that a readable chunk mentions, and named outlets with a readable document; a question whose
@@ -31,32 +32,50 @@ READ_DEPTH = 3  # a restricted reader's retrieval reads this many times top_k, s
 Access = tuple[str, ...]
 
 
-@dataclass(frozen=True)
 class AccessMap:
-    """Who may read what, read from the graph once per graph version (`cypher/access/map.cypher`).
+    """Who may read what, for one graph version: every chunk id the graph holds with its access list (None:
+    everyone) and the sources with no open document with their documents' lists (`cypher/access/map.cypher`, read
+    once per version), and the entities results name, read as they come (`cypher/access/entities.cypher`) and kept
+    for the version: None when an open chunk mentions it or an open document is reported by it, else the lists of
+    those that do."""
 
-    `chunks`: every chunk id the graph holds, with its access list (None: everyone); `entities`: the entities that
-    no open chunk mentions and no open document is reported by, with the access lists of the chunks and documents
-    that do; `sources`: the sources with no open document, with their documents' access lists. An entity or source
-    not listed has an open mention or document."""
-
-    chunks: dict[str, Access | None]
-    entities: dict[str, list[Access]]
-    sources: dict[str, list[Access]]
+    def __init__(
+        self,
+        chunks: dict[str, Access | None],
+        sources: dict[str, list[Access]],
+        graph: Graph | None = None,
+        entities: dict[str, list[Access] | None] | None = None,
+    ) -> None:
+        """`graph`: where unknown entities are read (None: an entity not in `entities` is not readable)."""
+        self.chunks = chunks
+        self.sources = sources
+        self.graph = graph
+        self._entities = dict(entities or {})
+        self._lock = threading.Lock()
 
     @classmethod
     def read(cls, graph: Graph) -> AccessMap:
         [row] = graph.read("access/map")
-        return cls(
-            chunks={chunk_id: tuple(access) if access else None for chunk_id, access in row["chunks"]},
-            entities={key: [tuple(a) for a in lists] for key, lists in row["entities"]},
-            sources={source: [tuple(a) for a in lists] for source, lists in row["sources"]},
-        )
+        chunks = {chunk_id: tuple(access) if access else None for chunk_id, access in row["chunks"]}
+        return cls(chunks, {source: [tuple(a) for a in lists] for source, lists in row["sources"]}, graph)
 
     @property
     def restricted(self) -> bool:
         """Whether any chunk carries an access list (none does: every reader reads everything)."""
         return any(access is not None for access in self.chunks.values())
+
+    def entity_access(self, keys: set[str]) -> dict[str, list[Access] | None]:
+        """Each key's entry (module docstring), reading the ones not seen yet in one statement; a key the graph
+        does not hold is left out (not readable)."""
+        with self._lock:
+            missing = sorted(k for k in keys if k not in self._entities)
+        if missing and self.graph is not None:
+            rows = self.graph.read("access/entities", keys=missing)
+            found = {r["key"]: None if r["open"] else [tuple(a) for a in r["lists"]] for r in rows}
+            with self._lock:
+                self._entities.update(found)
+        with self._lock:
+            return {k: self._entities[k] for k in keys if k in self._entities}
 
     def readable(self, result: RetrievalResult, reader: Reader) -> Readable:
         """What of `result` `reader` may see; a chunk id the graph does not hold is not readable (fail closed: a
@@ -64,9 +83,10 @@ class AccessMap:
         chunk_ids = _chunk_ids(result)
         outlets = result.analysis.outlets if result.analysis is not None else []
         sources = {s for outlet in outlets for s in outlet.sources}
+        entities = self.entity_access({e.key for e in result.entities})
         return Readable(
             chunks={c for c in chunk_ids if c in self.chunks and reader.can_read(self.chunks[c])},
-            entities={e.key for e in result.entities if _any_readable(self.entities.get(e.key), reader)},
+            entities={k for k, lists in entities.items() if _any_readable(lists, reader)},
             sources={s for s in sources if _any_readable(self.sources.get(s), reader)},
         )
 
@@ -110,11 +130,15 @@ def retrieve_as(
     if access is None:
         raise AccessUnknownError("this caller may read only some documents, and without Neo4j nobody can tell which")
     current = access()
-    result = retriever.retrieve(question, top_k=top_k * (READ_DEPTH if current.restricted else 1))
-    readable = current.readable(result, reader)
-    if not current.restricted and readable.chunks == _chunk_ids(result):
+    depth = top_k * (READ_DEPTH if current.restricted else 1)
+    result = retriever.retrieve(question, top_k=depth)
+    if not current.restricted and all(c in current.chunks for c in _chunk_ids(result)):
         return result  # nothing is closed to anyone, and the map knows every chunk the result names
-    return cut(result, readable, top_k)
+    seen = cut(result, current.readable(result, reader), top_k)
+    if len(seen.chunks) < top_k and len(result.chunks) >= depth:  # short, and the mode had more: once, deeper
+        result = retriever.retrieve(question, top_k=depth * READ_DEPTH)
+        seen = cut(result, current.readable(result, reader), top_k)
+    return seen
 
 
 class AccessUnknownError(RuntimeError):

@@ -130,14 +130,14 @@ class _Retriever:
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
         self.asked.append(top_k)
-        return self.result
+        return self.result.model_copy(update={"chunks": self.result.chunks[:top_k]})
 
 
 def test_the_access_map_fails_closed_and_reads_entities_and_outlets_by_their_access_lists() -> None:
     access = AccessMap(
         chunks={"a1": ("finance",), "b1": None, "c1": ("legal",), "a2": None},
-        entities={"org:lumen": [("legal",), ("finance", "press")]},
         sources={"Ledger": [("legal",)]},
+        entities={"org:lumen": [("legal",), ("finance", "press")]},
     )
     seen = access.readable(_result(), Reader.of(["finance"]))
     assert seen.chunks == {"a1", "b1", "a2"} and seen.entities == {"org:lumen"} and seen.sources == {"Circuit"}
@@ -147,14 +147,25 @@ def test_the_access_map_fails_closed_and_reads_entities_and_outlets_by_their_acc
 
 
 def test_retrieve_as_reads_deeper_for_a_restricted_reader_and_leaves_open_stores_alone() -> None:
-    closed = AccessMap(chunks={"a1": ("finance",), "b1": None, "c1": None, "a2": None}, entities={}, sources={})
+    closed = AccessMap(chunks={"a1": ("finance",), "b1": None, "c1": None, "a2": None}, sources={})
     stub = _Retriever(_result())
     seen = retrieve_as(stub, lambda: closed, "q", 2, Reader.of(["rita"]))
     assert stub.asked == [2 * READ_DEPTH] and [c.chunk_id for c in seen.chunks] == ["b1", "c1"]
-    assert retrieve_as(stub, lambda: closed, "q", 2, EVERYONE) is stub.result
-    opened = AccessMap(chunks={"a1": None, "b1": None, "c1": None, "a2": None}, entities={}, sources={})
-    assert retrieve_as(stub, lambda: opened, "q", 2, Reader.of(["rita"])) is stub.result
-    half_known = AccessMap(chunks={"b1": None, "c1": None}, entities={}, sources={})  # a1, a2 written since
+    stub.asked.clear()
+    short = retrieve_as(stub, lambda: closed, "q", 4, Reader.of(["rita"]))  # 3 readable of the 4 the mode has
+    assert stub.asked == [4 * READ_DEPTH] and len(short.chunks) == 3  # the mode had fewer than asked: no retry
+    stub.asked.clear()
+    retrieve_as(stub, lambda: closed, "q", 1, Reader.of(["rita"]))
+    assert stub.asked == [READ_DEPTH]
+    only_closed = AccessMap(chunks={"a1": ("x",), "b1": ("x",), "c1": ("x",), "a2": None}, sources={})
+    stub.asked.clear()
+    found = retrieve_as(stub, lambda: only_closed, "q", 1, Reader.of(["rita"]))  # a2 is 4th: past depth 3
+    assert stub.asked == [READ_DEPTH, READ_DEPTH * READ_DEPTH] and [c.chunk_id for c in found.chunks] == ["a2"]
+    assert retrieve_as(stub, lambda: closed, "q", 2, EVERYONE).chunks == stub.result.chunks[:2]
+    opened = AccessMap(chunks={"a1": None, "b1": None, "c1": None, "a2": None}, sources={})
+    untouched = retrieve_as(stub, lambda: opened, "q", 2, Reader.of(["rita"]))
+    assert untouched.details == stub.result.details and untouched.chunks == stub.result.chunks[:2]
+    half_known = AccessMap(chunks={"b1": None, "c1": None}, sources={})  # a1, a2 written since
     assert "a1" not in {c.chunk_id for c in retrieve_as(stub, lambda: half_known, "q", 9, Reader.of(["r"])).chunks}
     with pytest.raises(AccessUnknownError):
         retrieve_as(stub, None, "q", 2, Reader.of(["rita"]))
