@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
 
+from graphwire.core.access import AccessError, validate_access
 from graphwire.core.clients.graph import Graph
 from graphwire.ingest.exchange.models import (
     FORMAT,
@@ -173,6 +174,12 @@ class Validator:
         if kind == "Entity" and line.properties.get("label", line.label) != line.label:
             self._error(number, f"properties.label is {line.properties['label']!r}, the line's label {line.label!r}")
             ok = False
+        if kind in ("Document", "Chunk") and line.properties.get("access") is not None:
+            try:  # retrieval reads it as a list of names (docs/security.md)
+                validate_access(line.properties["access"])  # type: ignore[arg-type]
+            except AccessError as exc:
+                self._error(number, f"properties.access: {exc}")
+                ok = False
         return ok
 
     def _relationship_ok(self, number: int, line: RelationshipLine) -> bool:

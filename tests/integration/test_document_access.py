@@ -27,9 +27,12 @@ from graphwire.core.auth.models import LOCAL
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import AuthMode, Settings
 from graphwire.core.stores.store_version import bump
+from graphwire.ingest.exchange.models import ExchangeError
+from graphwire.ingest.exchange.service import GraphExchange
 from graphwire.retrieval.access import retrieve_as
 from graphwire.retrieval.models import RetrievalResult
 from graphwire.retrieval.registry import RetrievalContext, mode_names
+from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
 GROUPS = ("finance", "legal", "press")
@@ -186,3 +189,28 @@ def test_the_documents_api_hides_what_the_caller_may_not_read(
     assert client.get("/v1/entities", params={"q": "Lumen"}, headers={"X-API-Key": team.admin_key}).status_code == 200
     assert put_access(client, team.admin_key, first, None).json()["access"] is None
     assert client.get(f"/v1/documents/{first}").status_code == 200
+
+
+def test_access_lists_travel_with_an_export_and_a_bad_one_is_refused_by_line(
+    session_graph: Graph, demo_store: Settings, context: RetrievalContext, tmp_path: Path
+) -> None:
+    first = document_ids(session_graph)[0]
+    set_access(session_graph, {first: ["legal"]}, context)
+    settings = demo_store.model_copy(update={"store_lock_dir": tmp_path / "locks"})
+    exchange = GraphExchange(settings, lambda: session_graph, load_schema())
+    lines = list(exchange.export_lines())
+    set_access(session_graph, {}, context)
+    exchange.import_lines(lines)  # merges the file's properties back: the list returns on the document and chunks
+    assert session_graph.read("documents/get", document_id=first, readers=None)[0]["access"] == ["legal"]
+    hidden = session_graph.read("documents/chunks", document_id=first, readers=["someone"])
+    assert hidden == [] and session_graph.read("documents/chunks", document_id=first, readers=["legal"])
+
+    bad = [json.loads(line) for line in lines]
+    number = next(i for i, row in enumerate(bad) if row.get("label") == "Document" and row.get("key") == first)
+    bad[number]["properties"]["access"] = "legal"  # a string, not a list of names
+    with pytest.raises(ExchangeError) as refused:
+        exchange.import_lines([json.dumps(row) for row in bad])
+    assert [str(e) for e in refused.value.errors] == [
+        f"line {number + 1}: properties.access: access must be a list of group or principal names"
+    ]
+    set_access(session_graph, {}, context)
