@@ -27,7 +27,7 @@ from graphwire.retrieval.graph.retriever import NO_MATCH_REASON
 from graphwire.retrieval.graph_version import GraphVersion
 from graphwire.retrieval.models import Fact, QuestionSummary, RetrievalResult
 
-READ_DEPTH = 3  # a restricted reader's retrieval reads this many times top_k, so the cut leaves top_k more often
+READ_DEPTH = 5  # a restricted reader's retrieval reads this many times top_k, so the cut leaves top_k more often
 
 Access = tuple[str, ...]
 

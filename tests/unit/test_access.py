@@ -157,10 +157,11 @@ def test_retrieve_as_reads_deeper_for_a_restricted_reader_and_leaves_open_stores
     stub.asked.clear()
     retrieve_as(stub, lambda: closed, "q", 1, Reader.of(["rita"]))
     assert stub.asked == [READ_DEPTH]
-    only_closed = AccessMap(chunks={"a1": ("x",), "b1": ("x",), "c1": ("x",), "a2": None}, sources={})
-    stub.asked.clear()
-    found = retrieve_as(stub, lambda: only_closed, "q", 1, Reader.of(["rita"]))  # a2 is 4th: past depth 3
-    assert stub.asked == [READ_DEPTH, READ_DEPTH * READ_DEPTH] and [c.chunk_id for c in found.chunks] == ["a2"]
+    ids = [f"d{i}" for i in range(READ_DEPTH + 1)]  # the one readable chunk ranks just past the first read
+    deep = _Retriever(_result(chunks=[_chunk(i) for i in ids], facts=[], excerpts=[]))
+    only_last = AccessMap(chunks={i: ("x",) for i in ids[:-1]} | {ids[-1]: None}, sources={})
+    found = retrieve_as(deep, lambda: only_last, "q", 1, Reader.of(["rita"]))
+    assert deep.asked == [READ_DEPTH, READ_DEPTH * READ_DEPTH] and [c.chunk_id for c in found.chunks] == ids[-1:]
     assert retrieve_as(stub, lambda: closed, "q", 2, EVERYONE).chunks == stub.result.chunks[:2]
     opened = AccessMap(chunks={"a1": None, "b1": None, "c1": None, "a2": None}, sources={})
     untouched = retrieve_as(stub, lambda: opened, "q", 2, Reader.of(["rita"]))
