@@ -11,14 +11,14 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphwire.app.errors import ApiError
 from graphwire.app.jobs.models import JobState
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import GraphProvider
 from graphwire.app.uploads import Upload
-from graphwire.core.access import AccessError, Reader, validate_access
+from graphwire.core.access import AccessList, Reader
 from graphwire.core.auth.models import Principal
 from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import strip_prefix
@@ -71,17 +71,9 @@ class AccessChange(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    access: list[str] | None = Field(
+    access: AccessList = Field(
         description="Groups and principal names that may read the document (at most 100); null: everyone."
     )
-
-    @field_validator("access")
-    @classmethod
-    def _valid(cls, value: list[str] | None) -> list[str] | None:
-        try:
-            return validate_access(value)
-        except AccessError as exc:
-            raise ValueError(str(exc)) from exc
 
 
 class AccessChanged(BaseModel):

@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 ACCESS_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:+-]{0,99}$")
 MAX_ACCESS_ENTRIES = 100
@@ -39,6 +42,16 @@ def validate_access(value: Sequence[str] | None) -> list[str] | None:
                 "digits and . _ @ : + -, starting with a letter or digit)"
             )
     return sorted(set(value))
+
+
+def _checked(value: list[str] | None) -> list[str] | None:
+    try:
+        return validate_access(value)
+    except AccessError as exc:  # pydantic reports a ValueError as the field's validation error
+        raise ValueError(str(exc)) from exc
+
+
+AccessList = Annotated[list[str] | None, AfterValidator(_checked)]  # a model field holding an access list
 
 
 @dataclass(frozen=True)

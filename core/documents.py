@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from graphwire.core.access import AccessError, validate_access
+from graphwire.core.access import AccessList
 
 # NUL and the other C0 controls but tab, newline and carriage return; lone UTF-16 surrogates (JSON "\\ud800").
 PREFIX_END = "]\n"  # closes the `[Source: ... | Title: ... | Published: ...]` prefix of every chunk's text
@@ -51,21 +51,13 @@ class Article(BaseModel):
     author: str | None = None
     category: str | None = None
     segments: list[Segment] = Field(default_factory=list)
-    access: list[str] | None = None  # groups and principal names that may read it; None: everyone (core/access.py)
+    access: AccessList = None  # groups and principal names that may read it; None: everyone (core/access.py)
 
     @field_validator("*", mode="before")
     @classmethod
     def _clean(cls, value: Any) -> Any:
         """NUL bytes never reach the graph, and a stray surrogate cannot abort a run (nor its hashing)."""
         return clean_text(value) if isinstance(value, str) else value
-
-    @field_validator("access")
-    @classmethod
-    def _access(cls, value: list[str] | None) -> list[str] | None:
-        try:
-            return validate_access(value)
-        except AccessError as exc:
-            raise ValueError(str(exc)) from exc
 
     @property
     def doc_id(self) -> str:
