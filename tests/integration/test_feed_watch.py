@@ -60,12 +60,14 @@ def _serve_first_feed(site: FeedSite) -> str:
 
 
 def _documents(graph: Graph) -> dict[str, dict[str, Any]]:
-    rows = graph.read("documents/list", source=None, published_after=None, published_before=None, limit=50, offset=0)
+    rows = graph.read(
+        "documents/list", source=None, published_after=None, published_before=None, readers=None, limit=50, offset=0
+    )
     return {row["url"]: row for row in rows}
 
 
 def _text(graph: Graph, document_id: str) -> str:
-    return " ".join(row["text"] for row in graph.read("documents/chunks", document_id=document_id))
+    return " ".join(row["text"] for row in graph.read("documents/chunks", document_id=document_id, readers=None))
 
 
 def test_the_watcher_ingests_new_entries_skips_an_unchanged_feed_and_updates_a_changed_entry(

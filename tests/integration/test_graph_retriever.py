@@ -163,7 +163,7 @@ def test_a_named_outlet_brings_every_chunk_of_its_documents(retriever: GraphRetr
     assert index.sources_of([harbor]) == ["The Harbor Ledger"]
     result = retriever.retrieve("What did The Harbor Ledger report?", top_k=100)
     rows = chains_graph.read("documents/list", source="The Harbor Ledger", published_after=None, published_before=None,
-                             limit=1000, offset=0)  # fmt: skip
+                             readers=None, limit=1000, offset=0)  # fmt: skip
     expected = sum(row["chunks"] for row in rows)
     assert expected > 0 and len(result.chunks) == expected
     assert {c.source for c in result.chunks} == {"The Harbor Ledger"}

@@ -59,3 +59,24 @@ def test_records_in_memory_are_ingested_and_bad_ones_reported() -> None:
         result = gw.retrieve("Who did Harbor Ledger name editor?", mode="bm25", top_k=3)
         assert result.chunks and result.chunks[0].title == "Harbor Ledger names Mira Osei editor"
         assert "graph" in gw.modes() and "vector" in gw.modes()
+
+
+@pytest.mark.usefixtures("environment")
+def test_a_reader_gets_only_what_its_groups_may_read() -> None:
+    records = [
+        {"title": "Harbor Ledger names Mira Osei editor", "source": "Harbor Ledger", "published_at": "2026-05-04",
+         "body": "Harbor Ledger named Mira Osei its editor on Monday.", "access": ["newsroom"]},
+        {"title": "Mira Osei profile", "source": "Circuit Weekly", "published_at": "2026-05-05",
+         "body": "Mira Osei, the new editor, grew up in Accra."},
+    ]  # fmt: skip
+    with graphwire.Graphwire() as gw:
+        assert gw.ingest(records, extractor="offline").documents_written == 2
+        question = "Who did Harbor Ledger name editor?"
+        titles = {c.title for c in gw.retrieve(question, mode="bm25", top_k=5).chunks}
+        assert titles == {"Harbor Ledger names Mira Osei editor", "Mira Osei profile"}
+        outsider = gw.retrieve(question, mode="bm25", top_k=5, reader=graphwire.Reader.of(["sales"]))
+        assert [c.title for c in outsider.chunks] == ["Mira Osei profile"]
+        insider = gw.retrieve(question, mode="bm25", top_k=5, reader=graphwire.Reader.of(["newsroom"]))
+        assert {c.title for c in insider.chunks} == titles
+        answer = gw.ask(question, mode="bm25", answerer="extractive", reader=graphwire.Reader.of(["sales"]))
+        assert {c.title for c in answer.citations} <= {"Mira Osei profile"}
