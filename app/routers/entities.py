@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import GraphDep, PrincipalDep, SettingsDep
+from graphwire.app.deps import WHOLE_STORE, GraphDep, PrincipalDep, SettingsDep
 from graphwire.app.graph_access import EntitiesResponse, find_entities
 from graphwire.retrieval.graph.lookup import GraphStats, graph_stats
 
@@ -29,7 +29,8 @@ async def entities(
     return await run_in_threadpool(find_entities, graph, settings, q, limit, label, caller.reader())
 
 
-@router.get("/graph/stats", response_model=GraphStats)
+@router.get("/graph/stats", response_model=GraphStats, dependencies=[WHOLE_STORE])
 async def stats(graph: GraphDep) -> GraphStats:
-    """Node counts per label and relationship counts per type."""
+    """Node counts per label and relationship counts per type (of the whole graph: refused to a caller some documents
+    are closed to)."""
     return await run_in_threadpool(graph_stats, graph)

@@ -175,6 +175,7 @@ def test_the_documents_api_hides_what_the_caller_may_not_read(
     refused = client.get("/v1/entities", params={"q": "Lumen"})
     assert refused.status_code == 403 and "closed" in refused.json()["error"]["message"]
     assert client.get("/v1/entities", params={"q": "Lumen"}, headers={"X-API-Key": team.admin_key}).status_code == 200
+    assert client.get("/v1/graph/stats").status_code == 403  # counts of the whole graph
     assert put_access(client, team.admin_key, first, None).json()["access"] is None
     assert client.get(f"/v1/documents/{first}").status_code == 200
 
