@@ -50,6 +50,9 @@ class AccessMap:
         self.chunks = chunks
         self.sources = sources
         self.graph = graph
+        # whether any chunk carries an access list (none does: every reader reads everything); asked on every
+        # restricted reader's question, so found once, not by scanning every chunk each time
+        self.restricted = any(access is not None for access in chunks.values())
         self._entities = dict(entities or {})
         self._lock = threading.Lock()
 
@@ -58,11 +61,6 @@ class AccessMap:
         [row] = graph.read("access/map")
         chunks = {chunk_id: tuple(access) if access else None for chunk_id, access in row["chunks"]}
         return cls(chunks, {source: [tuple(a) for a in lists] for source, lists in row["sources"]}, graph)
-
-    @property
-    def restricted(self) -> bool:
-        """Whether any chunk carries an access list (none does: every reader reads everything)."""
-        return any(access is not None for access in self.chunks.values())
 
     def entity_access(self, keys: set[str]) -> dict[str, list[Access] | None]:
         """Each key's entry (module docstring), reading the ones not seen yet in one statement; a key the graph
