@@ -98,11 +98,11 @@ def run_retrieval(retrieval: RetrievalContext, mode: str, question: str, top_k: 
     """`mode`'s retrieval of `question` as `reader` may see it (retrieval/access.py)."""
     label_mode(mode)
     try:
-        retriever = retrieval.retriever(mode)
+        retrieval.retriever(mode)
     except UnknownModeError as exc:
         raise ApiError(422, "validation_error", str(exc)) from exc
     with tracing.span("retrieve", {"graphwire.mode": mode, "graphwire.top_k": top_k}):
-        result = retrieve_as(retriever, retrieval.access(), question, top_k, reader)
+        result = retrieve_as(retrieval, mode, question, top_k, reader)
     observe_retrieval(mode, result.timings_ms)
     return result
 

@@ -43,7 +43,7 @@ WINDOW = {"start": "2023-03-01", "end": "2023-03-31", "lo": "2023-03-01", "hi": 
           "md_hi": "99-99", "sources": []}  # fmt: skip
 TEMPLATE = {"key_limit": 50, "bridge_scan": 200, "direct_per_entity": 40, "two_hop_scan": 400, "two_hop_fanout": 20,
             "two_hop_max_degree": 5000, "two_hop_per_entity": 12, "chunks_per_fact": 100, "limit": 120,
-            "sources": [], "windows": []}  # fmt: skip
+            "sources": [], "windows": [], "lists": None}  # fmt: skip
 
 
 def cases() -> list[tuple[str, str, dict[str, Any]]]:

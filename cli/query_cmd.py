@@ -19,7 +19,6 @@ from graphwire.retrieval.registry import (
     AnswererName,
     RetrievalContext,
     UnknownModeError,
-    build_retriever,
 )
 
 console = Console()
@@ -47,7 +46,7 @@ def ask(
     graph = open_graph_or_exit(settings)
     try:
         ctx = RetrievalContext(settings, graph=lambda: graph, chroma=lambda: open_client(settings))
-        result = retrieve_as(build_retriever(mode, ctx), ctx.access(), question, top_k, who)
+        result = retrieve_as(ctx, mode, question, top_k, who)
         answer = ctx.answerer(answerer).answer(question, result)
     except UnknownModeError as exc:
         console.print(f"[bold red]error:[/] {exc}")

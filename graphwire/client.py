@@ -181,7 +181,7 @@ class Graphwire:
         from graphwire.retrieval.access import retrieve_as
 
         context = self._retrieval()
-        return retrieve_as(context.retriever(mode), context.access(), question, top_k, reader or EVERYONE)
+        return retrieve_as(context, mode, question, top_k, reader or EVERYONE)
 
     def ask(
         self,

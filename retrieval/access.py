@@ -1,35 +1,31 @@
 """A retrieval as a restricted reader sees it: what the mode found, cut to the chunks of documents the reader may read.
 
 `retrieve_as` is the retrieve door's reader step (app/querying.py, the Python API, `graphwire ask`): an unrestricted
-reader (`core.access.EVERYONE`) gets the mode's result untouched; a restricted one gets the mode's ranking read
-`READ_DEPTH` times deeper (and once more `READ_DEPTH` times deeper again when the cut leaves fewer than top_k chunks
-and the mode had more), then only:
+reader (`core.access.EVERYONE`) gets the mode's result untouched; a restricted one gets the result of the mode built
+over its scope (retrieval/scope.py: rankings computed over only what it may read), then, as a last guard, only:
 - chunks and excerpts of documents it may read (a chunk the graph does not hold is not readable: fail closed);
 - facts with at least one readable supporting chunk, their chunk ids and evidence sentences cut to those;
 - matched entities that a readable chunk mentions, and named outlets with a readable document; a question whose
   every match is cut gets the answer a question matching nothing gets (no existence oracle);
 - no per-mode `details` (seeds and mentions may name what it may not read).
-
-What is not yet done (docs/security.md): the rankings themselves are computed over the whole store, so unreadable
-documents can still decide the order of readable ones.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from graphwire.core.access import Reader
 from graphwire.core.clients.graph import Graph
-from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.graph.retriever import NO_MATCH_REASON
 from graphwire.retrieval.graph_version import GraphVersion
 from graphwire.retrieval.models import Fact, QuestionSummary, RetrievalResult
+from graphwire.retrieval.scope import Access, Scope
 
-READ_DEPTH = 5  # a restricted reader's retrieval reads this many times top_k, so the cut leaves top_k more often
-
-Access = tuple[str, ...]
+if TYPE_CHECKING:
+    from graphwire.retrieval.registry import RetrievalContext
 
 
 class AccessMap:
@@ -45,11 +41,17 @@ class AccessMap:
         sources: dict[str, list[Access]],
         graph: Graph | None = None,
         entities: dict[str, list[Access] | None] | None = None,
+        version: str = "",
     ) -> None:
-        """`graph`: where unknown entities are read (None: an entity not in `entities` is not readable)."""
+        """`graph`: where unknown entities are read (None: an entity not in `entities` is not readable);
+        `version`: the graph version it was read at (part of every scope's key)."""
         self.chunks = chunks
         self.sources = sources
         self.graph = graph
+        self.version = version
+        lists = {a for a in chunks.values() if a is not None} | {a for ls in sources.values() for a in ls}
+        self._lists = frozenset(lists)  # every access list the store holds
+        self._scopes: dict[frozenset[Access], Scope] = {}
         # whether any chunk carries an access list (none does: every reader reads everything); asked on every
         # restricted reader's question, so found once, not by scanning every chunk each time
         self.restricted = any(access is not None for access in chunks.values())
@@ -57,10 +59,31 @@ class AccessMap:
         self._lock = threading.Lock()
 
     @classmethod
-    def read(cls, graph: Graph) -> AccessMap:
+    def read(cls, graph: Graph, version: str = "") -> AccessMap:
         [row] = graph.read("access/map")
         chunks = {chunk_id: tuple(access) if access else None for chunk_id, access in row["chunks"]}
-        return cls(chunks, {source: [tuple(a) for a in lists] for source, lists in row["sources"]}, graph)
+        sources = {source: [tuple(a) for a in lists] for source, lists in row["sources"]}
+        return cls(chunks, sources, graph, version=version)
+
+    def scope(self, reader: Reader) -> Scope | None:
+        """What `reader` may read (retrieval/scope.py), or None when it may read every access list the store holds;
+        readers of the same lists get the same `Scope`."""
+        readable = frozenset(a for a in self._lists if reader.can_read(a))
+        if readable == self._lists:
+            return None
+        with self._lock:
+            found = self._scopes.get(readable)
+        if found is not None:
+            return found
+        digest = hashlib.sha256(repr((self.version, sorted(readable))).encode()).hexdigest()[:16]
+        made = Scope(
+            key=digest,
+            chunks=frozenset(c for c, access in self.chunks.items() if access is None or access in readable),
+            access=readable,
+            hidden_sources=frozenset(s for s, lists in self.sources.items() if not readable.intersection(lists)),
+        )
+        with self._lock:
+            return self._scopes.setdefault(readable, made)
 
     def entity_access(self, keys: set[str]) -> dict[str, list[Access] | None]:
         """Each key's entry (module docstring), reading the ones not seen yet in one statement; a key the graph
@@ -113,30 +136,28 @@ class AccessMaps:
         fingerprint = self.version.fingerprint()
         with self._lock:
             if self._current is None or self._current[0] != fingerprint:
-                self._current = (fingerprint, AccessMap.read(self.graph))
+                self._current = (fingerprint, AccessMap.read(self.graph, fingerprint))
             return self._current[1]
 
 
-def retrieve_as(
-    retriever: Retriever, access: Callable[[], AccessMap] | None, question: str, top_k: int, reader: Reader
-) -> RetrievalResult:
-    """`retriever`'s result for `question` as `reader` may see it (module docstring). Access lists live in Neo4j:
-    without a graph, a restricted reader gets `AccessUnknownError`, never an unfiltered result. A reader whom no
-    document is closed to gets the mode's result untouched."""
+def retrieve_as(ctx: RetrievalContext, mode: str, question: str, top_k: int, reader: Reader) -> RetrievalResult:
+    """`mode`'s result for `question` as `reader` may see it (module docstring). Access lists live in Neo4j: without
+    a graph, a restricted reader gets `AccessUnknownError`, never an unfiltered result. A reader whom no document is
+    closed to gets the mode's result untouched."""
+    retriever = ctx.retriever(mode)
     if reader.unrestricted:
         return retriever.retrieve(question, top_k=top_k)
+    access = ctx.access()
     if access is None:
         raise AccessUnknownError("this caller may read only some documents, and without Neo4j nobody can tell which")
     current = access()
-    depth = top_k * (READ_DEPTH if current.restricted else 1)
-    result = retriever.retrieve(question, top_k=depth)
-    if not current.restricted and all(c in current.chunks for c in _chunk_ids(result)):
-        return result  # nothing is closed to anyone, and the map knows every chunk the result names
-    seen = cut(result, current.readable(result, reader), top_k)
-    if len(seen.chunks) < top_k and len(result.chunks) >= depth:  # short, and the mode had more: once, deeper
-        result = retriever.retrieve(question, top_k=depth * READ_DEPTH)
-        seen = cut(result, current.readable(result, reader), top_k)
-    return seen
+    scope = current.scope(reader)
+    if scope is not None:
+        retriever = ctx.scoped(scope).retriever(mode)
+    result = retriever.retrieve(question, top_k=top_k)
+    if scope is None and all(c in current.chunks for c in _chunk_ids(result)):
+        return result  # it may read every list, and the map knows every chunk the result names
+    return cut(result, current.readable(result, reader), top_k)
 
 
 class AccessUnknownError(RuntimeError):

@@ -14,6 +14,7 @@ validate against it, and importing this module fails while the two differ).
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -31,9 +32,11 @@ if TYPE_CHECKING:
     from graphwire.retrieval.access import AccessMap
     from graphwire.retrieval.answer.subjects import PassageEntities
     from graphwire.retrieval.flat import FlatRetriever
+    from graphwire.retrieval.scope import Scope
     from graphwire.retrieval.services import GraphServices
 
 
+SCOPES_KEPT = 16  # restricted readers' scoped views a context keeps (each holds its own index and walk graph)
 DEFAULT_MODE = "joint"  # the mode of a request that names none (the API's query and retrieve requests)
 WARM_TEXT = "Warm-up."  # what the embedding session and the NER pipeline are first run on
 
@@ -52,11 +55,16 @@ class RetrievalContext:
     - `flat_retrievers()`: the four flat retrievers over one chunk store and one in-memory flat index.
     - `retriever(name)`: each mode built once and reused, so modes that use another mode (hybrid uses graph and
       flat_plus, auto any of them) get the same instance the API serves.
+    - `scoped(scope)`: the context as a restricted reader sees it (retrieval/scope.py): the same modes built over
+      views of the shared state that hold only what the reader may read; kept for the SCOPES_KEPT latest scopes.
     """
 
     settings: Settings
     graph: Callable[[], Graph] | None = None
     chroma: Callable[[], Any] | None = None
+    scope: Scope | None = None  # set on a scoped view: what its reader may read
+    parent: RetrievalContext | None = field(default=None, repr=False)  # a scoped view's shared context
+    _scoped: OrderedDict[str, RetrievalContext] = field(default_factory=OrderedDict, init=False, repr=False)
     _services: tuple[int, Any] | None = field(default=None, init=False, repr=False)
     _flat: dict[str, Any] | None = field(default=None, init=False, repr=False)
     _built: dict[str, tuple[int, Retriever]] = field(default_factory=dict, init=False, repr=False)
@@ -77,11 +85,29 @@ class RetrievalContext:
     def services(self) -> GraphServices:
         from graphwire.retrieval.services import GraphServices
 
+        if self.parent is not None and self.scope is not None:
+            shared = self.parent.services()
+            with self._lock:
+                if self._services is None or self._services[0] != id(shared):
+                    self._services = (id(shared), shared.scoped(self.scope))
+                return cast(GraphServices, self._services[1])
         graph = self.require_graph()
         with self._lock:
             if self._services is None or self._services[0] != id(graph):
                 self._services = (id(graph), GraphServices.from_settings(graph, self.settings))
             return cast(GraphServices, self._services[1])
+
+    def scoped(self, scope: Scope) -> RetrievalContext:
+        """This context as a reader of only `scope` sees it: its modes, built on first use, rank over views of
+        this context's shared state (retrieval/scope.py); answerers are this context's."""
+        with self._lock:
+            view = self._scoped.get(scope.key)
+            if view is None:
+                view = self._scoped[scope.key] = RetrievalContext(self.settings, self.graph, self.chroma, scope, self)
+                while len(self._scoped) > SCOPES_KEPT:
+                    self._scoped.popitem(last=False)
+            self._scoped.move_to_end(scope.key)
+            return view
 
     def access(self) -> Callable[[], AccessMap] | None:
         """The getter of the graph's current access map (retrieval/access.py), or None without a graph: a restricted
@@ -92,6 +118,11 @@ class RetrievalContext:
 
     def flat_retrievers(self) -> dict[str, FlatRetriever]:
         with self._lock:
+            if self._flat is None and self.parent is not None and self.scope is not None:
+                from graphwire.retrieval.flat import scoped_flat_retrievers
+
+                shared = self.parent.flat_retrievers()
+                self._flat = dict(scoped_flat_retrievers(shared, self.settings, self.schema, self.scope))
             if self._flat is None:
                 from graphwire.core.clients.chroma import open_client
                 from graphwire.core.clients.chunk_store import ChunkStore
@@ -100,12 +131,8 @@ class RetrievalContext:
 
                 settings = self.settings
                 client = self.chroma() if self.chroma is not None else open_client(settings)
-                store = ChunkStore(
-                    client,
-                    settings.chroma_collection,
-                    embedder_from_settings(settings),
-                    sentences=settings.sentence_vectors,
-                )
+                embedder = embedder_from_settings(settings)
+                store = ChunkStore(client, settings.chroma_collection, embedder, sentences=settings.sentence_vectors)
                 self._flat = dict(build_flat_retrievers(store, settings, self.schema))
             return cast("dict[str, FlatRetriever]", self._flat)
 
@@ -194,6 +221,9 @@ class RetrievalContext:
     def refresh(self) -> None:
         """This process changed the stores (an API document job or delete): every cache checks its version marker
         on its next use, so the next query sees the change instead of waiting out the check intervals."""
+        if self.parent is not None:
+            self.parent.refresh()
+            return
         with self._lock:
             services = cast("GraphServices", self._services[1]) if self._services is not None else None
             flat = list((self._flat or {}).values())
@@ -207,6 +237,8 @@ class RetrievalContext:
     def answerer(self, name: str | AnswererName) -> Answerer:
         """Answerer `name` of this context's settings, built once (UnknownModeError when it cannot be built), its
         answers checked against the evidence unless ANSWER_CHECK is off (`retrieval.answer.checked`)."""
+        if self.parent is not None:
+            return self.parent.answerer(name)
         choice = AnswererName(name)
         with self._lock:
             if choice.value not in self._answerers:

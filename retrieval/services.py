@@ -9,6 +9,7 @@
 | chunk records | `chunks: ChunkCache` (LRU) | never stale: a chunk id names one text forever |
 | PPR snapshot and walk graphs | `snapshots: SnapshotCache` | the fingerprint changes |
 | who may read what (document access) | `access: AccessMaps` | the fingerprint changes |
+| a restricted reader's view (`scoped`) | `scope`, scoped `names` and `snapshots` | with the shared ones |
 | the schema | `schema` | given (the settings' SCHEMA_PATH for `from_settings`) |
 
 The graph, hybrid, ppr and auto modes all take these from one `GraphServices`, so one API process holds one name
@@ -16,6 +17,8 @@ index, one chunk cache and one PPR snapshot however many modes it serves.
 """
 
 from __future__ import annotations
+
+import copy
 
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings, default_of
@@ -25,10 +28,11 @@ from graphwire.retrieval.graph.chunks import ChunkCache
 from graphwire.retrieval.graph.filtering import prepare_chunk
 from graphwire.retrieval.graph.matching import TieredMatcher
 from graphwire.retrieval.graph.models import QuestionAnalysis
-from graphwire.retrieval.graph.names import NameIndexCache
+from graphwire.retrieval.graph.names import NameIndexCache, ScopedNames
 from graphwire.retrieval.graph_version import GraphVersion
 from graphwire.retrieval.models import EntityMatch
-from graphwire.retrieval.ppr.export import SnapshotCache
+from graphwire.retrieval.ppr.export import ScopedSnapshots, SnapshotCache
+from graphwire.retrieval.scope import Scope
 from graphwire.schema.model import GraphSchema, load_schema
 
 
@@ -51,6 +55,17 @@ class GraphServices:
         self.chunks = ChunkCache(graph, prepare=prepare_chunk)  # every graph-reading mode's chunk texts
         self.snapshots = SnapshotCache(graph, version=self.version)
         self.access = AccessMaps(graph, self.version)  # read on a restricted reader's first question
+        self.scope: Scope | None = None  # set on a restricted reader's view (`scoped`)
+
+    def scoped(self, scope: Scope) -> GraphServices:
+        """These services as a reader of only `scope` sees them (retrieval/scope.py): its own views of the PPR
+        snapshot and the name index over the shared ones; the graph, version, chunk cache, stage 1 cache (keyed by
+        the index version, which the view's differs in), matcher and access maps are shared."""
+        view = copy.copy(self)
+        view.scope = scope
+        view.snapshots = ScopedSnapshots(self.snapshots, scope.chunks, scope.key)
+        view.names = ScopedNames(self.names, view.snapshots, scope.hidden_sources)
+        return view
 
     @classmethod
     def from_settings(cls, graph: Graph, settings: Settings) -> GraphServices:

@@ -7,6 +7,8 @@
 // Mentions of matched entities are ranked together (a chunk that mentions two matched entities comes first). The
 // publication and date branches keep their own best $limit by the final order: they only add chunks that mention no
 // matched entity (entities 0; any other chunk is also in the first branch), so the overall best $limit is the same.
+// $lists: the access lists a restricted reader may read (retrieval/scope.py); only chunks without a list or with
+// one of these count (null: every chunk).
 // Deterministic: every LIMIT follows an ORDER BY that ends in a chunk's id.
 CALL () {
   UNWIND $entity_keys AS k
@@ -25,7 +27,7 @@ CALL () {
     WITH c, left(toString(c.published_at), 10) AS day, [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
     WITH c, day, ws,
          day IS NOT NULL AND any(w IN ws WHERE w.lo <= day <= w.hi AND w.md_lo <= substring(day, 5) <= w.md_hi) AS in_window
-    WHERE day IS NULL OR size(ws) = 0 OR in_window
+    WHERE (day IS NULL OR size(ws) = 0 OR in_window) AND ($lists IS NULL OR c.access IS NULL OR c.access IN $lists)
     WITH c, coalesce(c.source IN $sources, false) AS named, coalesce(in_window, false) AS in_window
     RETURN c
     ORDER BY named DESC, in_window DESC, c.id
@@ -41,7 +43,7 @@ CALL () {
     WITH c, left(toString(c.published_at), 10) AS day, [x IN $windows WHERE size(x.sources) = 0 OR c.source IN x.sources] AS ws
     WITH c, day, ws,
          day IS NOT NULL AND any(x IN ws WHERE x.lo <= day <= x.hi AND x.md_lo <= substring(day, 5) <= x.md_hi) AS in_window
-    WHERE day IS NULL OR size(ws) = 0 OR in_window
+    WHERE (day IS NULL OR size(ws) = 0 OR in_window) AND ($lists IS NULL OR c.access IS NULL OR c.access IN $lists)
     WITH c, coalesce(c.source IN $sources, false) AS named, coalesce(in_window, false) AS in_window
     RETURN c
     ORDER BY named DESC, in_window DESC, c.id
@@ -49,6 +51,7 @@ CALL () {
   }
   RETURN c, 0 AS hit, 0 AS mentions
 }
+WITH c, hit, mentions WHERE ($lists IS NULL OR c.access IS NULL OR c.access IN $lists)
 WITH c, sum(hit) AS entities, sum(mentions) AS mentions
 WITH c, entities, mentions, left(toString(c.published_at), 10) AS day,
      [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws

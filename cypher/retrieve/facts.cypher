@@ -13,6 +13,8 @@
 // w.lo <= day <= w.hi and w.md_lo <= its month-day <= w.md_hi, bounds from DateWindow.as_param); a relationship left with
 // no chunk is not returned. `named_hits` counts supporting chunks from outlets the question names.
 //
+// $lists: the access lists a restricted reader may read (retrieval/scope.py); only chunks without a list or with
+// one of these count (null: every chunk).
 // Deterministic and bounded on hub entities: every LIMIT follows an ORDER BY that ends in a unique key (a
 // relationship is identified by its type and its end nodes' keys, a chunk by its id), so the rows kept never depend
 // on the plan or on the order the graph was written in, and every expansion branch carries its own LIMIT: per
@@ -83,6 +85,7 @@ CALL () {
 CALL (r) {
   UNWIND range(0, size(coalesce(r.chunk_ids, [])[0..$chunks_per_fact]) - 1) AS i
   MATCH (c:Chunk {id: r.chunk_ids[i]})
+  WHERE ($lists IS NULL OR c.access IS NULL OR c.access IN $lists)
   WITH r, i, c, left(toString(c.published_at), 10) AS day,
        [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
   WHERE day IS NULL OR size(ws) = 0 OR any(w IN ws WHERE w.lo <= day <= w.hi AND w.md_lo <= substring(day, 5) <= w.md_hi)

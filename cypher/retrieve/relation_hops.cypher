@@ -3,6 +3,8 @@
 // two-hop neighbourhood. Same date-window rule as retrieve/facts_and_candidates; at most $per_entity per entity, $limit
 // in all, each kept by support with a unique tie-break (type, end nodes' keys), so hubs give the same rows every time;
 // at most $chunks_per_fact supporting chunks per relationship.
+// $lists: the access lists a restricted reader may read (retrieval/scope.py); only chunks without a list or with
+// one of these count (null: every chunk).
 UNWIND $keys AS k
 MATCH (a:Entity {key: k})
 WHERE NOT a:Publication
@@ -19,6 +21,7 @@ LIMIT $limit
 CALL (r) {
   UNWIND range(0, size(coalesce(r.chunk_ids, [])[0..$chunks_per_fact]) - 1) AS i
   MATCH (c:Chunk {id: r.chunk_ids[i]})
+  WHERE ($lists IS NULL OR c.access IS NULL OR c.access IN $lists)
   WITH r, i, c, left(toString(c.published_at), 10) AS day,
        [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
   WHERE day IS NULL OR size(ws) = 0 OR any(w IN ws WHERE w.lo <= day <= w.hi AND w.md_lo <= substring(day, 5) <= w.md_hi)

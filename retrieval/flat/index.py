@@ -8,6 +8,7 @@ encoding for the same cores (a 10x slowdown measured on 2 cores without the limi
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -18,7 +19,6 @@ from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
-from rank_bm25 import BM25Okapi
 from scipy import sparse
 from threadpoolctl import ThreadpoolController
 
@@ -42,26 +42,61 @@ class BM25Weights:
     """rank-bm25's Okapi weights (k1, b, idf floor) precomputed as a sparse term x chunk matrix.
 
     `scores(tokens)` equals `BM25Okapi.get_scores(tokens)` but costs one sparse row sum instead of a Python loop over
-    every chunk per query token.
+    every chunk per query token. The raw term counts are kept, so `restricted` gives the exact weights of a subset of
+    the chunks (their own idf and average length) without tokenizing again.
     """
+
+    EPSILON = 0.25  # rank-bm25's idf floor, as a share of the average idf
 
     def __init__(self, tokenized: Sequence[list[str]], k1: float = 1.5, b: float = 0.75) -> None:
         self.size = len(tokenized)
+        self.k1, self.b = k1, b
         self.vocabulary: dict[str, int] = {}
+        self.lengths = np.zeros(self.size)
+        self.counts = sparse.csr_matrix((0, self.size))
         if not tokenized or not any(tokenized):
             self.matrix = sparse.csr_matrix((0, self.size))
             return
-        okapi = BM25Okapi([tokens or [""] for tokens in tokenized], k1=k1, b=b)
         rows, cols, values = [], [], []
-        lengths = np.asarray(okapi.doc_len, dtype=np.float64)
-        norm = k1 * (1 - b + b * lengths / okapi.avgdl)
-        for doc, freqs in enumerate(okapi.doc_freqs):
-            for term, tf in freqs.items():
-                row = self.vocabulary.setdefault(term, len(self.vocabulary))
-                rows.append(row)
+        for doc, tokens in enumerate(tokenized):
+            tokens = tokens or [""]  # as rank-bm25 is given an empty chunk: one empty token
+            self.lengths[doc] = len(tokens)
+            for term, tf in Counter(tokens).items():
+                rows.append(self.vocabulary.setdefault(term, len(self.vocabulary)))
                 cols.append(doc)
-                values.append(okapi.idf[term] * tf * (k1 + 1) / (tf + norm[doc]))
-        self.matrix = sparse.csr_matrix((values, (rows, cols)), shape=(len(self.vocabulary), self.size))
+                values.append(tf)
+        self.counts = sparse.csr_matrix(
+            (np.asarray(values, dtype=np.float64), (rows, cols)), shape=(len(self.vocabulary), self.size)
+        )
+        self.matrix = self._weights()
+
+    def _weights(self) -> sparse.csr_matrix:
+        counts, size = self.counts, self.size
+        df = np.diff(counts.indptr).astype(np.float64)  # chunks holding each term (counts has no stored zeros)
+        present = df > 0
+        idf = np.zeros(len(df))
+        idf[present] = np.log(size - df[present] + 0.5) - np.log(df[present] + 0.5)
+        floor = self.EPSILON * float(idf[present].mean()) if present.any() else 0.0
+        idf[present & (idf < 0)] = floor
+        terms = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
+        docs = counts.indices
+        tf = counts.data
+        norm = self.k1 * (1 - self.b + self.b * self.lengths / self.lengths.mean())
+        values = idf[terms] * tf * (self.k1 + 1) / (tf + norm[docs])
+        return sparse.csr_matrix((values, docs, counts.indptr.copy()), shape=counts.shape)
+
+    def restricted(self, columns: npt.NDArray[np.int64]) -> BM25Weights:
+        """The weights BM25 gives the chunks at `columns` (ascending) as a corpus of their own."""
+        out = BM25Weights.__new__(BM25Weights)
+        out.size, out.k1, out.b = len(columns), self.k1, self.b
+        out.vocabulary = self.vocabulary
+        out.lengths = self.lengths[columns]
+        out.counts = sparse.csr_matrix(self.counts[:, columns])
+        out.counts.eliminate_zeros()
+        out.matrix = out._weights() if out.size and out.counts.nnz else sparse.csr_matrix((0, out.size))
+        if not out.matrix.shape[0]:
+            out.vocabulary = {}
+        return out
 
     def scores(self, tokens: Sequence[str]) -> Scores:
         rows = [self.vocabulary[t] for t in tokens if t in self.vocabulary]
@@ -124,6 +159,15 @@ class SentenceIndex:
         first = np.cumsum(counts) - counts
         return first, np.where(counts >= self.min_sentences, counts, 0)
 
+    def restricted(self, keep: npt.NDArray[np.int64], size: int) -> SentenceIndex:
+        """The sentences of the chunks at positions `keep` (ascending) of a snapshot of `size` chunks, owned by
+        their positions among `keep`."""
+        position = np.full(size, -1, dtype=np.int64)
+        position[keep] = np.arange(len(keep))
+        owners = position[self.owners] if len(self.owners) else self.owners
+        rows = owners >= 0
+        return SentenceIndex(owners[rows], self.vectors[rows], self.pool, self.min_sentences)
+
     def blend(self, chunk_scores: npt.NDArray[np.float64], query_vectors: npt.NDArray[np.float32]) -> Scores:
         """Per query (columns of `chunk_scores`, rows of `query_vectors`): the mean of each chunk's similarity and
         its closest sentence's; a chunk without sentences, or outside the query's pool, keeps its own similarity."""
@@ -172,6 +216,21 @@ class IndexSnapshot:
 
     def __len__(self) -> int:
         return len(self.chunks)
+
+    def restricted(self, readable: frozenset[str], scope: str) -> IndexSnapshot:
+        """The snapshot of only the chunks in `readable`, as if the store held nothing else: BM25's idf and lengths,
+        the dense matrix and the sentences are those chunks' own (a restricted reader's rankings, retrieval/scope.py);
+        `scope` names the reader's scope in the revision."""
+        keep = np.asarray([i for i, chunk in enumerate(self.chunks) if chunk.id in readable], dtype=np.int64)
+        chunks = [self.chunks[i] for i in keep]
+        return IndexSnapshot(
+            revision=f"{self.revision}@{scope}",
+            chunks=chunks,
+            vectors=self.vectors[keep] if len(self.vectors) else self.vectors,
+            bm25=self.bm25.restricted(keep),
+            positions={chunk.id: i for i, chunk in enumerate(chunks)},
+            sentences=self.sentences.restricted(keep, len(self.chunks)) if self.sentences is not None else None,
+        )
 
     def dense_scores(self, query_vector: npt.NDArray[np.float32]) -> Scores:
         return self.dense_scores_many(np.asarray(query_vector, dtype=np.float32).reshape(1, -1))[0]
@@ -256,3 +315,35 @@ class FlatIndex:
 
     def invalidate(self) -> None:
         self._cache.invalidate()
+
+
+class ScopedFlatIndex(FlatIndex):
+    """The flat index as a reader of only `readable` chunks sees it: the shared index's current snapshot restricted
+    to them (`IndexSnapshot.restricted`), made again when the shared one is rebuilt."""
+
+    def __init__(self, base: FlatIndex, readable: frozenset[str], scope: str) -> None:
+        self.base = base
+        self.readable = readable
+        self.scope = scope
+        self.store = base.store
+        self.tokenizer = base.tokenizer
+        self.bm25_k1, self.bm25_b, self.check_every_s = base.bm25_k1, base.bm25_b, base.check_every_s
+        self._made: tuple[IndexSnapshot, IndexSnapshot] | None = None  # (the shared snapshot, its restriction)
+        self._lock = threading.Lock()
+
+    def snapshot(self) -> IndexSnapshot:
+        shared = self.base.snapshot()
+        with self._lock:
+            if self._made is None or self._made[0] is not shared:
+                self._made = (shared, shared.restricted(self.readable, self.scope))
+            return self._made[1]
+
+    @property
+    def current(self) -> IndexSnapshot | None:
+        return self._made[1] if self._made is not None else None
+
+    def expire(self) -> None:
+        self.base.expire()
+
+    def invalidate(self) -> None:
+        self.base.invalidate()

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
+from scipy import sparse
 
 from graphwire.core.clients.graph import Graph
 from graphwire.core.names import match_form
 from graphwire.core.stores.refresh import Refreshing
 from graphwire.retrieval.graph.name_search import NameSearch
 from graphwire.retrieval.graph_version import GraphVersion
+from graphwire.retrieval.ppr.export import SnapshotCache
+from graphwire.retrieval.ppr.snapshot import GraphSnapshot
 from graphwire.retrieval.question import OutletGazetteer
 from graphwire.schema.model import GraphSchema
 
@@ -60,6 +67,25 @@ class NameIndex:
 
     def __len__(self) -> int:
         return len(self.by_norm)
+
+    def restricted(self, snapshot: GraphSnapshot, hidden_sources: frozenset[str], schema: GraphSchema) -> NameIndex:
+        """The index of only the entities a restricted reader's snapshot holds (`GraphSnapshot.restricted`: those
+        its readable chunks support, with aliases only where every mentioning chunk is readable), their mentions
+        counted in its chunks, and the outlets with a document it may read (retrieval/scope.py)."""
+        counts = np.diff(sparse.csc_matrix(snapshot.mentions).indptr)
+        rows = [
+            {"key": key, "name": node.name, "label": node.label, "aliases": snapshot.entity_aliases[i],
+             "mentions": int(counts[i])}
+            for i, key in enumerate(snapshot.entity_keys)
+            if (node := self.nodes.get(key)) is not None
+        ]  # fmt: skip
+        sources = [
+            {"source": source, "keys": [k for k in keys if k in snapshot.entity_index]}
+            for source, keys in self.source_keys.items()
+            if source not in hidden_sources
+        ]
+        tag = int(hashlib.sha256(snapshot.fingerprint.encode()).hexdigest()[:12], 16)
+        return build_index(rows, sources, (*self.version, tag), schema)
 
 
 def name_variants(surface: str) -> set[str]:
@@ -142,3 +168,32 @@ class NameIndexCache:
     def _load(self, version: tuple[int, ...]) -> NameIndex:
         entities = self.graph.read("retrieve/entity_names")
         return build_index(entities, self.graph.read("retrieve/publication_sources"), version, self.schema)
+
+
+class ScopedNames(NameIndexCache):
+    """The shared name index as a restricted reader sees it (`NameIndex.restricted` over its scoped snapshot), made
+    again when either is rebuilt."""
+
+    def __init__(self, base: NameIndexCache, snapshots: SnapshotCache, hidden_sources: frozenset[str]) -> None:
+        self.graph = base.graph
+        self.schema = base.schema
+        self.version = base.version
+        self.base = base
+        self.snapshots = snapshots
+        self.hidden_sources = hidden_sources
+        self._made: tuple[NameIndex, GraphSnapshot, NameIndex] | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> NameIndex:
+        shared, snapshot = self.base.get(), self.snapshots.snapshot()
+        with self._lock:
+            if self._made is None or self._made[0] is not shared or self._made[1] is not snapshot:
+                self._made = (shared, snapshot, shared.restricted(snapshot, self.hidden_sources, self.schema))
+            return self._made[2]
+
+    @property
+    def current(self) -> NameIndex | None:
+        return self._made[2] if self._made is not None else None
+
+    def invalidate(self) -> None:
+        self.base.invalidate()

@@ -60,7 +60,8 @@ class GraphRetriever:
             self.aliases = services.aliases if llm_aliases is None else AliasStage(llm_aliases)
             self.matcher = services.matcher if match_policy is None else TieredMatcher(match_policy)
             chunks = services.chunks
-        self.templates = TemplateRunner(graph, limits, chunks, publisher=schema.roles.publisher_label)
+        lists = services.scope.lists if services is not None and services.scope is not None else None
+        self.templates = TemplateRunner(graph, limits, chunks, publisher=schema.roles.publisher_label, lists=lists)
 
     @classmethod
     def from_settings(

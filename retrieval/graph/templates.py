@@ -30,11 +30,15 @@ class TemplateLimits:
     chain_total: int = 60
 
 
-def query_params(analysis: QuestionAnalysis, matches: list[EntityMatch]) -> dict[str, Any]:
-    """Parameters shared by the templates: matched keys, named-publication source names, date windows."""
+Lists = list[list[str]]
+
+
+def query_params(analysis: QuestionAnalysis, matches: list[EntityMatch], lists: Lists | None = None) -> dict[str, Any]:
+    """Parameters shared by the templates: matched keys, named-publication source names, date windows, and the
+    access lists of the chunks a restricted reader may read besides the open ones (None: every chunk)."""
     sources = sorted(set(analysis.sources) | {p.name for p in analysis.publications})
     windows = [w.as_param() for w in analysis.dates]
-    return {"keys": [m.key for m in matches], "sources": sources, "windows": windows}
+    return {"keys": [m.key for m in matches], "sources": sources, "windows": windows, "lists": lists}
 
 
 class TemplateRunner:
@@ -44,10 +48,18 @@ class TemplateRunner:
     so the candidates cost no time of their own on a machine with a second core free."""
 
     def __init__(
-        self, graph: Graph, limits: TemplateLimits | None = None, chunks: ChunkCache | None = None, *, publisher: str
+        self,
+        graph: Graph,
+        limits: TemplateLimits | None = None,
+        chunks: ChunkCache | None = None,
+        *,
+        publisher: str,
+        lists: Lists | None = None,
     ) -> None:
-        """`publisher`: the schema's `publisher_label`; matches of it are the question's named outlets."""
+        """`publisher`: the schema's `publisher_label`; matches of it are the question's named outlets; `lists`:
+        a restricted reader's readable access lists (retrieval/scope.py), None for every chunk."""
         self.graph = graph
+        self.lists = lists
         self.publisher = publisher
         self.limits = limits or TemplateLimits()
         self.chunks = chunks or ChunkCache(graph)
@@ -62,7 +74,7 @@ class TemplateRunner:
         """The facts, the chain facts of `chain_types` (the relations the question asks about) and the candidates;
         `publication_sources`: the corpus sources whose documents report to the matched publications (the name
         index's `sources_of`)."""
-        params = query_params(analysis, matches)
+        params = query_params(analysis, matches, self.lists)
         wanted = self.candidates_params(params, matches, publication_sources)
         candidates = Beside(lambda: self._candidates(wanted), name="graphwire-candidates")
         [row] = self.graph.read("retrieve/facts", **self.facts_params(params, pair=len(matches) >= 2))
@@ -90,6 +102,7 @@ class TemplateRunner:
     ) -> dict[str, Any]:
         """The parameters of `retrieve/candidates`."""
         return {
+            "lists": params["lists"],
             "sources": params["sources"],
             "windows": params["windows"],
             "entity_keys": [m.key for m in matches if m.label != self.publisher],

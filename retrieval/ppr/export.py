@@ -122,3 +122,47 @@ class SnapshotCache:
             "chunks": snap.n_chunks if snap else 0,
             "relations": snap.n_relations if snap else 0,
         }
+
+
+class ScopedSnapshots(SnapshotCache):
+    """The shared snapshot as a restricted reader sees it (`GraphSnapshot.restricted`, retrieval/scope.py), made
+    again when the shared one is rebuilt, with walk graphs of its own."""
+
+    def __init__(self, base: SnapshotCache, readable: frozenset[str], scope: str) -> None:
+        self.graph = base.graph
+        self.version = base.version
+        self.base = base
+        self.readable = readable
+        self.scope = scope
+        self._walks = {}
+        self._lock = threading.Lock()
+        self._made: tuple[GraphSnapshot, GraphSnapshot] | None = None  # (the shared snapshot, its restriction)
+
+    @property
+    def builds(self) -> int:
+        return self.base.builds
+
+    @property
+    def last_build_ms(self) -> float:
+        return self.base.last_build_ms
+
+    def snapshot(self) -> GraphSnapshot:
+        shared = self.base.snapshot()
+        with self._lock:
+            if self._made is None or self._made[0] is not shared:
+                self._made = (shared, shared.restricted(self.readable, self.scope))
+            return self._made[1]
+
+    @property
+    def current(self) -> GraphSnapshot | None:
+        return self._made[1] if self._made is not None else None
+
+    def stats(self) -> dict[str, Any]:
+        snap = self.current
+        return {
+            **self.base.stats(),
+            "scope": self.scope,
+            "entities": snap.n_entities if snap else 0,
+            "chunks": snap.n_chunks if snap else 0,
+            "relations": snap.n_relations if snap else 0,
+        }

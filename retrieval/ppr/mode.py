@@ -12,10 +12,11 @@ from graphwire.retrieval.graph.models import QuestionAnalysis
 from graphwire.retrieval.models import EntityMatch
 from graphwire.retrieval.ppr.config import GraphOptions, PPRConfig, PPRMethod, ScoringOptions
 from graphwire.retrieval.ppr.relations import RelationTypeScorer
-from graphwire.retrieval.ppr.retriever import PPRRetriever
+from graphwire.retrieval.ppr.retriever import PassageScorer, PPRRetriever
 from graphwire.schema.model import GraphSchema
 
 if TYPE_CHECKING:
+    from graphwire.retrieval.flat.dense import DenseRetriever
     from graphwire.retrieval.registry import RetrievalContext
     from graphwire.retrieval.services import GraphServices
 
@@ -58,6 +59,16 @@ class ChunkStorePassageScorer:
         return dict(self.store.query(question, top_n))
 
 
+class DensePassageScorer:
+    """Passage similarity from a flat dense retriever: a restricted reader's, over the scoped vectors only."""
+
+    def __init__(self, dense: DenseRetriever) -> None:
+        self.dense = dense
+
+    def score(self, question: str, top_n: int) -> dict[str, float]:
+        return dict(self.dense.nearest(question, top_n))
+
+
 class LazyRelationScorer:
     """Embeds the schema's relationship descriptions on first use, not when the mode is built."""
 
@@ -86,9 +97,15 @@ def ppr_mode(ctx: RetrievalContext) -> PPRRetriever:
         ),
     )
     embedder = embedder_from_settings(settings)
-    passages = None
+    passages: PassageScorer | None = None
     if ctx.chroma is not None and settings.ppr_passage_seeds > 0:
-        passages = ChunkStorePassageScorer(ctx.chroma(), settings.chroma_collection, embedder)
+        from graphwire.retrieval.flat.dense import DenseRetriever
+
+        dense = ctx.flat_retrievers()["vector"] if ctx.scope is not None else None
+        if isinstance(dense, DenseRetriever):  # a restricted reader's view: seeds among the passages it may read
+            passages = DensePassageScorer(dense)
+        else:
+            passages = ChunkStorePassageScorer(ctx.chroma(), settings.chroma_collection, embedder)
     return PPRRetriever(
         graph,
         services.snapshots,

@@ -52,6 +52,8 @@ class GraphSnapshot:
     rel_types: list[str]
     rel_chunks: sparse.csr_matrix  # R x C, 1 where the chunk supports the relationship
     cooccurrence: sparse.csr_matrix | None = None  # E x E, symmetric: sentences naming both entities
+    sentences: sparse.csr_matrix | None = None  # S x E, 1 where sentence slot s names the entity
+    sentence_chunks: npt.NDArray[np.int64] | None = None  # S, the chunk index of each sentence slot
     fingerprint: str = ""
     entity_index: dict[str, int] = field(default_factory=dict)
     chunk_index: dict[str, int] = field(default_factory=dict)
@@ -85,11 +87,63 @@ class GraphSnapshot:
         """How many chunks mention each entity (HippoRAG's |P_i| for node specificity)."""
         return np.asarray((self.mentions > 0).sum(axis=0)).ravel().astype(np.float64)
 
+    def restricted(self, readable: frozenset[str], scope: str) -> GraphSnapshot:
+        """The snapshot of only what the chunks in `readable` support, as `build_snapshot` makes it from their rows
+        alone (a restricted reader's walks, retrieval/scope.py): their mentions, titles and sentences, the
+        relationships with a supporting chunk among them (cut to those chunks), the entities those name, and an
+        entity's aliases only when every chunk that mentions it is readable (aliases are learned from mentions and
+        do not say from which)."""
+        chunks = np.flatnonzero([chunk_id in readable for chunk_id in self.chunk_ids])
+        mentions = sparse.csr_matrix(self.mentions[chunks])
+        rel_chunks = sparse.csr_matrix(self.rel_chunks[:, chunks])
+        relations = np.flatnonzero(np.diff(rel_chunks.indptr) > 0)
+        mentioned = np.diff(sparse.csc_matrix(mentions).indptr) > 0
+        visible = mentioned.copy()
+        visible[self.rel_source[relations]] = True
+        visible[self.rel_target[relations]] = True
+        entities = np.flatnonzero(visible)
+        position = np.full(self.n_entities, -1, dtype=np.int64)
+        position[entities] = np.arange(len(entities))
+        fully_read = np.diff(sparse.csc_matrix(self.mentions).indptr) == np.diff(sparse.csc_matrix(mentions).indptr)
+        sentences, sentence_chunks, cooccurrence = self._restricted_sentences(chunks, entities)
+        keys = [self.entity_keys[i] for i in entities]
+        chunk_ids = [self.chunk_ids[i] for i in chunks]
+        return GraphSnapshot(
+            entity_keys=keys,
+            entity_names=[self.entity_names[i] for i in entities],
+            entity_labels=[self.entity_labels[i] for i in entities],
+            entity_aliases=[self.entity_aliases[i] if fully_read[i] else () for i in entities],
+            chunk_ids=chunk_ids,
+            mentions=sparse.csr_matrix(mentions[:, entities]),
+            titles=sparse.csr_matrix(self.titles[chunks][:, entities]),
+            rel_source=position[self.rel_source[relations]],
+            rel_target=position[self.rel_target[relations]],
+            rel_types=[self.rel_types[r] for r in relations],
+            rel_chunks=sparse.csr_matrix(rel_chunks[relations]),
+            cooccurrence=cooccurrence,
+            sentences=sentences,
+            sentence_chunks=sentence_chunks,
+            fingerprint=f"{self.fingerprint}@{scope}",
+            entity_index={key: i for i, key in enumerate(keys)},
+            chunk_index={chunk_id: i for i, chunk_id in enumerate(chunk_ids)},
+        )
+
+    def _restricted_sentences(
+        self, chunks: npt.NDArray[np.int64], entities: npt.NDArray[np.int64]
+    ) -> tuple[sparse.csr_matrix | None, npt.NDArray[np.int64] | None, sparse.csr_matrix | None]:
+        """The sentence slots of `chunks` over `entities`, their chunks' new indices and the co-occurrence."""
+        if self.sentences is None or self.sentence_chunks is None:
+            return None, None, None
+        position = np.full(self.n_chunks, -1, dtype=np.int64)
+        position[chunks] = np.arange(len(chunks))
+        slots = np.flatnonzero(position[self.sentence_chunks] >= 0)
+        incidence = sparse.csr_matrix(self.sentences[slots][:, entities])
+        return incidence, position[self.sentence_chunks[slots]], _pairs(incidence)
+
     def memory_bytes(self) -> int:
         arrays = [self.rel_source, self.rel_target]
         mats = [self.mentions, self.titles, self.rel_chunks]
-        if self.cooccurrence is not None:
-            mats.append(self.cooccurrence)
+        mats += [m for m in (self.cooccurrence, self.sentences) if m is not None]
         total = sum(a.nbytes for a in arrays)
         total += sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes for m in mats)
         return int(total)
@@ -211,6 +265,7 @@ def build_snapshot(
     ment = _mention_parts(mentions, ents, chunks)
     rels = _relation_parts(relations, ents, chunks)
     n_e, n_c, n_r = len(ents.keys), len(chunks), len(rels.types)
+    incidence = _incidence(ment.sentences.rows, ment.sentences.cols, len(ment.slots), n_e)
     return GraphSnapshot(
         entity_keys=ents.keys,
         entity_names=ents.names,
@@ -223,19 +278,34 @@ def build_snapshot(
         rel_target=np.asarray(rels.target, dtype=np.int64),
         rel_types=rels.types,
         rel_chunks=rels.chunks.matrix((n_r, n_c), binary=True),
-        cooccurrence=_cooccurrence(ment.sentences.rows, ment.sentences.cols, len(ment.slots), n_e),
+        cooccurrence=_pairs(incidence),
+        sentences=incidence,
+        sentence_chunks=_slot_chunks(ment.slots),
         fingerprint=fingerprint,
         entity_index=ents.index,
         chunk_index=dict(chunks),
     )
 
 
-def _cooccurrence(slot_rows: list[int], entity_cols: list[int], n_slots: int, n_entities: int) -> sparse.csr_matrix:
-    """E x E: how many sentences name both entities (the diagonal dropped)."""
+def _incidence(slot_rows: list[int], entity_cols: list[int], n_slots: int, n_entities: int) -> sparse.csr_matrix:
+    """S x E: 1 where sentence slot s names entity e."""
     incidence = sparse.csr_matrix(
         (np.ones(len(slot_rows)), (slot_rows, entity_cols)), shape=(n_slots, n_entities), dtype=np.float64
     )
     incidence.data[:] = 1.0
+    return incidence
+
+
+def _slot_chunks(slots: dict[tuple[int, int], int]) -> npt.NDArray[np.int64]:
+    """Each sentence slot's chunk index, by slot."""
+    out = np.zeros(len(slots), dtype=np.int64)
+    for (chunk, _sentence), slot in slots.items():
+        out[slot] = chunk
+    return out
+
+
+def _pairs(incidence: sparse.csr_matrix) -> sparse.csr_matrix:
+    """E x E: how many sentences name both entities (the diagonal dropped)."""
     pairs = sparse.csr_matrix(incidence.T @ incidence)
     pairs.setdiag(0.0)
     pairs.eliminate_zeros()

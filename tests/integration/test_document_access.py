@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.auth import Team, make_team
-from support.demo import DEMO
+from support.demo import DEMO, ingest_documents
 
 from graphwire.app.auth import operations as ops
 from graphwire.app.main import create_app
@@ -95,7 +95,7 @@ def test_no_mode_returns_what_the_reader_may_not_read(
     reader = Reader.of(["reader-1", *groups])
     chunks, entities = readable_world(session_graph, reader)
     for mode in mode_names():
-        result = retrieve_as(context.retriever(mode), context.access(), question, 5, reader)
+        result = retrieve_as(context, mode, question, 5, reader)
         assert_within(result, chunks, entities)
         assert len(result.chunks) <= 5
 
@@ -108,14 +108,14 @@ def test_an_unrestricted_reader_gets_the_mode_unchanged_and_a_reader_sees_what_i
     question = QUESTIONS[0]
     for mode in ("graph", "bm25", "joint"):
         plain = context.retriever(mode).retrieve(question, top_k=5)
-        as_everyone = retrieve_as(context.retriever(mode), context.access(), question, 5, EVERYONE)
+        as_everyone = retrieve_as(context, mode, question, 5, EVERYONE)
         assert [c.chunk_id for c in as_everyone.chunks] == [c.chunk_id for c in plain.chunks]
     # close every document that the answer's chunks come from to finance; outsiders lose them, finance keeps them
-    before = retrieve_as(context.retriever("joint"), context.access(), question, 5, Reader.of(["x"]))
+    before = retrieve_as(context, "joint", question, 5, Reader.of(["x"]))
     top = {c.document_id for c in before.chunks[:2]}
     set_access(session_graph, {i: ["finance"] for i in ids if i in top}, context)
-    outsider = retrieve_as(context.retriever("joint"), context.access(), question, 5, Reader.of(["x"]))
-    insider = retrieve_as(context.retriever("joint"), context.access(), question, 5, Reader.of(["finance"]))
+    outsider = retrieve_as(context, "joint", question, 5, Reader.of(["x"]))
+    insider = retrieve_as(context, "joint", question, 5, Reader.of(["finance"]))
     assert not {c.document_id for c in outsider.chunks} & top
     assert {c.document_id for c in insider.chunks} & top
     answer = context.answerer("extractive").answer(question, outsider)
@@ -202,3 +202,48 @@ def test_access_lists_travel_with_an_export_and_a_bad_one_is_refused_by_line(
     errors = [str(e) for e in refused.value.errors]  # the header's count of valid Document lines is off by one too
     assert f"line {number + 1}: properties.access: access must be a list of group or principal names" in errors
     set_access(session_graph, {}, context)
+
+
+VAULT = [
+    {
+        "title": f"Vault memo {n}",
+        "body": " ".join([question] * 3 + [f"Vault memo {n} is kept for the vault group alone."]),
+        "source": "Vault Wire",
+        "published_at": "2026-03-05",
+        "url": f"https://vault.example/memo-{n}",
+        "access": ["vault"],
+    }
+    for n, question in enumerate(QUESTIONS[:3])
+]
+
+
+def seen(result: RetrievalResult) -> tuple[Any, ...]:
+    """What a reader is shown, in order: chunks with scores (to float32's precision: `vector` is Chroma's search for
+    a reader of everything and an exact one over a restricted reader's scope), facts with their chunks and evidence,
+    entities."""
+    return (
+        [(c.chunk_id, round(c.score, 5)) for c in result.chunks],
+        [(f.subject, f.relationship, f.object, f.chunk_ids, f.evidence) for f in result.facts],
+        [e.key for e in result.entities],
+        result.abstain_reason,
+    )
+
+
+def test_unreadable_documents_do_not_decide_what_a_reader_sees(
+    session_graph: Graph, demo_settings: Settings, context: RetrievalContext
+) -> None:
+    """Documents that repeat the questions themselves, closed to the reader, change every mode's ranking for a
+    reader who may read them and nothing, in any mode, for one who may not: rankings are computed over the reader's
+    scope (retrieval/scope.py), not cut from the store's. Last in the module: it adds documents to its store."""
+    set_access(session_graph, {}, context)
+    outsider, everyone = Reader.of(["reader-1", "finance"]), EVERYONE
+    modes = mode_names()
+    before = {(m, q): seen(retrieve_as(context, m, q, 5, outsider)) for m in modes for q in QUESTIONS[:3]}
+    open_before = {(m, q): seen(retrieve_as(context, m, q, 5, everyone)) for m in modes for q in QUESTIONS[:3]}
+    ingest_documents(session_graph, demo_settings, VAULT)
+    bump(session_graph)
+    context.refresh()
+    changed = {key for key in open_before if seen(retrieve_as(context, *key, 5, everyone)) != open_before[key]}
+    assert {m for m, _ in changed} >= {"bm25", "fused", "flat_plus", "vector", "ppr", "joint"}, changed
+    after = {(m, q): seen(retrieve_as(context, m, q, 5, outsider)) for m in modes for q in QUESTIONS[:3]}
+    assert after == before

@@ -4,9 +4,11 @@ serve the demo graph (the web UI in a browser, the MCP server)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
+from graphwire.core.documents import Article
 from graphwire.core.settings import Settings
 from graphwire.ingest.extractors.offline import OfflineExtractor
 from graphwire.ingest.gazetteer import Gazetteer
@@ -20,8 +22,16 @@ DEMO = Path(__file__).resolve().parents[2] / "data" / "demo"
 
 def ingest_demo(graph: Graph, settings: Settings) -> None:
     """The demo corpus as `graphwire demo` ingests it: offline extractor, its gazetteer, vectors in Chroma."""
+    ingest_articles_as_demo(graph, settings, load_articles(DEMO / "articles.jsonl").articles)
+
+
+def ingest_documents(graph: Graph, settings: Settings, records: list[dict[str, Any]]) -> None:
+    """More documents (corpus records) into the demo's stores, as the demo's own were written."""
+    ingest_articles_as_demo(graph, settings, [Article.model_validate(record) for record in records])
+
+
+def ingest_articles_as_demo(graph: Graph, settings: Settings, articles: list[Article]) -> None:
     schema = load_schema()
-    articles = load_articles(DEMO / "articles.jsonl").articles
     gazetteer = Gazetteer.from_sources((a.source for a in articles), schema=schema).with_file(DEMO / "gazetteer.yaml")
     extractor = OfflineExtractor(schema, gazetteer)
     ingest_articles(

@@ -4,7 +4,9 @@ retrieval to what a reader may see (retrieval/access.py)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import pytest
 from pydantic import ValidationError
@@ -15,7 +17,7 @@ from graphwire.core.access import EVERYONE, MAX_ACCESS_ENTRIES, AccessError, Rea
 from graphwire.core.auth.models import Principal, Role
 from graphwire.core.documents import Article
 from graphwire.ingest.loaders import load_articles
-from graphwire.retrieval.access import READ_DEPTH, AccessMap, AccessUnknownError, Readable, cut, retrieve_as
+from graphwire.retrieval.access import AccessMap, AccessUnknownError, Readable, cut, retrieve_as
 from graphwire.retrieval.graph.retriever import NO_MATCH_REASON
 from graphwire.retrieval.models import (
     EntityMatch,
@@ -28,6 +30,8 @@ from graphwire.retrieval.models import (
     RetrievalResult,
 )
 from graphwire.retrieval.question.outlets import PublicationMention
+from graphwire.retrieval.registry import RetrievalContext
+from graphwire.retrieval.scope import Scope
 
 
 def test_access_lists_are_sorted_sets_of_plain_names() -> None:
@@ -146,30 +150,61 @@ def test_the_access_map_fails_closed_and_reads_entities_and_outlets_by_their_acc
     assert access.readable(_result(chunks=[_chunk("z9")]), EVERYONE).chunks == {"a1", "b1", "c1"}  # z9: unknown
 
 
-def test_retrieve_as_reads_deeper_for_a_restricted_reader_and_leaves_open_stores_alone() -> None:
-    closed = AccessMap(chunks={"a1": ("finance",), "b1": None, "c1": None, "a2": None}, sources={})
-    stub = _Retriever(_result())
-    seen = retrieve_as(stub, lambda: closed, "q", 2, Reader.of(["rita"]))
-    assert stub.asked == [2 * READ_DEPTH] and [c.chunk_id for c in seen.chunks] == ["b1", "c1"]
-    stub.asked.clear()
-    short = retrieve_as(stub, lambda: closed, "q", 4, Reader.of(["rita"]))  # 3 readable of the 4 the mode has
-    assert stub.asked == [4 * READ_DEPTH] and len(short.chunks) == 3  # the mode had fewer than asked: no retry
-    stub.asked.clear()
-    retrieve_as(stub, lambda: closed, "q", 1, Reader.of(["rita"]))
-    assert stub.asked == [READ_DEPTH]
-    ids = [f"d{i}" for i in range(READ_DEPTH + 1)]  # the one readable chunk ranks just past the first read
-    deep = _Retriever(_result(chunks=[_chunk(i) for i in ids], facts=[], excerpts=[]))
-    only_last = AccessMap(chunks={i: ("x",) for i in ids[:-1]} | {ids[-1]: None}, sources={})
-    found = retrieve_as(deep, lambda: only_last, "q", 1, Reader.of(["rita"]))
-    assert deep.asked == [READ_DEPTH, READ_DEPTH * READ_DEPTH] and [c.chunk_id for c in found.chunks] == ids[-1:]
-    assert retrieve_as(stub, lambda: closed, "q", 2, EVERYONE).chunks == stub.result.chunks[:2]
-    opened = AccessMap(chunks={"a1": None, "b1": None, "c1": None, "a2": None}, sources={})
-    untouched = retrieve_as(stub, lambda: opened, "q", 2, Reader.of(["rita"]))
-    assert untouched.details == stub.result.details and untouched.chunks == stub.result.chunks[:2]
-    half_known = AccessMap(chunks={"b1": None, "c1": None}, sources={})  # a1, a2 written since
-    assert "a1" not in {c.chunk_id for c in retrieve_as(stub, lambda: half_known, "q", 9, Reader.of(["r"])).chunks}
+class _Context:
+    """What `retrieve_as` asks of a retrieval context: the mode, the access map, and the mode of a scoped view."""
+
+    def __init__(self, shared: RetrievalResult, scoped: RetrievalResult, access: AccessMap | None) -> None:
+        self.shared, self.scoped_result, self.map = _Retriever(shared), scoped, access
+        self.scopes: list[Scope] = []
+
+    def retriever(self, mode: str) -> _Retriever:
+        return self.shared
+
+    def access(self) -> Callable[[], AccessMap] | None:
+        found = self.map
+        return None if found is None else lambda: found
+
+    def scoped(self, scope: Scope) -> _Context:
+        self.scopes.append(scope)
+        return _Context(self.scoped_result, self.scoped_result, self.map)
+
+
+def _ask(ctx: _Context, top_k: int, reader: Reader) -> RetrievalResult:
+    return retrieve_as(cast(RetrievalContext, ctx), "stub", "q", top_k, reader)
+
+
+def test_a_restricted_reader_is_served_by_its_scope_and_an_open_store_is_left_alone() -> None:
+    closed = AccessMap(
+        chunks={"a1": ("finance",), "b1": None, "c1": None, "a2": None},
+        sources={"Ledger": [("finance",)]},
+        version="v1",
+    )
+    scoped = _result(chunks=[_chunk("b1"), _chunk("c1"), _chunk("a1")], facts=[], excerpts=[])
+    ctx = _Context(_result(), scoped, closed)
+    seen = _ask(ctx, 2, Reader.of(["rita"]))
+    assert [c.chunk_id for c in seen.chunks] == ["b1", "c1"] and seen.details == {}
+    [scope] = ctx.scopes
+    assert scope.chunks == {"b1", "c1", "a2"} and scope.access == frozenset() and scope.hidden_sources == {"Ledger"}
+    assert scope.lists == [] and _ask(ctx, 9, Reader.of(["rita"])).chunks[-1].chunk_id == "c1"  # a1: cut all the same
+    assert closed.scope(Reader.of(["bob"])) is scope  # readers of the same lists share one scope
+    assert _ask(ctx, 2, EVERYONE).chunks == _result().chunks[:2] and len(ctx.scopes) == 2
+    finance = _ask(ctx, 2, Reader.of(["finance"]))  # it may read every list: the shared mode, no scope
+    assert len(ctx.scopes) == 2 and finance.details == _result().details
+    half_known = AccessMap(chunks={"b1": None, "c1": None}, sources={})  # a1, a2 written since the map was read
+    assert "a1" not in {c.chunk_id for c in _ask(_Context(_result(), scoped, half_known), 9, Reader.of(["r"])).chunks}
     with pytest.raises(AccessUnknownError):
-        retrieve_as(stub, None, "q", 2, Reader.of(["rita"]))
+        _ask(_Context(_result(), scoped, None), 2, Reader.of(["rita"]))
+
+
+def test_a_scope_is_named_by_the_graph_version_and_the_lists_read() -> None:
+    chunks: dict[str, tuple[str, ...] | None] = {"a": ("finance",), "b": ("legal",), "c": None}
+    v1, v2 = AccessMap(chunks, {}, version="v1"), AccessMap(chunks, {}, version="v2")
+    finance, legal = v1.scope(Reader.of(["finance"])), v1.scope(Reader.of(["legal"]))
+    assert finance is not None and legal is not None and finance.key != legal.key
+    assert finance.chunks == {"a", "c"} and finance.lists == [["finance"]]
+    other = v2.scope(Reader.of(["finance"]))
+    assert other is not None and other.key != finance.key and other.chunks == finance.chunks
+    assert v1.scope(Reader.of(["finance", "legal"])) is None
 
 
 def test_a_record_carries_its_access_list_and_a_bad_one_is_named(tmp_path: Path) -> None:

@@ -81,6 +81,18 @@ def test_sparse_bm25_equals_rank_bm25() -> None:
     assert BM25Weights(corpus).scores(["unseen"]).tolist() == [0.0] * len(corpus)
 
 
+def test_restricted_bm25_is_bm25_of_the_subset_alone() -> None:
+    """A subset's weights are its own corpus's: idf, floor and average length from those chunks only."""
+    corpus = [bm25_tokens(text) for *_, text in ARTICLES] + [[]]
+    query = bm25_tokens("Federal Reserve interest rates fintech rates")
+    columns = np.array([i for i in range(len(corpus)) if i % 2 == 0])
+    subset = [corpus[i] or [""] for i in columns]
+    restricted = BM25Weights(corpus).restricted(columns)
+    np.testing.assert_allclose(restricted.scores(query), BM25Okapi(subset).get_scores(query))
+    assert restricted.size == len(columns)
+    assert BM25Weights(corpus).restricted(np.array([], dtype=np.int64)).scores(query).tolist() == []
+
+
 def test_rrf_and_ranks() -> None:
     assert ranks_of(np.array([0.1, 0.9, 0.5])).tolist() == [3, 1, 2]
     fused = rrf([np.array([1, 2, 3]), np.array([3, 1, 2])], k=60)
