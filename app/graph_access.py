@@ -28,6 +28,8 @@ from graphwire.retrieval.paths import (
     resolve_entity,
     shortest_path,
 )
+from graphwire.retrieval.ppr.snapshot import GraphSnapshot
+from graphwire.retrieval.registry import RetrievalContext
 
 
 class EntitiesResponse(BaseModel):
@@ -36,38 +38,51 @@ class EntitiesResponse(BaseModel):
 
 
 def require_whole_store(graph: Graph, reader: Reader) -> None:
-    """403 for a reader some documents are closed to, once any document has an access list: these views are built
-    from the whole graph, and cutting them to what a reader may read is not done yet (docs/security.md)."""
+    """403 for a reader some documents are closed to, once any document has an access list: the graph's counts,
+    export, import and edits are of the whole graph (docs/security.md)."""
     if reader.unrestricted or not graph.read("access/any_restricted"):
         return
     raise ApiError(
         403,
         "forbidden",
-        "some documents are closed to this caller, and entity, neighbourhood, path and graph-edit views are not yet "
-        "cut to what it may read: use /v1/query or /v1/retrieve, or ask an admin",
+        "some documents are closed to this caller, and the graph's counts, export, import and edits are views of "
+        "the whole graph: use the entity, neighbourhood and path views, /v1/query or /v1/retrieve, or ask an admin",
     )
 
 
+def reader_scope(retrieval: RetrievalContext, reader: Reader) -> GraphSnapshot | None:
+    """The snapshot of what `reader` may read (retrieval/scope.py), or None when it may read everything."""
+    if reader.unrestricted:
+        return None
+    access = retrieval.access()
+    if access is None:
+        raise ApiError(
+            403, "forbidden", "this caller may read only some documents, and without Neo4j nobody can tell which"
+        )
+    scope = access().scope(reader)
+    return None if scope is None else retrieval.scoped(scope).services().snapshots.snapshot()
+
+
 def find_entities(
-    graph: Graph, settings: Settings, q: str, limit: int, label: str | None, reader: Reader
+    graph: Graph, settings: Settings, q: str, limit: int, label: str | None, scope: GraphSnapshot | None
 ) -> EntitiesResponse:
     """Entities whose name or alias matches `q` (exact, prefix, substring, then fuzzy), best first; `label` must be
-    one of the configured schema's (SCHEMA_PATH names it, not always the news one)."""
-    require_whole_store(graph, reader)
+    one of the configured schema's (SCHEMA_PATH names it, not always the news one); `scope`: a restricted reader's
+    (`reader_scope`), of whose entities, aliases, mentions and relationships only the readable are shown."""
     if not q.strip():
         raise ApiError(422, "validation_error", "q must not be blank")
     labels = configured_schema(settings).labels
     if label is not None and label not in labels:
         raise ApiError(422, "validation_error", f"unknown label {label!r}", {"labels": labels})
-    return EntitiesResponse(query=q, entities=lookup_entities(graph, q, limit, label))
+    return EntitiesResponse(query=q, entities=lookup_entities(graph, q, limit, label, scope))
 
 
-def resolve(graph: Graph, name: str, role: str) -> EntityRef:
+def resolve(graph: Graph, name: str, role: str, scope: GraphSnapshot | None) -> EntityRef:
     """One entity by name, alias or key, through the fuzzy lookup of `find_entities`."""
     if not name.strip():
         raise ApiError(422, "validation_error", f"{role} must not be blank")
     try:
-        return resolve_entity(graph, name)
+        return resolve_entity(graph, name, scope)
     except EntityNotFoundError as exc:
         raise ApiError(404, "entity_not_found", f"{role}: {exc}", {"role": role, "name": name}) from exc
     except AmbiguousEntityError as exc:
@@ -78,24 +93,26 @@ def resolve(graph: Graph, name: str, role: str) -> EntityRef:
 
 
 def entity_neighborhood(
-    graph: Graph, settings: Settings, entity: str, hops: int, limit: int, reader: Reader
+    graph: Graph, settings: Settings, entity: str, hops: int, limit: int, scope: GraphSnapshot | None
 ) -> Neighborhood:
-    """The facts within `hops` hops of an entity, at most `limit` per hop, hub types of the schema left out."""
-    require_whole_store(graph, reader)
+    """The facts within `hops` hops of an entity, at most `limit` per hop, hub types of the schema left out; a
+    restricted reader's `scope` holds the entities and facts it may see."""
     excluded = hub_types(configured_schema(settings))
-    return neighborhood(graph, resolve(graph, entity, "entity"), hops, per_hop_limit=limit, excluded_types=excluded)
+    start = resolve(graph, entity, "entity", scope)
+    return neighborhood(graph, start, hops, per_hop_limit=limit, excluded_types=excluded, scope=scope)
 
 
 def entity_path(
-    graph: Graph, settings: Settings, source: str, target: str, max_hops: int, reader: Reader
+    graph: Graph, settings: Settings, source: str, target: str, max_hops: int, scope: GraphSnapshot | None
 ) -> EntityPath:
-    """A shortest path between two entities over extracted facts, each hop with its supporting chunks."""
-    require_whole_store(graph, reader)
-    src, dst = resolve(graph, source, "source"), resolve(graph, target, "target")
+    """A shortest path between two entities over extracted facts, each hop with its supporting chunks; a restricted
+    reader's `scope` holds the entities and facts it may walk."""
+    src, dst = resolve(graph, source, "source", scope), resolve(graph, target, "target", scope)
     if src.key == dst.key:
         raise ApiError(422, "validation_error", f"source and target are the same entity ({src.key})")
+    excluded = hub_types(configured_schema(settings))
     try:
-        return shortest_path(graph, src, dst, max_hops, excluded_types=hub_types(configured_schema(settings)))
+        return shortest_path(graph, src, dst, max_hops, excluded_types=excluded, scope=scope)
     except NoPathError as exc:
         details = {"source": src.model_dump(), "target": dst.model_dump(), "max_hops": max_hops}
         raise ApiError(404, "no_path", str(exc), details) from exc

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from graphwire.core.clients.graph import Graph
 from graphwire.retrieval.graph.lookup import EntityHit, lookup_entities
 from graphwire.retrieval.models import MatchTier
+from graphwire.retrieval.ppr.snapshot import GraphSnapshot
 from graphwire.schema.model import GraphSchema
 
 MAX_HOPS_NEIGHBORHOOD = 3
@@ -41,12 +42,13 @@ class AmbiguousEntityError(LookupError):
         self.candidates = candidates
 
 
-def resolve_entity(graph: Graph, name: str) -> EntityRef:
-    """An entity key, or the single best lookup hit: unique at its tier, and exact unless the only hit."""
+def resolve_entity(graph: Graph, name: str, scope: GraphSnapshot | None = None) -> EntityRef:
+    """An entity key, or the single best lookup hit: unique at its tier, and exact unless the only hit. With `scope`
+    (a restricted reader's snapshot, retrieval/scope.py), only its entities: any other is not found."""
     by_key = graph.read("graph/entity_by_key", key=name.strip())
-    if by_key:
+    if by_key and (scope is None or by_key[0]["key"] in scope.entity_index):
         return EntityRef(**by_key[0])
-    hits = lookup_entities(graph, name, limit=CANDIDATES_SHOWN)
+    hits = lookup_entities(graph, name, limit=CANDIDATES_SHOWN, scope=scope)
     if not hits:
         raise EntityNotFoundError(name)
     best = hits[0]
@@ -116,9 +118,11 @@ def neighborhood(
     per_hop_limit: int = 50,
     *,
     excluded_types: tuple[str, ...],
+    scope: GraphSnapshot | None = None,
 ) -> Neighborhood:
     """Facts within `hops` hops, hop by hop, each hop listing only facts not seen closer to the entity.
-    `excluded_types`: types not followed (`hub_types(schema)`)."""
+    `excluded_types`: types not followed (`hub_types(schema)`); `scope`: a restricted reader's snapshot, whose
+    relationships and readable chunks alone are read (retrieval/scope.py)."""
     if not 1 <= hops <= MAX_HOPS_NEIGHBORHOOD:
         raise ValueError(f"hops must be between 1 and {MAX_HOPS_NEIGHBORHOOD}")
     seen_facts: set[str] = set()
@@ -127,13 +131,14 @@ def neighborhood(
     out: list[Hop] = []
     total_facts = total_tokens = 0
     for hop in range(1, hops + 1):
-        rows = (
-            graph.read(
+        if not frontier:
+            rows = []
+        elif scope is not None:
+            rows = ScopedFacts(graph, scope).hop(frontier, excluded_types, per_hop_limit + 1)
+        else:
+            rows = graph.read(
                 "graph/neighborhood_hop", keys=frontier, exclude_types=list(excluded_types), limit=per_hop_limit + 1
             )
-            if frontier
-            else []
-        )
         truncated = len(rows) > per_hop_limit
         facts: list[GraphFact] = []
         next_frontier: list[str] = []
@@ -200,16 +205,21 @@ def shortest_path(
     max_hops: int = MAX_HOPS_PATH,
     *,
     excluded_types: tuple[str, ...],
+    scope: GraphSnapshot | None = None,
 ) -> EntityPath:
     """One shortest path over entity-entity facts; raises NoPathError when none exists within `max_hops`.
-    `excluded_types`: types not followed (`hub_types(schema)`)."""
+    `excluded_types`: types not followed (`hub_types(schema)`); `scope`: a restricted reader's snapshot, whose
+    relationships and readable chunks alone are walked (retrieval/scope.py)."""
     if not 1 <= max_hops <= MAX_HOPS_PATH:
         raise ValueError(f"max_hops must be between 1 and {MAX_HOPS_PATH}")
     if source.key == target.key:
         raise ValueError("source and target are the same entity")
-    rows = graph.read(
-        f"graph/shortest_path_{max_hops}", source=source.key, target=target.key, exclude_types=list(excluded_types)
-    )
+    if scope is not None:
+        rows = ScopedFacts(graph, scope).path(source.key, target.key, max_hops, excluded_types)
+    else:
+        rows = graph.read(
+            f"graph/shortest_path_{max_hops}", source=source.key, target=target.key, exclude_types=list(excluded_types)
+        )
     if not rows:
         raise NoPathError(source, target, max_hops)
     nodes = [EntityRef(**n) for n in rows[0]["nodes"]]
@@ -244,3 +254,94 @@ def shortest_path(
             )
         )
     return EntityPath(source=source, target=target, length=len(steps), steps=steps)
+
+
+class ScopedFacts:
+    """Neighbourhood hops and shortest paths over a restricted reader's snapshot (`GraphSnapshot.restricted`): the
+    relationships its readable chunks support, each with those chunks and their evidence sentences (read from Neo4j,
+    `graph/relation_evidence`), in the rows the statements of the whole graph return."""
+
+    def __init__(self, graph: Graph, scope: GraphSnapshot) -> None:
+        self.graph = graph
+        self.scope = scope
+
+    def hop(self, keys: list[str], excluded: tuple[str, ...], limit: int) -> list[dict[str, Any]]:
+        """`graph/neighborhood_hop`'s rows: the relationships touching `keys`, best supported first."""
+        snap = self.scope
+        found = {r for k in keys if (i := snap.entity_index.get(k)) is not None for r in snap.incident[i]}
+        kept = [r for r in found if snap.rel_types[r] not in excluded]
+        names = snap.entity_names
+        kept.sort(
+            key=lambda r: (
+                -len(snap.relation_chunks(r)),
+                names[snap.rel_source[r]],
+                snap.rel_types[r],
+                names[snap.rel_target[r]],
+            )
+        )
+        return [{"id": str(r), **row} for r, row in zip(kept[:limit], self._facts(kept[:limit]), strict=True)]
+
+    def path(self, source: str, target: str, max_hops: int, excluded: tuple[str, ...]) -> list[dict[str, Any]]:
+        """A shortest path's row as `graph/shortest_path_N` gives it (none when there is none), found breadth
+        first over the scope's relationships in either direction, lowest indices first."""
+        snap = self.scope
+        start, goal = snap.entity_index.get(source), snap.entity_index.get(target)
+        if start is None or goal is None:
+            return []
+        via: dict[int, tuple[int, int]] = {start: (-1, -1)}  # entity -> (previous entity, relationship)
+        frontier = [start]
+        for _ in range(max_hops):
+            reached: list[int] = []
+            for e in frontier:
+                for r in snap.incident[e]:
+                    if snap.rel_types[r] in excluded:
+                        continue
+                    other = int(snap.rel_target[r] if snap.rel_source[r] == e else snap.rel_source[r])
+                    if other not in via:
+                        via[other] = (e, r)
+                        reached.append(other)
+            if goal in via:
+                return [self._path_row(via, goal)]
+            frontier = reached
+        return []
+
+    def _path_row(self, via: dict[int, tuple[int, int]], goal: int) -> dict[str, Any]:
+        snap = self.scope
+        entities, relations = [goal], []
+        while via[entities[-1]][0] >= 0:
+            previous, r = via[entities[-1]]
+            relations.append(r)
+            entities.append(previous)
+        entities.reverse()
+        relations.reverse()
+        nodes = [
+            {"key": snap.entity_keys[e], "name": snap.entity_names[e], "label": snap.entity_labels[e]} for e in entities
+        ]
+        hops = [
+            {"relationship": f["relationship"], "subject_key": f["subject_key"], "object_key": f["object_key"],
+             "chunk_ids": f["chunk_ids"], "evidence": f["evidence"]}
+            for f in self._facts(relations)
+        ]  # fmt: skip
+        return {"nodes": nodes, "hops": hops}
+
+    def _facts(self, relations: list[int]) -> list[dict[str, Any]]:
+        """Each relationship as a fact row, its chunk ids and evidence sentences cut to the scope's chunks."""
+        snap = self.scope
+        ends = [(snap.rel_source[r], snap.rel_types[r], snap.rel_target[r]) for r in relations]
+        wanted = [{"source": snap.entity_keys[s], "type": t, "target": snap.entity_keys[o]} for s, t, o in ends]
+        stored = {
+            (row["source"], row["type"], row["target"]): row
+            for row in (self.graph.read("graph/relation_evidence", relations=wanted) if wanted else [])
+        }
+        out = []
+        for (s, t, o), want in zip(ends, wanted, strict=True):
+            row = stored.get((want["source"], t, want["target"]), {"chunk_ids": [], "evidence": []})
+            ids, evidence = list(row["chunk_ids"] or []), list(row["evidence"] or [])
+            kept = [j for j, chunk_id in enumerate(ids) if chunk_id in snap.chunk_index]
+            keys, names, labels = snap.entity_keys, snap.entity_names, snap.entity_labels
+            out.append(
+                {"subject_key": keys[s], "subject": names[s], "subject_label": labels[s], "relationship": t,
+                 "object_key": keys[o], "object": names[o], "object_label": labels[o],
+                 "chunk_ids": [ids[j] for j in kept], "evidence": [evidence[j] for j in kept if j < len(evidence)]}
+            )  # fmt: skip
+        return out

@@ -13,7 +13,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from graphwire.app.graph_access import EntitiesResponse, entity_neighborhood, entity_path, find_entities
+from graphwire.app.graph_access import (
+    EntitiesResponse,
+    entity_neighborhood,
+    entity_path,
+    find_entities,
+    reader_scope,
+)
 from graphwire.app.mcp.models import AskResult, RetrieveResult
 from graphwire.app.mcp.server import current_caller
 from graphwire.app.querying import QueryRequest, RetrieveRequest, answer_query, retrieve_only
@@ -86,9 +92,8 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
         """Entities whose name or alias matches `name` (exact, prefix, substring, then fuzzy), best first, with their
         labels, aliases, mentions and degree. Use an entity's `key` where a name is ambiguous."""
         current = services()
-        return find_entities(
-            current.graph_provider.get(), current.settings, name, limit, label, current_caller().reader()
-        )
+        scope = reader_scope(current.retrieval, current_caller().reader())
+        return find_entities(current.graph_provider.get(), current.settings, name, limit, label, scope)
 
     @server.tool(title="Neighbourhood of an entity", annotations=READ_ONLY)
     def neighbourhood(
@@ -99,9 +104,8 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
         """The facts within `hops` hops of an entity, hop by hop, each with the chunks it came from, and how many
         facts and tokens each hop adds."""
         current = services()
-        return entity_neighborhood(
-            current.graph_provider.get(), current.settings, entity, hops, budget, current_caller().reader()
-        )
+        scope = reader_scope(current.retrieval, current_caller().reader())
+        return entity_neighborhood(current.graph_provider.get(), current.settings, entity, hops, budget, scope)
 
     @server.tool(title="Path between two entities", annotations=READ_ONLY)
     def path(
@@ -111,6 +115,5 @@ def register(server: MCPServer, settings: Settings, services: Callable[[], Servi
     ) -> EntityPath:
         """A shortest path between two entities over the graph's facts, each hop with its supporting chunks."""
         current = services()
-        return entity_path(
-            current.graph_provider.get(), current.settings, source, target, max_hops, current_caller().reader()
-        )
+        scope = reader_scope(current.retrieval, current_caller().reader())
+        return entity_path(current.graph_provider.get(), current.settings, source, target, max_hops, scope)

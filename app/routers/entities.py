@@ -7,8 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import WHOLE_STORE, GraphDep, PrincipalDep, SettingsDep
-from graphwire.app.graph_access import EntitiesResponse, find_entities
+from graphwire.app.deps import WHOLE_STORE, GraphDep, PrincipalDep, RetrievalDep, SettingsDep
+from graphwire.app.graph_access import EntitiesResponse, find_entities, reader_scope
 from graphwire.retrieval.graph.lookup import GraphStats, graph_stats
 
 router = APIRouter(tags=["graph"])
@@ -19,6 +19,7 @@ async def entities(
     graph: GraphDep,
     settings: SettingsDep,
     caller: PrincipalDep,
+    retrieval: RetrievalDep,
     q: Annotated[str, Query(min_length=1, max_length=200, description="A name, alias or part of one.")],
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
     label: Annotated[
@@ -26,7 +27,8 @@ async def entities(
     ] = None,
 ) -> EntitiesResponse:
     """Entities whose name or alias matches `q` (exact, prefix, substring, then fuzzy), best first."""
-    return await run_in_threadpool(find_entities, graph, settings, q, limit, label, caller.reader())
+    scope = await run_in_threadpool(reader_scope, retrieval, caller.reader())
+    return await run_in_threadpool(find_entities, graph, settings, q, limit, label, scope)
 
 
 @router.get("/graph/stats", response_model=GraphStats, dependencies=[WHOLE_STORE])

@@ -13,8 +13,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import GraphDep, PrincipalDep, SettingsDep
-from graphwire.app.graph_access import entity_neighborhood, entity_path
+from graphwire.app.deps import GraphDep, PrincipalDep, RetrievalDep, SettingsDep
+from graphwire.app.graph_access import entity_neighborhood, entity_path, reader_scope
 from graphwire.retrieval.paths import MAX_HOPS_NEIGHBORHOOD, MAX_HOPS_PATH, EntityPath, Neighborhood
 
 router = APIRouter(tags=["graph"])
@@ -27,12 +27,14 @@ async def graph_neighborhood(
     graph: GraphDep,
     settings: SettingsDep,
     caller: PrincipalDep,
+    retrieval: RetrievalDep,
     entity: EntityName,
     hops: Annotated[int, Query(ge=1, le=MAX_HOPS_NEIGHBORHOOD, description="Hops from the entity (1-3).")] = 1,
     limit: Annotated[int, Query(ge=1, le=500, description="At most this many facts per hop.")] = 50,
 ) -> Neighborhood:
     """The facts within `hops` hops of an entity, hop by hop, with how many facts and tokens each hop adds."""
-    return await run_in_threadpool(entity_neighborhood, graph, settings, entity, hops, limit, caller.reader())
+    scope = await run_in_threadpool(reader_scope, retrieval, caller.reader())
+    return await run_in_threadpool(entity_neighborhood, graph, settings, entity, hops, limit, scope)
 
 
 @router.get("/graph/path", response_model=EntityPath)
@@ -40,9 +42,11 @@ async def graph_path(
     graph: GraphDep,
     settings: SettingsDep,
     caller: PrincipalDep,
+    retrieval: RetrievalDep,
     source: EntityName,
     target: EntityName,
     max_hops: Annotated[int, Query(ge=1, le=MAX_HOPS_PATH, description="Longest path searched (1-6).")] = MAX_HOPS_PATH,
 ) -> EntityPath:
     """A shortest path between two entities over extracted facts, each hop with its supporting chunks."""
-    return await run_in_threadpool(entity_path, graph, settings, source, target, max_hops, caller.reader())
+    scope = await run_in_threadpool(reader_scope, retrieval, caller.reader())
+    return await run_in_threadpool(entity_path, graph, settings, source, target, max_hops, scope)

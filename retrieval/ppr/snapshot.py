@@ -83,6 +83,25 @@ class GraphSnapshot:
     def titled_keys(self) -> frozenset[str]:
         return frozenset(self.entity_keys[i] for i in self.titled)
 
+    @cached_property
+    def entity_mentions(self) -> npt.NDArray[np.int64]:
+        """How many chunks mention each entity."""
+        return np.diff(sparse.csc_matrix(self.mentions).indptr).astype(np.int64)
+
+    @cached_property
+    def incident(self) -> list[list[int]]:
+        """Per entity, the relationships that start or end at it, in relationship order."""
+        out: list[list[int]] = [[] for _ in range(self.n_entities)]
+        for r, (s, t) in enumerate(zip(self.rel_source.tolist(), self.rel_target.tolist(), strict=True)):
+            out[s].append(r)
+            out[t].append(r)
+        return out
+
+    def relation_chunks(self, r: int) -> list[str]:
+        """The chunk ids supporting relationship `r`."""
+        row = self.rel_chunks.indices[self.rel_chunks.indptr[r] : self.rel_chunks.indptr[r + 1]]
+        return [self.chunk_ids[c] for c in sorted(row.tolist())]
+
     def chunk_counts(self) -> npt.NDArray[np.float64]:
         """How many chunks mention each entity (HippoRAG's |P_i| for node specificity)."""
         return np.asarray((self.mentions > 0).sum(axis=0)).ravel().astype(np.float64)

@@ -21,6 +21,8 @@ from support.auth import Team, make_team
 from support.demo import DEMO, ingest_documents
 
 from graphwire.app.auth import operations as ops
+from graphwire.app.errors import ApiError
+from graphwire.app.graph_access import entity_neighborhood, entity_path, find_entities, reader_scope
 from graphwire.app.main import create_app
 from graphwire.core.access import EVERYONE, Reader
 from graphwire.core.auth.models import LOCAL
@@ -31,6 +33,7 @@ from graphwire.ingest.exchange.models import ExchangeError
 from graphwire.ingest.exchange.service import GraphExchange
 from graphwire.retrieval.access import retrieve_as
 from graphwire.retrieval.models import RetrievalResult
+from graphwire.retrieval.paths import GraphFact
 from graphwire.retrieval.registry import RetrievalContext, mode_names
 from graphwire.schema.model import load_schema
 
@@ -98,6 +101,35 @@ def test_no_mode_returns_what_the_reader_may_not_read(
         result = retrieve_as(context, mode, question, 5, reader)
         assert_within(result, chunks, entities)
         assert len(result.chunks) <= 5
+    assert_views_within(context, reader, chunks, entities)
+
+
+NAMES = ("Lumen Labs", "Paradigm Ventures", "Ada Park", "Berlin", "Kestrel Motors")
+
+
+def assert_views_within(context: RetrievalContext, reader: Reader, chunks: dict[str, str], entities: set[str]) -> None:
+    """The entity lookup, neighbourhoods and paths a reader is shown name only what its readable chunks support."""
+    settings, graph = context.settings, context.require_graph()
+    scope = reader_scope(context, reader)
+    for name in NAMES:
+        for hit in find_entities(graph, settings, name, 10, None, scope).entities:
+            assert hit.key in entities, ("lookup", name, hit)
+    facts: list[GraphFact] = []
+    for name in NAMES:
+        try:
+            facts += [f for hop in entity_neighborhood(graph, settings, name, 2, 50, scope).hops for f in hop.facts]
+        except ApiError as refused:
+            assert refused.status in (404, 409)
+    for source, target in zip(NAMES, NAMES[1:], strict=False):
+        try:
+            facts += [step.fact for step in entity_path(graph, settings, source, target, 4, scope).steps]
+        except ApiError as refused:
+            assert refused.status in (404, 409, 422)
+    for fact in facts:
+        assert fact.chunk_ids and set(fact.chunk_ids) <= set(chunks), fact
+        assert {fact.subject_key, fact.object_key} <= entities, fact
+        for sentence, chunk_id in zip(fact.evidence, fact.chunk_ids, strict=False):
+            assert " ".join(sentence.split())[:40] in " ".join(chunks[chunk_id].split()), fact
 
 
 def test_an_unrestricted_reader_gets_the_mode_unchanged_and_a_reader_sees_what_its_group_opens(
@@ -172,10 +204,11 @@ def test_the_documents_api_hides_what_the_caller_may_not_read(
     first_chunks = {row["id"] for row in session_graph.read("documents/chunks", document_id=first, readers=None)}
     assert not {c["chunk_id"] for c in asked.json()["chunks"]} & first_chunks
     assert not {cid for fact in asked.json()["facts"] for cid in fact["chunk_ids"]} & first_chunks
-    refused = client.get("/v1/entities", params={"q": "Lumen"})
-    assert refused.status_code == 403 and "closed" in refused.json()["error"]["message"]
+    found = client.get("/v1/entities", params={"q": "Lumen"})
+    assert found.status_code == 200 and found.json()["entities"], found.text  # cut to what it may read, not refused
     assert client.get("/v1/entities", params={"q": "Lumen"}, headers={"X-API-Key": team.admin_key}).status_code == 200
-    assert client.get("/v1/graph/stats").status_code == 403  # counts of the whole graph
+    refused = client.get("/v1/graph/stats")  # counts of the whole graph
+    assert refused.status_code == 403 and "closed" in refused.json()["error"]["message"]
     assert put_access(client, team.admin_key, first, None).json()["access"] is None
     assert client.get(f"/v1/documents/{first}").status_code == 200
 
@@ -239,6 +272,7 @@ def test_unreadable_documents_do_not_decide_what_a_reader_sees(
     outsider, everyone = Reader.of(["reader-1", "finance"]), EVERYONE
     modes = mode_names()
     before = {(m, q): seen(retrieve_as(context, m, q, 5, outsider)) for m in modes for q in QUESTIONS[:3]}
+    views_before = views(context, outsider)
     open_before = {(m, q): seen(retrieve_as(context, m, q, 5, everyone)) for m in modes for q in QUESTIONS[:3]}
     ingest_documents(session_graph, demo_settings, VAULT)
     bump(session_graph)
@@ -247,3 +281,13 @@ def test_unreadable_documents_do_not_decide_what_a_reader_sees(
     assert {m for m, _ in changed} >= {"bm25", "fused", "flat_plus", "vector", "ppr", "joint"}, changed
     after = {(m, q): seen(retrieve_as(context, m, q, 5, outsider)) for m in modes for q in QUESTIONS[:3]}
     assert after == before
+    assert views(context, outsider) == views_before
+
+
+def views(context: RetrievalContext, reader: Reader) -> tuple[Any, ...]:
+    """The entity lookups and two-hop neighbourhoods of NAMES as `reader` is shown them."""
+    settings, graph = context.settings, context.require_graph()
+    scope = reader_scope(context, reader)
+    hits = [find_entities(graph, settings, name, 10, None, scope).model_dump() for name in NAMES]
+    around = [entity_neighborhood(graph, settings, name, 2, 50, scope).model_dump() for name in NAMES[:3]]
+    return hits, around

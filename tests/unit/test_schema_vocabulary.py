@@ -190,7 +190,7 @@ def test_the_entities_endpoint_checks_labels_against_the_configured_schema(
     from graphwire.app.deps import get_graph
     from graphwire.app.main import create_app
 
-    monkeypatch.setattr(graph_access, "lookup_entities", lambda graph, q, limit, label: [])
+    monkeypatch.setattr(graph_access, "lookup_entities", lambda graph, q, limit, label, scope: [])
     fixture_schema = ROOT / "tests" / "data" / "encyclopedia" / "schema.yaml"  # labels Film, Book, Place, ...
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None,
