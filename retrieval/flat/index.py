@@ -150,23 +150,28 @@ class SentenceIndex:
     vectors: npt.NDArray[np.float32]
     pool: int = SENTENCE_POOL
     min_sentences: int = MIN_SENTENCES
+    # per chunk position, the first row of its sentences in `vectors` and how many count: given for a restricted
+    # index, which reads its parent's vectors instead of copying them; else found from `owners`
+    spans: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
 
     @cached_property
     def _ranges(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Per chunk position: the first row of its sentences and how many count (0 for none, or too few)."""
+        if self.spans is not None:
+            return self.spans
         size = int(self.owners[-1]) + 1 if len(self.owners) else 0
         counts = np.bincount(self.owners, minlength=size).astype(np.int64)
         first = np.cumsum(counts) - counts
         return first, np.where(counts >= self.min_sentences, counts, 0)
 
-    def restricted(self, keep: npt.NDArray[np.int64], size: int) -> SentenceIndex:
-        """The sentences of the chunks at positions `keep` (ascending) of a snapshot of `size` chunks, owned by
-        their positions among `keep`."""
-        position = np.full(size, -1, dtype=np.int64)
-        position[keep] = np.arange(len(keep))
-        owners = position[self.owners] if len(self.owners) else self.owners
-        rows = owners >= 0
-        return SentenceIndex(owners[rows], self.vectors[rows], self.pool, self.min_sentences)
+    def restricted(self, keep: npt.NDArray[np.int64]) -> SentenceIndex:
+        """The sentences of the chunks at positions `keep` (ascending), by their positions among `keep`: the same
+        vectors, read through spans (no copy)."""
+        first, counts = self._ranges
+        starts, sizes = np.zeros(len(keep), dtype=np.int64), np.zeros(len(keep), dtype=np.int64)
+        known = keep < len(counts)  # chunks past the last one with sentences have none
+        starts[known], sizes[known] = first[keep[known]], counts[keep[known]]
+        return SentenceIndex(self.owners[:0], self.vectors, self.pool, self.min_sentences, (starts, sizes))
 
     def blend(self, chunk_scores: npt.NDArray[np.float64], query_vectors: npt.NDArray[np.float32]) -> Scores:
         """Per query (columns of `chunk_scores`, rows of `query_vectors`): the mean of each chunk's similarity and
@@ -229,7 +234,7 @@ class IndexSnapshot:
             vectors=self.vectors[keep] if len(self.vectors) else self.vectors,
             bm25=self.bm25.restricted(keep),
             positions={chunk.id: i for i, chunk in enumerate(chunks)},
-            sentences=self.sentences.restricted(keep, len(self.chunks)) if self.sentences is not None else None,
+            sentences=self.sentences.restricted(keep) if self.sentences is not None else None,
         )
 
     def dense_scores(self, query_vector: npt.NDArray[np.float32]) -> Scores:

@@ -109,3 +109,21 @@ def test_only_the_pool_of_most_similar_chunks_is_rescored() -> None:
     index = SentenceIndex(owners=owners, vectors=vectors, pool=2)
     blended = index.blend(np.array([[0.9], [0.1], [0.5]]), np.array([[0.0, 1.0]], dtype=np.float32))
     assert np.allclose(blended[:, 0], [(0.9 + 1.0) / 2, 0.1, (0.5 + 1.0) / 2])  # chunk 1 is outside the pool of 2
+
+
+def test_a_restricted_index_blends_its_chunks_as_the_whole_one_does_without_copying_vectors() -> None:
+    index = SentenceIndex(
+        owners=np.array([0, 0, 0, 2, 3, 3, 3, 4, 4, 4], dtype=np.int64),
+        vectors=np.array([[1, 0], [0, 1], [0.6, 0.8], [0, 1], [0, 1], [0, 1], [0, 1], [1, 0], [1, 0], [0, 1]],
+                         dtype=np.float32),
+    )  # fmt: skip
+    keep = np.array([0, 2, 4, 5], dtype=np.int64)  # chunk 5 has no sentences (past the last one that has)
+    scores = np.array([[0.5], [0.4], [0.1], [0.3], [0.2], [0.6]])
+    query = np.array([[0.0, 1.0]], dtype=np.float32)
+    restricted = index.restricted(keep)
+    assert restricted.vectors is index.vectors
+    whole = SentenceIndex(
+        owners=np.array([0, 0, 0, 1, 2, 2, 2], dtype=np.int64), vectors=index.vectors[[0, 1, 2, 3, 7, 8, 9]]
+    )
+    assert np.allclose(restricted.blend(scores[keep], query), whole.blend(scores[keep], query))
+    assert np.allclose(restricted.blend(scores[keep], query)[:, 0], [(0.5 + 1.0) / 2, 0.1, (0.2 + 1.0) / 2, 0.6])
