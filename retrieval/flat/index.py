@@ -132,6 +132,39 @@ class WordCase:
         return bool(words) and all(written_as_word(self.lower[w], self.capitalised[w]) for w in words)
 
 
+@dataclass(frozen=True)
+class WordCounts:
+    """Per chunk, how often it writes each word in lower case and capitalised (chunks x words): the `WordCase` of any
+    subset of the chunks is a sum of rows, where counting their texts again takes seconds on a news corpus."""
+
+    words: list[str]
+    lower: sparse.csr_matrix
+    capitalised: sparse.csr_matrix
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> WordCounts:
+        vocabulary: dict[str, int] = {}
+        parts: tuple[list[int], list[int], list[int], list[int]] = ([], [], [], [])  # lower rows, cols; capitalised
+        size = 0
+        for size, text in enumerate(texts, start=1):
+            for word in _WORD.findall(text):
+                rows, cols = (parts[2], parts[3]) if word[0].isupper() else (parts[0], parts[1])
+                rows.append(size - 1)
+                cols.append(vocabulary.setdefault(word.lower(), len(vocabulary)))
+        shape = (size, len(vocabulary))
+        lower = sparse.csr_matrix((np.ones(len(parts[0])), (parts[0], parts[1])), shape=shape)
+        capitalised = sparse.csr_matrix((np.ones(len(parts[2])), (parts[2], parts[3])), shape=shape)
+        return cls(list(vocabulary), lower, capitalised)
+
+    def case(self, rows: npt.NDArray[np.int64]) -> WordCase:
+        """The `WordCase` of the chunks at `rows`."""
+        lower, capitalised = (np.asarray(m[rows].sum(axis=0)).ravel() for m in (self.lower, self.capitalised))
+        return WordCase(
+            Counter({self.words[i]: int(lower[i]) for i in np.flatnonzero(lower)}),
+            Counter({self.words[i]: int(capitalised[i]) for i in np.flatnonzero(capitalised)}),
+        )
+
+
 SENTENCE_POOL = 500  # chunks per query vector whose sentences are scored: the best by their own similarity
 # A chunk of fewer sentences is scored by its own vector alone: its closest sentence is most of its text, and a sentence
 # without the other loses its context ("It was directed by ..."); bench/sentence_vectors.md measures both rules.
@@ -212,12 +245,22 @@ class IndexSnapshot:
     positions: dict[str, int] = field(default_factory=dict)
     built_ms: float = 0.0
     sentences: SentenceIndex | None = None  # None: dense scores are the chunks' own similarities
+    origin: tuple[IndexSnapshot, npt.NDArray[np.int64]] | None = None  # a restriction's: the snapshot, the rows kept
 
     @cached_property
     def word_case(self) -> WordCase:
         """How the corpus writes each word, counted on first use: only question linking needs it (about a second
-        on 8,000 chunks), so a snapshot that serves the flat modes alone never pays for it."""
+        on 8,000 chunks), so a snapshot that serves the flat modes alone never pays for it. A restriction sums its
+        rows of the shared snapshot's `word_counts`."""
+        if self.origin is not None:
+            shared, rows = self.origin
+            return shared.word_counts.case(rows)
         return WordCase.of(chunk.text for chunk in self.chunks)
+
+    @cached_property
+    def word_counts(self) -> WordCounts:
+        """Each chunk's word counts, made on a restriction's first `word_case`."""
+        return WordCounts.of(chunk.text for chunk in self.chunks)
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -235,6 +278,7 @@ class IndexSnapshot:
             bm25=self.bm25.restricted(keep),
             positions={chunk.id: i for i, chunk in enumerate(chunks)},
             sentences=self.sentences.restricted(keep) if self.sentences is not None else None,
+            origin=(self, keep),
         )
 
     def dense_scores(self, query_vector: npt.NDArray[np.float32]) -> Scores:

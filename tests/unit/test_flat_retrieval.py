@@ -23,7 +23,7 @@ from graphwire.retrieval.flat import (
     build_flat_retrievers,
 )
 from graphwire.retrieval.flat.fusion import ranks_of, rrf, top_positions
-from graphwire.retrieval.flat.index import BM25Weights, Scores
+from graphwire.retrieval.flat.index import BM25Weights, Scores, WordCase, WordCounts
 from graphwire.retrieval.flat.plus import FlatPlusConfig
 from graphwire.retrieval.flat.tokenize import bm25_tokens
 from graphwire.retrieval.timing import StageTimer
@@ -91,6 +91,15 @@ def test_restricted_bm25_is_bm25_of_the_subset_alone() -> None:
     np.testing.assert_allclose(restricted.scores(query), BM25Okapi(subset).get_scores(query))
     assert restricted.size == len(columns)
     assert BM25Weights(corpus).restricted(np.array([], dtype=np.int64)).scores(query).tolist() == []
+
+
+def test_a_subset_s_word_case_is_the_sum_of_its_chunks_word_counts() -> None:
+    texts = [text for *_, text in ARTICLES] + ["", "Oahu oahu OAHU house House"]
+    rows = np.array([0, 2, len(texts) - 1], dtype=np.int64)
+    summed = WordCounts.of(texts).case(rows)
+    counted = WordCase.of(texts[i] for i in rows)
+    assert summed.lower == counted.lower and summed.capitalised == counted.capitalised
+    assert summed.capitalised["oahu"] == 2 and summed.lower["house"] == 1
 
 
 def test_rrf_and_ranks() -> None:

@@ -1,11 +1,14 @@
-"""A restricted reader's walk graph: `GraphSnapshot.restricted` equals the snapshot of the readable rows alone."""
+"""A restricted reader's views without Neo4j: `GraphSnapshot.restricted` equals the snapshot of the readable rows
+alone, and `NameIndex.restricted` holds only what they support."""
 
 from __future__ import annotations
 
 import numpy as np
 from scipy import sparse
 
+from graphwire.retrieval.graph.names import build_index
 from graphwire.retrieval.ppr import EntityRow, GraphSnapshot, MentionRow, RelationRow, build_snapshot
+from graphwire.schema.model import load_schema
 
 ENTITIES = [
     EntityRow("P:ann", "Ann", "Person", ("Ann Lee",)),
@@ -77,3 +80,22 @@ def test_what_only_unreadable_chunks_support_is_gone() -> None:
     assert scoped.entity_aliases[scoped.entity_index["L:oslo"]] == ()  # c3 also mentions Oslo
     assert scoped.entity_aliases[scoped.entity_index["F:dune"]] == ("Dune 2",)
     assert scoped.fingerprint.endswith("@r1")
+
+
+def test_the_scoped_name_index_holds_what_the_readable_chunks_support() -> None:
+    """Stage 1's index for a restricted reader: its snapshot's entities, mentions counted in its chunks, aliases
+    only of wholly readable entities, outlets with a readable document; a version of its own (stage 1's cache)."""
+    rows = [
+        {"key": e.key, "name": e.name, "label": e.label, "aliases": list(e.aliases),
+         "mentions": sum(m.entity_key == e.key for m in MENTIONS)}
+        for e in ENTITIES
+    ]  # fmt: skip
+    sources = [{"source": "Ledger", "keys": ["O:acme"]}, {"source": "Circuit", "keys": []}]
+    whole = build_index(rows, sources, (3, 1), load_schema())
+    scope = build_snapshot(ENTITIES, MENTIONS, RELATIONS).restricted(frozenset({"c1", "c2"}), "r1")
+    seen = whole.restricted(scope, frozenset({"Ledger"}), load_schema())
+    assert set(seen.nodes) == {"P:ann", "F:dune", "L:oslo"}
+    assert seen.nodes["L:oslo"].mentions == 1 and whole.nodes["L:oslo"].mentions == 2
+    assert seen.lookup("dune 2") and not seen.lookup("acme corp") and not seen.lookup("bo")
+    assert seen.nodes["P:ann"].aliases == ("Ann Lee",) and seen.source_keys == {"Circuit": []}
+    assert seen.version[:2] == whole.version and seen.version != whole.version
