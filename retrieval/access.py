@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -152,12 +153,25 @@ def retrieve_as(ctx: RetrievalContext, mode: str, question: str, top_k: int, rea
         raise AccessUnknownError("this caller may read only some documents, and without Neo4j nobody can tell which")
     current = access()
     scope = current.scope(reader)
-    if scope is not None:
-        retriever = ctx.scoped(scope).retriever(mode)
-    result = retriever.retrieve(question, top_k=top_k)
-    if scope is None and all(c in current.chunks for c in _chunk_ids(result)):
-        return result  # it may read every list, and the map knows every chunk the result names
-    return cut(result, current.readable(result, reader), top_k)
+    if scope is None:  # it may read every list the store holds
+        result = retriever.retrieve(question, top_k=top_k)
+        if all(c in current.chunks for c in _chunk_ids(result)):
+            return result  # and the map knows every chunk the result names
+        return cut(result, current.readable(result, reader), top_k)
+    view = ctx.scoped(scope)
+    result = view.retriever(mode).retrieve(question, top_k=top_k)
+    return cut(result, within(result, scope, view.services().snapshots.snapshot().entity_index), top_k)
+
+
+def within(result: RetrievalResult, scope: Scope, entities: Container[str]) -> Readable:
+    """What of a scoped mode's `result` its scope holds (`entities`: the keys of its snapshot's entities): the guard
+    behind the views, which should have returned nothing else; no read of the graph."""
+    outlets = result.analysis.outlets if result.analysis is not None else []
+    return Readable(
+        chunks={c for c in _chunk_ids(result) if c in scope.chunks},
+        entities={e.key for e in result.entities if e.key in entities},
+        sources={s for outlet in outlets for s in outlet.sources if s not in scope.hidden_sources},
+    )
 
 
 class AccessUnknownError(RuntimeError):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import cast
 
 import pytest
@@ -168,6 +169,11 @@ class _Context:
         self.scopes.append(scope)
         return _Context(self.scoped_result, self.scoped_result, self.map)
 
+    def services(self) -> SimpleNamespace:
+        """A scoped view's services: its snapshot holds the entities its readable chunks support."""
+        snapshot = SimpleNamespace(entity_index={"org:lumen": 0})
+        return SimpleNamespace(snapshots=SimpleNamespace(snapshot=lambda: snapshot))
+
 
 def _ask(ctx: _Context, top_k: int, reader: Reader) -> RetrievalResult:
     return retrieve_as(cast(RetrievalContext, ctx), "stub", "q", top_k, reader)
@@ -179,10 +185,15 @@ def test_a_restricted_reader_is_served_by_its_scope_and_an_open_store_is_left_al
         sources={"Ledger": [("finance",)]},
         version="v1",
     )
-    scoped = _result(chunks=[_chunk("b1"), _chunk("c1"), _chunk("a1")], facts=[], excerpts=[])
+    ghost = EntityMatch(mention="Vault", key="org:vault", name="Vault", label="Organization", tier=MatchTier.EXACT,
+                        score=1.0)  # fmt: skip
+    scoped = _result(chunks=[_chunk("b1"), _chunk("c1"), _chunk("a1")], excerpts=[])
+    scoped.entities.append(ghost)  # not in the scope's snapshot: the guard drops it
     ctx = _Context(_result(), scoped, closed)
     seen = _ask(ctx, 2, Reader.of(["rita"]))
     assert [c.chunk_id for c in seen.chunks] == ["b1", "c1"] and seen.details == {}
+    assert [e.key for e in seen.entities] == ["org:lumen"] and [f.chunk_ids for f in seen.facts] == [["b1", "c1"]]
+    assert seen.analysis is not None and [o.name for o in seen.analysis.outlets] == ["Circuit"]
     [scope] = ctx.scopes
     assert scope.chunks == {"b1", "c1", "a2"} and scope.access == frozenset() and scope.hidden_sources == {"Ledger"}
     assert scope.lists == [] and _ask(ctx, 9, Reader.of(["rita"])).chunks[-1].chunk_id == "c1"  # a1: cut all the same
