@@ -74,3 +74,26 @@ class Refreshing(Generic[V, T]):
         with self._lock:
             self._value = None
             self._version = None
+
+
+class Derived(Generic[T]):
+    """A value made from other values (a restricted reader's view of a shared index), made again only when one of
+    them is replaced (compared by identity: the shared values are rebuilt, never changed in place)."""
+
+    def __init__(self, make: Callable[..., T]) -> None:
+        self.make = make
+        self._made: tuple[tuple[object, ...], T] | None = None
+        self._lock = threading.Lock()
+
+    def of(self, *sources: object) -> T:
+        with self._lock:
+            made = self._made
+            stale = made is None or len(made[0]) != len(sources)
+            if made is None or stale or any(a is not b for a, b in zip(made[0], sources, strict=True)):
+                made = self._made = (sources, self.make(*sources))
+            return made[1]
+
+    @property
+    def current(self) -> T | None:
+        """The value made last (None before the first `of`)."""
+        return self._made[1] if self._made is not None else None

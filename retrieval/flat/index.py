@@ -8,7 +8,6 @@ encoding for the same cores (a 10x slowdown measured on 2 cores without the limi
 from __future__ import annotations
 
 import re
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -25,7 +24,7 @@ from threadpoolctl import ThreadpoolController
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.documents import Chunk
 from graphwire.core.settings import default_of
-from graphwire.core.stores.refresh import Refreshing
+from graphwire.core.stores.refresh import Derived, Refreshing
 from graphwire.retrieval.flat.tokenize import bm25_tokens
 from graphwire.schema.lexicon import written_as_word
 
@@ -377,19 +376,14 @@ class ScopedFlatIndex(FlatIndex):
         self.store = base.store
         self.tokenizer = base.tokenizer
         self.bm25_k1, self.bm25_b, self.check_every_s = base.bm25_k1, base.bm25_b, base.check_every_s
-        self._made: tuple[IndexSnapshot, IndexSnapshot] | None = None  # (the shared snapshot, its restriction)
-        self._lock = threading.Lock()
+        self._view: Derived[IndexSnapshot] = Derived(lambda shared: shared.restricted(readable, scope))
 
     def snapshot(self) -> IndexSnapshot:
-        shared = self.base.snapshot()
-        with self._lock:
-            if self._made is None or self._made[0] is not shared:
-                self._made = (shared, shared.restricted(self.readable, self.scope))
-            return self._made[1]
+        return self._view.of(self.base.snapshot())
 
     @property
     def current(self) -> IndexSnapshot | None:
-        return self._made[1] if self._made is not None else None
+        return self._view.current
 
     def expire(self) -> None:
         self.base.expire()

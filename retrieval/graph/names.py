@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,7 +13,7 @@ from scipy import sparse
 
 from graphwire.core.clients.graph import Graph
 from graphwire.core.names import match_form
-from graphwire.core.stores.refresh import Refreshing
+from graphwire.core.stores.refresh import Derived, Refreshing
 from graphwire.retrieval.graph.name_search import NameSearch
 from graphwire.retrieval.graph_version import GraphVersion
 from graphwire.retrieval.ppr.export import SnapshotCache
@@ -181,19 +180,16 @@ class ScopedNames(NameIndexCache):
         self.base = base
         self.snapshots = snapshots
         self.hidden_sources = hidden_sources
-        self._made: tuple[NameIndex, GraphSnapshot, NameIndex] | None = None
-        self._lock = threading.Lock()
+        self._view: Derived[NameIndex] = Derived(
+            lambda shared, snapshot: shared.restricted(snapshot, hidden_sources, self.schema)
+        )
 
     def get(self) -> NameIndex:
-        shared, snapshot = self.base.get(), self.snapshots.snapshot()
-        with self._lock:
-            if self._made is None or self._made[0] is not shared or self._made[1] is not snapshot:
-                self._made = (shared, snapshot, shared.restricted(snapshot, self.hidden_sources, self.schema))
-            return self._made[2]
+        return self._view.of(self.base.get(), self.snapshots.snapshot())
 
     @property
     def current(self) -> NameIndex | None:
-        return self._made[2] if self._made is not None else None
+        return self._view.current
 
     def invalidate(self) -> None:
         self.base.invalidate()

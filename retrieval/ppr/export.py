@@ -10,7 +10,7 @@ from neo4j import Result
 
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import default_of
-from graphwire.core.stores.refresh import Refreshing
+from graphwire.core.stores.refresh import Derived, Refreshing
 from graphwire.retrieval.graph_version import GraphVersion, fingerprint_of, read_counts
 from graphwire.retrieval.ppr.config import GraphOptions
 from graphwire.retrieval.ppr.engine import WalkGraph, build_walk_graph
@@ -136,7 +136,7 @@ class ScopedSnapshots(SnapshotCache):
         self.scope = scope
         self._walks = {}
         self._lock = threading.Lock()
-        self._made: tuple[GraphSnapshot, GraphSnapshot] | None = None  # (the shared snapshot, its restriction)
+        self._view: Derived[GraphSnapshot] = Derived(lambda shared: shared.restricted(readable, scope))
 
     @property
     def builds(self) -> int:
@@ -147,15 +147,11 @@ class ScopedSnapshots(SnapshotCache):
         return self.base.last_build_ms
 
     def snapshot(self) -> GraphSnapshot:
-        shared = self.base.snapshot()
-        with self._lock:
-            if self._made is None or self._made[0] is not shared:
-                self._made = (shared, shared.restricted(self.readable, self.scope))
-            return self._made[1]
+        return self._view.of(self.base.snapshot())
 
     @property
     def current(self) -> GraphSnapshot | None:
-        return self._made[1] if self._made is not None else None
+        return self._view.current
 
     def stats(self) -> dict[str, Any]:
         snap = self.current

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graphwire.core.settings import Settings
-from graphwire.core.stores.refresh import Refreshing
+from graphwire.core.stores.refresh import Derived, Refreshing
 from graphwire.retrieval.registry import RetrievalContext
 
 
@@ -87,3 +87,12 @@ def test_expire_forces_a_check_even_with_an_interval_longer_than_the_machines_up
     assert cache.get() == 1 and cache.get() == 1
     cache.expire()
     assert cache.get() == 2 and len(reads) == 2
+
+
+def test_a_derived_value_is_made_again_only_when_a_source_is_replaced() -> None:
+    made: list[tuple[object, ...]] = []
+    view: Derived[int] = Derived(lambda *sources: made.append(sources) or len(made))
+    first, second = [1], [1]  # equal, not the same object
+    assert view.current is None and view.of(first) == 1 and view.of(first) == 1
+    assert view.of(second) == 2 and view.of(second, first) == 3 and view.of(second, first) == 3
+    assert view.current == 3 and len(made) == 3
