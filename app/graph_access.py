@@ -15,6 +15,7 @@ from graphwire.core.access import Reader
 from graphwire.core.clients.graph import Graph
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings
+from graphwire.retrieval.access import AccessUnknownError, access_map
 from graphwire.retrieval.graph.lookup import EntityHit, lookup_entities
 from graphwire.retrieval.paths import (
     AmbiguousEntityError,
@@ -54,12 +55,10 @@ def reader_scope(retrieval: RetrievalContext, reader: Reader) -> GraphSnapshot |
     """The snapshot of what `reader` may read (retrieval/scope.py), or None when it may read everything."""
     if reader.unrestricted:
         return None
-    access = retrieval.access()
-    if access is None:
-        raise ApiError(
-            403, "forbidden", "this caller may read only some documents, and without Neo4j nobody can tell which"
-        )
-    scope = access().scope(reader)
+    try:
+        scope = access_map(retrieval).scope(reader)
+    except AccessUnknownError as exc:
+        raise ApiError(403, "forbidden", str(exc)) from exc
     return None if scope is None else retrieval.scoped(scope).services().snapshots.snapshot()
 
 

@@ -23,7 +23,7 @@ from graphwire.core.clients.graph import Graph
 from graphwire.retrieval.graph.retriever import NO_MATCH_REASON
 from graphwire.retrieval.graph_version import GraphVersion
 from graphwire.retrieval.models import Fact, QuestionSummary, RetrievalResult
-from graphwire.retrieval.scope import Access, Scope
+from graphwire.retrieval.scope import Access, Scope, readable_support
 
 if TYPE_CHECKING:
     from graphwire.retrieval.registry import RetrievalContext
@@ -53,9 +53,6 @@ class AccessMap:
         lists = {a for a in chunks.values() if a is not None} | {a for ls in sources.values() for a in ls}
         self._lists = frozenset(lists)  # every access list the store holds
         self._scopes: dict[frozenset[Access], Scope] = {}
-        # whether any chunk carries an access list (none does: every reader reads everything); asked on every
-        # restricted reader's question, so found once, not by scanning every chunk each time
-        self.restricted = any(access is not None for access in chunks.values())
         self._entities = dict(entities or {})
         self._lock = threading.Lock()
 
@@ -148,10 +145,7 @@ def retrieve_as(ctx: RetrievalContext, mode: str, question: str, top_k: int, rea
     retriever = ctx.retriever(mode)
     if reader.unrestricted:
         return retriever.retrieve(question, top_k=top_k)
-    access = ctx.access()
-    if access is None:
-        raise AccessUnknownError("this caller may read only some documents, and without Neo4j nobody can tell which")
-    current = access()
+    current = access_map(ctx)
     scope = current.scope(reader)
     if scope is None:  # it may read every list the store holds
         result = retriever.retrieve(question, top_k=top_k)
@@ -161,6 +155,15 @@ def retrieve_as(ctx: RetrievalContext, mode: str, question: str, top_k: int, rea
     view = ctx.scoped(scope)
     result = view.retriever(mode).retrieve(question, top_k=top_k)
     return cut(result, within(result, scope, view.services().snapshots.snapshot().entity_index), top_k)
+
+
+def access_map(ctx: RetrievalContext) -> AccessMap:
+    """The graph's current access map; without a graph, `AccessUnknownError` (a restricted reader is refused, never
+    served unfiltered)."""
+    access = ctx.access()
+    if access is None:
+        raise AccessUnknownError("this caller may read only some documents, and without Neo4j nobody can tell which")
+    return access()
 
 
 def within(result: RetrievalResult, scope: Scope, entities: Container[str]) -> Readable:
@@ -213,13 +216,9 @@ def cut(result: RetrievalResult, readable: Readable, top_k: int) -> RetrievalRes
 
 
 def _fact(fact: Fact, readable: set[str]) -> Fact | None:
-    """The fact with its readable supporting chunks and their evidence sentences (evidence[i] is chunk_ids[i]'s, for
-    the chunks that have one), or None when none is readable."""
-    kept = [i for i, chunk_id in enumerate(fact.chunk_ids) if chunk_id in readable]
-    if not kept:
-        return None
-    evidence = [fact.evidence[i] for i in kept if i < len(fact.evidence)]
-    return fact.model_copy(update={"chunk_ids": [fact.chunk_ids[i] for i in kept], "evidence": evidence})
+    """The fact with its readable supporting chunks and their evidence sentences, or None when none is readable."""
+    chunk_ids, evidence = readable_support(fact.chunk_ids, fact.evidence, readable)
+    return fact.model_copy(update={"chunk_ids": chunk_ids, "evidence": evidence}) if chunk_ids else None
 
 
 def _summary(summary: QuestionSummary | None, sources: set[str]) -> QuestionSummary | None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from graphwire.core.clients.graph import Graph
 from graphwire.retrieval.graph.lookup import EntityHit, lookup_entities
 from graphwire.retrieval.models import MatchTier
 from graphwire.retrieval.ppr.snapshot import GraphSnapshot
+from graphwire.retrieval.scope import readable_support
 from graphwire.schema.model import GraphSchema
 
 MAX_HOPS_NEIGHBORHOOD = 3
@@ -270,10 +272,10 @@ class ScopedFacts:
         snap = self.scope
         found = {r for k in keys if (i := snap.entity_index.get(k)) is not None for r in snap.incident[i]}
         kept = [r for r in found if snap.rel_types[r] not in excluded]
-        names = snap.entity_names
+        names, support = snap.entity_names, np.diff(snap.rel_chunks.indptr)
         kept.sort(
             key=lambda r: (
-                -len(snap.relation_chunks(r)),
+                -support[r],
                 names[snap.rel_source[r]],
                 snap.rel_types[r],
                 names[snap.rel_target[r]],
@@ -336,12 +338,11 @@ class ScopedFacts:
         out = []
         for (s, t, o), want in zip(ends, wanted, strict=True):
             row = stored.get((want["source"], t, want["target"]), {"chunk_ids": [], "evidence": []})
-            ids, evidence = list(row["chunk_ids"] or []), list(row["evidence"] or [])
-            kept = [j for j, chunk_id in enumerate(ids) if chunk_id in snap.chunk_index]
+            chunk_ids, evidence = readable_support(row["chunk_ids"] or [], row["evidence"] or [], snap.chunk_index)
             keys, names, labels = snap.entity_keys, snap.entity_names, snap.entity_labels
             out.append(
                 {"subject_key": keys[s], "subject": names[s], "subject_label": labels[s], "relationship": t,
                  "object_key": keys[o], "object": names[o], "object_label": labels[o],
-                 "chunk_ids": [ids[j] for j in kept], "evidence": [evidence[j] for j in kept if j < len(evidence)]}
+                 "chunk_ids": chunk_ids, "evidence": evidence}
             )  # fmt: skip
         return out

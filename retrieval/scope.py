@@ -17,9 +17,19 @@ Readers who may read the same access lists share one scope (and its views), name
 
 from __future__ import annotations
 
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 Access = tuple[str, ...]
+
+
+def readable_support(
+    chunk_ids: Sequence[str], evidence: Sequence[str], readable: Container[str]
+) -> tuple[list[str], list[str]]:
+    """A fact's supporting chunk ids cut to `readable`, with their evidence sentences (evidence[i] is chunk_ids[i]'s,
+    for the chunks that have one)."""
+    kept = [i for i, chunk_id in enumerate(chunk_ids) if chunk_id in readable]
+    return [chunk_ids[i] for i in kept], [evidence[i] for i in kept if i < len(evidence)]
 
 
 @dataclass(frozen=True)

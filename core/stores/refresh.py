@@ -88,8 +88,7 @@ class Derived(Generic[T]):
     def of(self, *sources: object) -> T:
         with self._lock:
             made = self._made
-            stale = made is None or len(made[0]) != len(sources)
-            if made is None or stale or any(a is not b for a, b in zip(made[0], sources, strict=True)):
+            if made is None or not _same(made[0], sources):
                 made = self._made = (sources, self.make(*sources))
             return made[1]
 
@@ -97,3 +96,8 @@ class Derived(Generic[T]):
     def current(self) -> T | None:
         """The value made last (None before the first `of`)."""
         return self._made[1] if self._made is not None else None
+
+
+def _same(made_from: tuple[object, ...], sources: tuple[object, ...]) -> bool:
+    """The same objects, in order."""
+    return len(made_from) == len(sources) and all(a is b for a, b in zip(made_from, sources, strict=True))

@@ -371,8 +371,6 @@ class ScopedFlatIndex(FlatIndex):
 
     def __init__(self, base: FlatIndex, readable: frozenset[str], scope: str) -> None:
         self.base = base
-        self.readable = readable
-        self.scope = scope
         self.store = base.store
         self.tokenizer = base.tokenizer
         self.bm25_k1, self.bm25_b, self.check_every_s = base.bm25_k1, base.bm25_b, base.check_every_s

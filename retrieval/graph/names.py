@@ -8,9 +8,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-from scipy import sparse
-
 from graphwire.core.clients.graph import Graph
 from graphwire.core.names import match_form
 from graphwire.core.stores.refresh import Derived, Refreshing
@@ -71,7 +68,7 @@ class NameIndex:
         """The index of only the entities a restricted reader's snapshot holds (`GraphSnapshot.restricted`: those
         its readable chunks support, with aliases only where every mentioning chunk is readable), their mentions
         counted in its chunks, and the outlets with a document it may read (retrieval/scope.py)."""
-        counts = np.diff(sparse.csc_matrix(snapshot.mentions).indptr)
+        counts = snapshot.entity_mentions
         rows = [
             {"key": key, "name": node.name, "label": node.label, "aliases": snapshot.entity_aliases[i],
              "mentions": int(counts[i])}
@@ -179,7 +176,6 @@ class ScopedNames(NameIndexCache):
         self.version = base.version
         self.base = base
         self.snapshots = snapshots
-        self.hidden_sources = hidden_sources
         self._view: Derived[NameIndex] = Derived(
             lambda shared, snapshot: shared.restricted(snapshot, hidden_sources, self.schema)
         )

@@ -132,7 +132,6 @@ class ScopedSnapshots(SnapshotCache):
         self.graph = base.graph
         self.version = base.version
         self.base = base
-        self.readable = readable
         self.scope = scope
         self._walks = {}
         self._lock = threading.Lock()

@@ -85,7 +85,7 @@ class GraphSnapshot:
 
     @cached_property
     def entity_mentions(self) -> npt.NDArray[np.int64]:
-        """How many chunks mention each entity."""
+        """How many chunks mention each entity (MENTIONS counts are at least 1: a stored entry is a mention)."""
         return np.diff(sparse.csc_matrix(self.mentions).indptr).astype(np.int64)
 
     @cached_property
@@ -97,14 +97,9 @@ class GraphSnapshot:
             out[t].append(r)
         return out
 
-    def relation_chunks(self, r: int) -> list[str]:
-        """The chunk ids supporting relationship `r`."""
-        row = self.rel_chunks.indices[self.rel_chunks.indptr[r] : self.rel_chunks.indptr[r + 1]]
-        return [self.chunk_ids[c] for c in sorted(row.tolist())]
-
     def chunk_counts(self) -> npt.NDArray[np.float64]:
         """How many chunks mention each entity (HippoRAG's |P_i| for node specificity)."""
-        return np.asarray((self.mentions > 0).sum(axis=0)).ravel().astype(np.float64)
+        return self.entity_mentions.astype(np.float64)
 
     def restricted(self, readable: frozenset[str], scope: str) -> GraphSnapshot:
         """The snapshot of only what the chunks in `readable` support, as `build_snapshot` makes it from their rows
@@ -123,7 +118,7 @@ class GraphSnapshot:
         entities = np.flatnonzero(visible)
         position = np.full(self.n_entities, -1, dtype=np.int64)
         position[entities] = np.arange(len(entities))
-        fully_read = np.diff(sparse.csc_matrix(self.mentions).indptr) == np.diff(sparse.csc_matrix(mentions).indptr)
+        fully_read = self.entity_mentions == np.diff(sparse.csc_matrix(mentions).indptr)
         sentences, sentence_chunks, cooccurrence = self._restricted_sentences(chunks, entities)
         keys = [self.entity_keys[i] for i in entities]
         chunk_ids = [self.chunk_ids[i] for i in chunks]
