@@ -85,9 +85,13 @@ def _tokens(text: str) -> list[tuple[str, int, bool]]:
 
 
 def find_names(
-    text: str, dictionary: Dictionary, tokens: list[tuple[str, int, bool]] | None = None
+    text: str,
+    dictionary: Dictionary,
+    tokens: list[tuple[str, int, bool]] | None = None,
+    spans: dict[str, set[str]] | None = None,
 ) -> dict[str, set[int]]:
-    """Entity key -> sentence indices, for the dictionary's names in `text`, longest match first, no overlaps."""
+    """Entity key -> sentence indices, for the dictionary's names in `text`, longest match first, no overlaps;
+    `spans`, when given, gets each key's matched names (normalised)."""
     tokens = _tokens(text) if tokens is None else tokens
     starts = sentence_starts(text)
     found: dict[str, set[int]] = defaultdict(set)
@@ -101,6 +105,8 @@ def find_names(
                 sentence = sentence_of(starts, tokens[i][1])
                 for key in keys:
                     found[key].add(sentence)
+                    if spans is not None:
+                        spans.setdefault(key, set()).add(span)
                 i += size
                 break
         else:
@@ -157,12 +163,13 @@ class DictionaryLinker:
         dictionary = Dictionary.of(self._entities(tokens)).without_generic(lower, upper)
         links: list[Row] = []
         for (chunk_id, text), words in zip(texts, tokens, strict=True):
-            for found, sentences in find_names(text, dictionary, words).items():
+            spans: dict[str, set[str]] = {}
+            for found, sentences in find_names(text, dictionary, words, spans).items():
                 key = found if self.rules is None else self.rules.entity(found, chunk_id, document_of[chunk_id])
                 if key is not None:
-                    links.append(
-                        {"chunk_id": chunk_id, "key": key, "count": len(sentences), "sentences": sorted(sentences)}
-                    )
+                    names = sorted(spans[found]) if key == found else []  # a rule's entity: no name taught
+                    links.append({"chunk_id": chunk_id, "key": key, "count": len(sentences),
+                                  "sentences": sorted(sentences), "names": names})  # fmt: skip
         self._write(links, [chunk_id for chunk_id, _ in texts])
         report.mentions_linked = len(links)
         return report

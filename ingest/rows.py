@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence, Set
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
 from graphwire.core.documents import Article, Chunk
+from graphwire.core.names import normalise_name
 from graphwire.ingest.curation.rules import CurationRules
 from graphwire.ingest.enrich import ENRICH_EXTRACTOR, enrich
 from graphwire.ingest.entity_lookup import lookup_properties
@@ -60,20 +61,24 @@ class _RelationAccumulator:
 
 @dataclass
 class _MentionAccumulator:
-    """One chunk's mentions of one entity: how often, whether it is the document's title entity, in which sentences."""
+    """One chunk's mentions of one entity: how often, whether it is the document's title entity, in which sentences,
+    and by which names (normalised: the aliases this chunk taught the entity, so a reader is shown only the aliases
+    its readable chunks taught: `GraphSnapshot.restricted`)."""
 
     count: int = 0
     title: bool = False
     sentences: set[int] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
 
-    def add(self, mentions: int, title: bool, sentences: Sequence[int]) -> None:
+    def add(self, mentions: int, title: bool, sentences: Sequence[int], names: Iterable[str] = ()) -> None:
         self.count += max(mentions, 1)
         self.title = self.title or title
         self.sentences.update(sentences)
+        self.names.update(norm for norm in map(normalise_name, names) if norm)
 
     def row(self, chunk_id: str, key: str) -> Row:
         return {"chunk_id": chunk_id, "key": key, "count": self.count, "title": self.title,
-                "sentences": sorted(self.sentences)}  # fmt: skip
+                "sentences": sorted(self.sentences), "names": sorted(self.names)}  # fmt: skip
 
 
 def build_rows(
@@ -162,10 +167,11 @@ def _add_extraction(
         resolved, ruled = keys.entity(entity.name, entity.label, chunk_id)
         if resolved is None:
             continue
-        for alias in [] if ruled else entity.aliases:  # a rule's entity keeps the names the person gave it
+        taught = [] if ruled else [entity.name, *entity.aliases]  # a rule's entity keeps the names the person gave it
+        for alias in taught[1:]:
             keys.resolver.add_alias(resolved, alias)
         touched[resolved.key] = resolved
-        counts[resolved.key].add(entity.mentions, entity.title, entity.sentences)
+        counts[resolved.key].add(entity.mentions, entity.title, entity.sentences, taught)
     for rel in extraction.relations:
         source, _ = keys.entity(rel.source, rel.source_label, chunk_id)
         target, _ = keys.entity(rel.target, rel.target_label, chunk_id)

@@ -8,7 +8,7 @@ may not read never decides the order of what it sees:
 - PPR walks `GraphSnapshot.restricted` (the mentions, relationships, co-occurrences and entities its chunks support;
   passage seeds from the scoped matrix);
 - stages 1-2 of the graph mode link names against `NameIndex.restricted` (entities a readable chunk supports, their
-  mentions counted in readable chunks, aliases only of entities every mentioning chunk of which is readable, outlets
+  mentions counted in readable chunks, the aliases readable chunks taught (`GraphSnapshot.readable_aliases`), outlets
   with a readable document), and stage 3's templates read only readable supporting and candidate chunks (`$lists`);
 - joint, hybrid, auto and the graph mode's fill are built from those, so they see the same scope.
 

@@ -265,7 +265,7 @@ def _check_patterns(rels: Iterable[RelState], labels: dict[str, str], rules: Rul
 
 def _combined(rels: list[RelState], key: str, caps: ProvenanceCaps) -> list[RelState]:
     """Relationships with the same ends and type made one: the first one's properties win, provenance lists are
-    joined (capped types cut as ingest cuts them), mention counts added and sentences joined."""
+    joined (capped types cut as ingest cuts them), mention counts added, sentences and names joined."""
     by_ends: dict[tuple[str, str, str], RelState] = {}
     for rel in rels:
         first = by_ends.get(rel.ends())
@@ -294,6 +294,10 @@ def _join(first: RelState, other: RelState, caps: ProvenanceCaps) -> RelState:
         props["count"] = int(a["count"]) + int(b["count"])
     if "sentences" in a or "sentences" in b:
         props["sentences"] = sorted({int(s) for s in [*(a.get("sentences") or []), *(b.get("sentences") or [])]})
+    if "names" in a and "names" in b:
+        props["names"] = sorted({str(n) for n in [*(a["names"] or []), *(b["names"] or [])]})
+    else:
+        props.pop("names", None)  # one side's names were never recorded: the joined edge's are unknown
     if a.get("title") or b.get("title"):
         props["title"] = True
     if not (a.get("linked") and b.get("linked")):

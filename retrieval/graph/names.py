@@ -66,7 +66,7 @@ class NameIndex:
 
     def restricted(self, snapshot: GraphSnapshot, hidden_sources: frozenset[str], schema: GraphSchema) -> NameIndex:
         """The index of only the entities a restricted reader's snapshot holds (`GraphSnapshot.restricted`: those
-        its readable chunks support, with aliases only where every mentioning chunk is readable), their mentions
+        its readable chunks support, with the aliases those chunks taught them), their mentions
         counted in its chunks, and the outlets with a document it may read (retrieval/scope.py)."""
         counts = snapshot.entity_mentions
         rows = [

@@ -27,13 +27,13 @@ def _collect(result: Result) -> tuple[list[EntityRow], list[MentionRow], list[Re
     mentions: list[MentionRow] = []
     relations: list[RelationRow] = []
     for record in result:
-        kind, a, b, typ, items, counts, flags, chunks = record.values()
+        kind, a, b, typ, items, counts, flags, chunks, names = record.values()
         if kind == "E":
             entities.append(EntityRow(a, b or a, typ or "", tuple(items or ())))
         elif kind == "M":
             mentions.extend(
-                MentionRow(a, key, int(n or 1), bool(flag), tuple(sentences or ()))
-                for key, n, flag, sentences in zip(items, counts, flags, chunks, strict=True)
+                MentionRow(a, key, int(n or 1), bool(flag), tuple(sentences or ()), _taught(said))
+                for key, n, flag, sentences, said in zip(items, counts, flags, chunks, names, strict=True)
             )
         else:  # R: `flags` holds the relationship types, `chunks` their chunk_ids lists
             relations.extend(
@@ -41,6 +41,11 @@ def _collect(result: Result) -> tuple[list[EntityRow], list[MentionRow], list[Re
                 for target, rel_type, ids in zip(items, flags, chunks, strict=True)
             )
     return entities, mentions, relations
+
+
+def _taught(names: list[str | None]) -> tuple[str, ...] | None:
+    """A mention's names; None where they were never recorded (`[null]` from graph/snapshot)."""
+    return None if None in names else tuple(str(name) for name in names)
 
 
 def export_snapshot(graph: Graph) -> GraphSnapshot:

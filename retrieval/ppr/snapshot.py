@@ -15,6 +15,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
+from graphwire.core.names import normalise_name
+
 
 class EntityRow(NamedTuple):
     key: str
@@ -29,6 +31,7 @@ class MentionRow(NamedTuple):
     weight: int = 1  # the MENTIONS `count`
     is_title: bool = False  # the entity is the title of the chunk's document (encyclopedia-style corpora)
     sentences: tuple[int, ...] = ()  # which of the chunk's sentences name the entity
+    names: tuple[str, ...] | None = None  # the normalised names the chunk taught the entity; None: not recorded
 
 
 class RelationRow(NamedTuple):
@@ -54,6 +57,10 @@ class GraphSnapshot:
     cooccurrence: sparse.csr_matrix | None = None  # E x E, symmetric: sentences naming both entities
     sentences: sparse.csr_matrix | None = None  # S x E, 1 where sentence slot s names the entity
     sentence_chunks: npt.NDArray[np.int64] | None = None  # S, the chunk index of each sentence slot
+    # A x C, 1 where the chunk taught the alias (A: every entity's aliases in order, `entity_aliases` flattened), and
+    # per entity whether all its mentions recorded what they taught; None on a restriction (computed, not restricted)
+    alias_chunks: sparse.csr_matrix | None = None
+    aliases_recorded: npt.NDArray[np.bool_] | None = None
     fingerprint: str = ""
     entity_index: dict[str, int] = field(default_factory=dict)
     chunk_index: dict[str, int] = field(default_factory=dict)
@@ -104,9 +111,8 @@ class GraphSnapshot:
     def restricted(self, readable: frozenset[str], scope: str) -> GraphSnapshot:
         """The snapshot of only what the chunks in `readable` support, as `build_snapshot` makes it from their rows
         alone (a restricted reader's walks, retrieval/scope.py): their mentions, titles and sentences, the
-        relationships with a supporting chunk among them (cut to those chunks), the entities those name, and an
-        entity's aliases only when every chunk that mentions it is readable (aliases are learned from mentions and
-        do not say from which)."""
+        relationships with a supporting chunk among them (cut to those chunks), the entities those name, and of an
+        entity's aliases those a readable chunk taught it (`readable_aliases`)."""
         chunks = np.flatnonzero([chunk_id in readable for chunk_id in self.chunk_ids])
         mentions = sparse.csr_matrix(self.mentions[chunks])
         rel_chunks = sparse.csr_matrix(self.rel_chunks[:, chunks])
@@ -118,7 +124,7 @@ class GraphSnapshot:
         entities = np.flatnonzero(visible)
         position = np.full(self.n_entities, -1, dtype=np.int64)
         position[entities] = np.arange(len(entities))
-        fully_read = self.entity_mentions == np.diff(sparse.csc_matrix(mentions).indptr)
+        aliases = self.readable_aliases(chunks, mentions)
         sentences, sentence_chunks, cooccurrence = self._restricted_sentences(chunks, entities)
         keys = [self.entity_keys[i] for i in entities]
         chunk_ids = [self.chunk_ids[i] for i in chunks]
@@ -126,7 +132,7 @@ class GraphSnapshot:
             entity_keys=keys,
             entity_names=[self.entity_names[i] for i in entities],
             entity_labels=[self.entity_labels[i] for i in entities],
-            entity_aliases=[self.entity_aliases[i] if fully_read[i] else () for i in entities],
+            entity_aliases=[aliases[i] for i in entities],
             chunk_ids=chunk_ids,
             mentions=sparse.csr_matrix(mentions[:, entities]),
             titles=sparse.csr_matrix(self.titles[chunks][:, entities]),
@@ -141,6 +147,25 @@ class GraphSnapshot:
             entity_index={key: i for i, key in enumerate(keys)},
             chunk_index={chunk_id: i for i, chunk_id in enumerate(chunk_ids)},
         )
+
+    def readable_aliases(self, chunks: npt.NDArray[np.int64], mentions: sparse.csr_matrix) -> list[tuple[str, ...]]:
+        """Per entity, the aliases a chunk at `chunks` taught it (`mentions`: those chunks' rows), and its own name.
+        An entity some mention of which recorded no names (written before they were) keeps its aliases only when
+        every chunk that mentions it is among `chunks`."""
+        fully_read = self.entity_mentions == np.diff(sparse.csc_matrix(mentions).indptr)
+        if self.alias_chunks is None or self.aliases_recorded is None:
+            return [self.entity_aliases[i] if fully_read[i] else () for i in range(self.n_entities)]
+        taught = np.diff(sparse.csr_matrix(self.alias_chunks[:, chunks]).indptr) > 0
+        out: list[tuple[str, ...]] = []
+        row = 0
+        for i, aliases in enumerate(self.entity_aliases):
+            if not self.aliases_recorded[i]:
+                out.append(aliases if fully_read[i] else ())
+            else:
+                name = normalise_name(self.entity_names[i])
+                out.append(tuple(a for j, a in enumerate(aliases) if taught[row + j] or normalise_name(a) == name))
+            row += len(aliases)
+        return out
 
     def _restricted_sentences(
         self, chunks: npt.NDArray[np.int64], entities: npt.NDArray[np.int64]
@@ -157,7 +182,7 @@ class GraphSnapshot:
     def memory_bytes(self) -> int:
         arrays = [self.rel_source, self.rel_target]
         mats = [self.mentions, self.titles, self.rel_chunks]
-        mats += [m for m in (self.cooccurrence, self.sentences) if m is not None]
+        mats += [m for m in (self.cooccurrence, self.sentences, self.alias_chunks) if m is not None]
         total = sum(a.nbytes for a in arrays)
         total += sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes for m in mats)
         return int(total)
@@ -170,6 +195,20 @@ class _Entities:
     labels: list[str] = field(default_factory=list)
     aliases: list[tuple[str, ...]] = field(default_factory=list)
     index: dict[str, int] = field(default_factory=dict)
+
+    @cached_property
+    def alias_rows(self) -> list[int]:
+        """Per entity, the row of its first alias among all entities' aliases in order (`alias_chunks`)."""
+        return np.concatenate([[0], np.cumsum([len(a) for a in self.aliases])]).astype(int).tolist()
+
+    @cached_property
+    def alias_norms(self) -> list[tuple[str, ...]]:
+        return [tuple(normalise_name(a) for a in aliases) for aliases in self.aliases]
+
+    def taught_by(self, entity: int, names: tuple[str, ...]) -> list[int]:
+        """The alias rows of `entity` whose normalised form is among `names`."""
+        first = self.alias_rows[entity]
+        return [first + j for j, norm in enumerate(self.alias_norms[entity]) if norm in names]
 
     @classmethod
     def of(cls, rows: Iterable[EntityRow]) -> _Entities:
@@ -227,6 +266,8 @@ class _MentionParts:
     titles: _Triplets = field(default_factory=_Triplets)  # chunk x entity, title entities
     sentences: _Triplets = field(default_factory=_Triplets)  # (chunk, sentence) slot x entity, for co-occurrence
     slots: dict[tuple[int, int], int] = field(default_factory=dict)
+    taught: _Triplets = field(default_factory=_Triplets)  # alias x chunk, the chunks that taught each alias
+    unrecorded: set[int] = field(default_factory=set)  # entities with a mention that recorded no names
 
 
 def _mention_parts(mentions: Iterable[MentionRow], entities: _Entities, chunks: _ChunkIds) -> _MentionParts:
@@ -236,6 +277,11 @@ def _mention_parts(mentions: Iterable[MentionRow], entities: _Entities, chunks: 
         if ent is None:
             continue
         c = chunks.of(m.chunk_id)
+        if m.names is None:
+            out.unrecorded.add(ent)
+        else:
+            for alias in entities.taught_by(ent, m.names):
+                out.taught.add(alias, c)
         for sentence in m.sentences:
             out.sentences.add(out.slots.setdefault((c, sentence), len(out.slots)), ent)
         out.counts.add(c, ent, float(max(m.weight, 1)))
@@ -295,6 +341,8 @@ def build_snapshot(
         cooccurrence=_pairs(incidence),
         sentences=incidence,
         sentence_chunks=_slot_chunks(ment.slots),
+        alias_chunks=ment.taught.matrix((ents.alias_rows[-1], n_c), binary=True),
+        aliases_recorded=np.asarray([i not in ment.unrecorded for i in range(n_e)], dtype=np.bool_),
         fingerprint=fingerprint,
         entity_index=ents.index,
         chunk_index=dict(chunks),

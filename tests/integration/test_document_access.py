@@ -27,6 +27,7 @@ from graphwire.app.main import create_app
 from graphwire.core.access import EVERYONE, Reader
 from graphwire.core.auth.models import LOCAL
 from graphwire.core.clients.graph import Graph
+from graphwire.core.names import normalise_name
 from graphwire.core.settings import AuthMode, Settings
 from graphwire.core.stores.store_version import bump
 from graphwire.ingest.exchange.models import ExchangeError
@@ -111,9 +112,12 @@ def assert_views_within(context: RetrievalContext, reader: Reader, chunks: dict[
     """The entity lookup, neighbourhoods and paths a reader is shown name only what its readable chunks support."""
     settings, graph = context.settings, context.require_graph()
     scope = reader_scope(context, reader)
+    texts = [f" {normalise_name(text)} " for text in chunks.values()]
     for name in NAMES:
         for hit in find_entities(graph, settings, name, 10, None, scope).entities:
             assert hit.key in entities, ("lookup", name, hit)
+            for alias in hit.aliases:  # learned from a readable chunk: written there
+                assert any(f" {normalise_name(alias)} " in text for text in texts), ("alias", hit)
     facts: list[GraphFact] = []
     for name in NAMES:
         try:
@@ -291,3 +295,42 @@ def views(context: RetrievalContext, reader: Reader) -> tuple[Any, ...]:
     hits = [find_entities(graph, settings, name, 10, None, scope).model_dump() for name in NAMES]
     around = [entity_neighborhood(graph, settings, name, 2, 50, scope).model_dump() for name in NAMES[:3]]
     return hits, around
+
+
+OPEN_NOTE = {
+    "title": "Harbor Forge (company)",
+    "body": "Harbor Forge builds electric ferries in Oslo. Harbor Forge supplies Lumen Labs with hull sensors.",
+    "source": "Open Wire",
+    "published_at": "2026-03-06",
+    "url": "https://open.example/harbor-forge",
+}
+CLOSED_NOTE = {
+    "title": "Ferry memo",
+    "body": "Lumen Labs will buy ferries from Harbor Forge, the memo says. Harbor Forge asked for an advance.",
+    "source": "Vault Wire",
+    "published_at": "2026-03-07",
+    "url": "https://vault.example/ferry-memo",
+    "access": ["vault"],
+}
+
+
+def test_a_reader_is_shown_the_aliases_its_readable_documents_taught(
+    session_graph: Graph, demo_settings: Settings, context: RetrievalContext
+) -> None:
+    """Each mention records the names it taught its entity: a closed memo that also names Harbor Forge does not take
+    away from a reader of the open page the short name that page taught it (with one rule for all mentions, an
+    entity any unreadable chunk mentions would lose every alias). After the invariance test: it adds documents."""
+    ingest_documents(session_graph, demo_settings, [OPEN_NOTE])
+    ingest_documents(session_graph, demo_settings, [CLOSED_NOTE])
+    set_access(session_graph, {}, context)
+    memo = next(i for i in document_ids(session_graph) if i.endswith("ferry-memo"))
+    set_access(session_graph, {memo: ["vault"]}, context)
+    graph, settings, name = context.require_graph(), context.settings, "Harbor Forge (company)"
+
+    def aliases(reader: Reader) -> list[str]:
+        found = find_entities(graph, settings, name, 3, None, reader_scope(context, reader)).entities
+        return next(hit.aliases for hit in found if hit.name == name)
+
+    outsider, insider = Reader.of(["reader-1", "finance"]), Reader.of(["reader-2", "vault"])
+    assert reader_scope(context, outsider) is not None  # the memo is closed to the outsider
+    assert aliases(EVERYONE) == aliases(insider) == aliases(outsider) == ["Harbor Forge"]

@@ -95,3 +95,19 @@ def test_a_split_moves_the_chosen_mentions_and_divides_provenance() -> None:
     assert ("c2", "MENTIONS", new) in rels and ("c1", "MENTIONS", A) in rels and ("c2", "MENTIONS", A) not in rels
     with pytest.raises(EditError, match="rename it instead"):
         compute(Split(key=A, name="Acme Two", chunks=["c1", "c2"]), before, RULES, frozenset({"c1", "c2"}))
+
+
+def test_a_merge_joins_the_names_mentions_taught_and_forgets_them_when_one_side_never_recorded_any() -> None:
+    before = Snapshot(
+        nodes=[node(A, "Acme"), node(B, "Acme Corp X")],
+        rels=[
+            rel("c1", "MENTIONS", A, count=1, sentences=[0], names=["acme"]),
+            rel("c1", "MENTIONS", B, count=1, sentences=[1], names=["acme corp x"]),
+            rel("c2", "MENTIONS", A, count=1, sentences=[0], names=["acme"]),
+            rel("c2", "MENTIONS", B, count=1, sentences=[1]),  # written before names were recorded
+        ],
+    )
+    after = compute(Merge(survivor=A, merged=B), before, RULES)
+    props = {r.start_id: r.props for r in after.rels}
+    assert props["c1"]["names"] == ["acme", "acme corp x"]
+    assert "names" not in props["c2"]

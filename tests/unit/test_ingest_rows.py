@@ -128,3 +128,19 @@ def test_relations_are_created_once_then_merged_and_inferred_ones_carry_no_evide
     assert fetched == [["Person:ada park"]]  # once, and only for the source the graph already had
     assert rows.days == [{"date": "2026-03-11", "year": 2026, "month": 3, "day": 11, "prev": "2026-03-10",
                           "next": "2026-03-12"}]  # fmt: skip
+
+
+def test_each_mention_records_the_names_its_chunk_taught_the_entity() -> None:
+    """A chunk's mention carries the normalised names it used, so a restricted reader is shown only the aliases its
+    readable chunks taught (GraphSnapshot.restricted); a mention that is the first of an entity teaches its name."""
+    resolver, known = EntityResolver(schema=load_schema()), KnownRelations()
+    first, second = article(1), article(2)
+    ceo_rows(first, resolver, known)
+    chunk = chunk_article(second)[0]
+    called = ExtractedEntity(name="Lumen Labs Inc.", label="Organization", aliases=["Lumen"])
+    rows = build_rows([second], [chunk], [Extraction(chunk_id=chunk.id, entities=[called])], resolver, known,
+                      provenance=news_caps())  # fmt: skip
+    [mention] = [m for m in rows.mentions.new if m["key"] == "Organization:lumen labs"]
+    assert mention["names"] == ["lumen", "lumen labs"]  # "Inc." is a legal form: the same normalised name
+    [earlier] = [m for m in ceo_rows(article(3), resolver, known).mentions.new if m["key"] == "Person:ada park"]
+    assert earlier["names"] == ["ada park"]

@@ -35,7 +35,8 @@ RELATIONS = [
 
 
 def _of_rows(readable: frozenset[str]) -> GraphSnapshot:
-    """What build_snapshot makes of the readable rows, with the alias rule: only wholly readable entities'."""
+    """What build_snapshot makes of the readable rows, with the rule for mentions that recorded no names (those
+    rows): aliases only of wholly readable entities."""
     mentions = [m for m in MENTIONS if m.chunk_id in readable]
     relations = [
         r._replace(chunk_ids=tuple(c for c in r.chunk_ids if c in readable))
@@ -84,7 +85,8 @@ def test_what_only_unreadable_chunks_support_is_gone() -> None:
 
 def test_the_scoped_name_index_holds_what_the_readable_chunks_support() -> None:
     """Stage 1's index for a restricted reader: its snapshot's entities, mentions counted in its chunks, aliases
-    only of wholly readable entities, outlets with a readable document; a version of its own (stage 1's cache)."""
+    of the snapshot's (here: of wholly readable entities), outlets with a readable document; a version of its own
+    (stage 1's cache)."""
     rows = [
         {"key": e.key, "name": e.name, "label": e.label, "aliases": list(e.aliases),
          "mentions": sum(m.entity_key == e.key for m in MENTIONS)}
@@ -99,3 +101,33 @@ def test_the_scoped_name_index_holds_what_the_readable_chunks_support() -> None:
     assert seen.lookup("dune 2") and not seen.lookup("acme corp") and not seen.lookup("bo")
     assert seen.nodes["P:ann"].aliases == ("Ann Lee",) and seen.source_keys == {"Circuit": []}
     assert seen.version[:2] == whole.version and seen.version != whole.version
+
+
+def test_a_reader_sees_the_aliases_its_readable_chunks_taught() -> None:
+    """With the names each mention taught recorded, an alias stays when a readable chunk taught it, however many
+    unreadable chunks also mention the entity; an alias only an unreadable chunk taught is gone; the entity's own
+    name always stays; an entity with a mention that recorded nothing keeps the wholly-readable rule."""
+    entities = [
+        EntityRow("L:oslo", "Oslo", "Location", ("Oslo", "Christiania", "Kristiania")),
+        EntityRow("P:ann", "Ann", "Person", ("Ann Lee",)),
+    ]
+    mentions = [
+        MentionRow("c1", "L:oslo", names=("oslo",)),
+        MentionRow("c2", "L:oslo", names=("christiania",)),
+        MentionRow("c3", "L:oslo", names=("kristiania", "oslo")),
+        MentionRow("c1", "P:ann", names=("ann lee",)),
+        MentionRow("c3", "P:ann"),  # written before names were recorded
+    ]
+    whole = build_snapshot(entities, mentions, [])
+    for readable, oslo, ann in (
+        ({"c1", "c2"}, ("Oslo", "Christiania"), ()),
+        ({"c1"}, ("Oslo",), ()),
+        ({"c2"}, ("Oslo", "Christiania"), None),
+        ({"c1", "c2", "c3"}, ("Oslo", "Christiania", "Kristiania"), ("Ann Lee",)),
+    ):
+        scoped = whole.restricted(frozenset(readable), "s")
+        assert scoped.entity_aliases[scoped.entity_index["L:oslo"]] == oslo
+        if ann is None:
+            assert "P:ann" not in scoped.entity_index
+        else:
+            assert scoped.entity_aliases[scoped.entity_index["P:ann"]] == ann

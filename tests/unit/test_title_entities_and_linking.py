@@ -85,3 +85,10 @@ def test_sentence_indices_agree_between_offsets_and_starts() -> None:
     text = "One. Two? Three!\nFour"
     starts = sentence_starts(text)
     assert [sentence_of(starts, text.index(w)) for w in ("One", "Two", "Three", "Four")] == [0, 1, 2, 3]
+
+
+def test_find_names_reports_the_names_it_matched_for_each_entity() -> None:
+    dictionary = Dictionary.of([{"key": "A", "name": "Odile Varga", "aliases": ["Varga Films", "O. Varga"]}])
+    spans: dict[str, set[str]] = {}
+    assert find_names("Odile Varga founded Varga Films.", dictionary, spans=spans) == {"A": {0}}
+    assert spans == {"A": {"odile varga", "varga films"}}
