@@ -14,7 +14,10 @@
 // no chunk is not returned. `named_hits` counts supporting chunks from outlets the question names.
 //
 // $lists: the access lists a restricted reader may read (retrieval/scope.py); only chunks without a list or with
-// one of these count (null: every chunk).
+// one of these count (null: every chunk). For such a reader a relationship's `support` (what every bound below
+// orders by) is its number of readable supporting chunks, a relationship with none is not read, and its
+// $chunks_per_fact chunks are its first readable ones: unreadable chunks never decide which readable facts are read.
+// Without $lists, `support` is the length of its chunk_ids.
 // Deterministic and bounded on hub entities: every LIMIT follows an ORDER BY that ends in a unique key (a
 // relationship is identified by its type and its end nodes' keys, a chunk by its id), so the rows kept never depend
 // on the plan or on the order the graph was written in, and every expansion branch carries its own LIMIT: per
@@ -26,7 +29,9 @@ CALL () {
   MATCH (a:Entity) WHERE a.key IN $keys
   MATCH (b:Entity) WHERE b.key IN $keys AND a <> b
   MATCH (a)-[r]->(b)
-  WITH r, a, b ORDER BY size(r.chunk_ids) DESC, a.key, type(r), b.key
+  WITH r, a, b, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
+  WHERE $lists IS NULL OR support > 0
+  WITH r, a, b ORDER BY support DESC, a.key, type(r), b.key
   LIMIT $key_limit
   RETURN r, 'KEY' AS tier, 0 AS tier_rank, null AS via, '' AS via_key, null AS path, 1 AS hops
   UNION ALL
@@ -40,7 +45,10 @@ CALL () {
   WITH m, x.key < y.key AS forward, x, y, rx, ry
   WITH m, CASE WHEN forward THEN x ELSE y END AS a, CASE WHEN forward THEN y ELSE x END AS b,
        CASE WHEN forward THEN rx ELSE ry END AS r1, CASE WHEN forward THEN ry ELSE rx END AS r2
-  WITH m, a, b, r1, r2 ORDER BY size(r1.chunk_ids) + size(r2.chunk_ids) DESC, m.key, a.key, b.key,
+  WITH m, a, b, r1, r2, CASE WHEN $lists IS NULL THEN size(r1.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r1.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support1
+  WITH m, a, b, r1, r2, support1, CASE WHEN $lists IS NULL THEN size(r2.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r2.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support2
+  WHERE $lists IS NULL OR (support1 > 0 AND support2 > 0)
+  WITH m, a, b, r1, r2 ORDER BY support1 + support2 DESC, m.key, a.key, b.key,
        type(r1), startNode(r1) = a, type(r2), startNode(r2) = m
   LIMIT $bridge_scan
   UNWIND [r1, r2] AS r
@@ -53,8 +61,10 @@ CALL () {
   CALL (a) {
     MATCH (a)-[r]-(n:Entity)
     WHERE type(r) <> 'REPORTED_BY' AND NOT n.key IN $keys
+    WITH r, n, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
+    WHERE $lists IS NULL OR support > 0
     RETURN r
-    ORDER BY size(r.chunk_ids) DESC, n.key, type(r), startNode(r) = a
+    ORDER BY support DESC, n.key, type(r), startNode(r) = a
     LIMIT $direct_per_entity
   }
   RETURN r, 'DIRECT' AS tier, 2 AS tier_rank, null AS via, '' AS via_key, null AS path, 1 AS hops
@@ -66,24 +76,32 @@ CALL () {
     MATCH (a)-[r1]-(m:Entity)
     WHERE type(r1) <> 'REPORTED_BY' AND NOT m:Publication AND NOT m.key IN $keys
       AND COUNT { (m)--() } <= $two_hop_max_degree  // a hub's own relationships say little about `a`
-    WITH m, r1 ORDER BY size(r1.chunk_ids) DESC, m.key, type(r1), startNode(r1) = a
+    WITH m, r1, CASE WHEN $lists IS NULL THEN size(r1.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r1.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
+    WHERE $lists IS NULL OR support > 0
+    WITH m, r1 ORDER BY support DESC, m.key, type(r1), startNode(r1) = a
     LIMIT $two_hop_fanout
     CALL (a, m) {
       MATCH (m)-[r]-(n:Entity)
       WHERE type(r) <> 'REPORTED_BY' AND n <> a AND NOT n.key IN $keys
-      RETURN r
-      ORDER BY size(r.chunk_ids) DESC, n.key, type(r), startNode(r) = m
+      WITH r, n, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
+      WHERE $lists IS NULL OR support > 0
+      RETURN r, support
+      ORDER BY support DESC, n.key, type(r), startNode(r) = m
       LIMIT $two_hop_per_entity
     }
-    WITH DISTINCT r
+    WITH DISTINCT r, support
     RETURN r
-    ORDER BY size(r.chunk_ids) DESC, type(r), startNode(r).key, endNode(r).key
+    ORDER BY support DESC, type(r), startNode(r).key, endNode(r).key
     LIMIT $two_hop_per_entity
   }
   RETURN r, 'DIRECT' AS tier, 2 AS tier_rank, null AS via, '' AS via_key, null AS path, 2 AS hops
 }
 CALL (r) {
-  UNWIND range(0, size(coalesce(r.chunk_ids, [])[0..$chunks_per_fact]) - 1) AS i
+  WITH CASE WHEN $lists IS NULL THEN range(0, size(coalesce(r.chunk_ids, [])[0..$chunks_per_fact]) - 1)
+       ELSE [i IN range(0, size(coalesce(r.chunk_ids, [])) - 1)
+             WHERE EXISTS { MATCH (x:Chunk {id: r.chunk_ids[i]}) WHERE x.access IS NULL OR x.access IN $lists }
+            ][0..$chunks_per_fact] END AS positions
+  UNWIND positions AS i
   MATCH (c:Chunk {id: r.chunk_ids[i]})
   WHERE ($lists IS NULL OR c.access IS NULL OR c.access IN $lists)
   WITH r, i, c, left(toString(c.published_at), 10) AS day,
@@ -98,7 +116,8 @@ CALL (r) {
 WITH r, tier, tier_rank, via, via_key, path, hops, chunk_ids, named_hits, evidence
 WHERE size(chunk_ids) > 0
 WITH r, tier, via, path, hops, chunk_ids, named_hits, evidence
-ORDER BY tier_rank, hops, via_key, size(r.chunk_ids) DESC, type(r), startNode(r).key, endNode(r).key
+ORDER BY tier_rank, hops, via_key, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE size(chunk_ids) END DESC, type(r),
+         startNode(r).key, endNode(r).key
 RETURN collect({tier: tier, via: via, path: path, hops: hops, subject: startNode(r).name,
        subject_key: startNode(r).key, subject_label: startNode(r).label, relationship: type(r),
        object: endNode(r).name, object_key: endNode(r).key, object_label: endNode(r).label, chunk_ids: chunk_ids,

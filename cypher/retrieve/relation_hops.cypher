@@ -4,22 +4,29 @@
 // in all, each kept by support with a unique tie-break (type, end nodes' keys), so hubs give the same rows every time;
 // at most $chunks_per_fact supporting chunks per relationship.
 // $lists: the access lists a restricted reader may read (retrieval/scope.py); only chunks without a list or with
-// one of these count (null: every chunk).
+// one of these count (null: every chunk), and support, the bounds and the chunks read are the readable ones (as in
+// retrieve/facts).
 UNWIND $keys AS k
 MATCH (a:Entity {key: k})
 WHERE NOT a:Publication
 CALL (a) {
   MATCH (a)-[r]-(n:Entity)
   WHERE type(r) IN $types AND NOT n:Publication
-  RETURN r
-  ORDER BY size(r.chunk_ids) DESC, n.key, type(r), startNode(r) = a
+  WITH r, n, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
+  WHERE $lists IS NULL OR support > 0
+  RETURN r, support
+  ORDER BY support DESC, n.key, type(r), startNode(r) = a
   LIMIT $per_entity
 }
-WITH DISTINCT r
-ORDER BY size(r.chunk_ids) DESC, type(r), startNode(r).key, endNode(r).key
+WITH DISTINCT r, support
+ORDER BY support DESC, type(r), startNode(r).key, endNode(r).key
 LIMIT $limit
 CALL (r) {
-  UNWIND range(0, size(coalesce(r.chunk_ids, [])[0..$chunks_per_fact]) - 1) AS i
+  WITH CASE WHEN $lists IS NULL THEN range(0, size(coalesce(r.chunk_ids, [])[0..$chunks_per_fact]) - 1)
+       ELSE [i IN range(0, size(coalesce(r.chunk_ids, [])) - 1)
+             WHERE EXISTS { MATCH (x:Chunk {id: r.chunk_ids[i]}) WHERE x.access IS NULL OR x.access IN $lists }
+            ][0..$chunks_per_fact] END AS positions
+  UNWIND positions AS i
   MATCH (c:Chunk {id: r.chunk_ids[i]})
   WHERE ($lists IS NULL OR c.access IS NULL OR c.access IN $lists)
   WITH r, i, c, left(toString(c.published_at), 10) AS day,

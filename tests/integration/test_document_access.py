@@ -334,3 +334,32 @@ def test_a_reader_is_shown_the_aliases_its_readable_documents_taught(
     outsider, insider = Reader.of(["reader-1", "finance"]), Reader.of(["reader-2", "vault"])
     assert reader_scope(context, outsider) is not None  # the memo is closed to the outsider
     assert aliases(EVERYONE) == aliases(insider) == aliases(outsider) == ["Harbor Forge"]
+
+
+def test_stage_three_bounds_count_only_the_chunks_a_reader_may_read(
+    session_graph: Graph, context: RetrievalContext
+) -> None:
+    """retrieve/facts keeps the best supported relationships of a matched entity up to its bounds: for a restricted
+    reader, support is counted in readable chunks, so a relationship only closed documents support cannot take the
+    place of one the reader may read (with the store-wide count, the one place below goes to the closed fact and
+    the reader gets none)."""
+    set_access(session_graph, {}, context)
+    bounds = {
+        "keys": ["Organization:lumen labs"], "sources": [], "windows": [], "key_limit": 0, "bridge_scan": 0,
+        "two_hop_fanout": 0, "two_hop_max_degree": 5000, "chunks_per_fact": 100, "two_hop_per_entity": 0,
+    }  # fmt: skip
+    [row] = session_graph.read("retrieve/facts", **bounds, direct_per_entity=50, lists=None)
+    facts = row["facts"]
+    [row] = session_graph.read("retrieve/facts", **bounds, direct_per_entity=1, lists=None)
+    [top] = row["facts"]  # the best supported over the whole store
+    shown = session_graph.read("retrieve/chunks_by_id", ids=top["chunk_ids"])
+    set_access(session_graph, {r["document_id"]: ["vault"] for r in shown}, context)
+    readable, _ = readable_world(session_graph, Reader.of(["reader-1", "finance"]))
+    support = {(f["subject_key"], f["relationship"], f["object_key"]): len(set(f["chunk_ids"]) & set(readable))
+               for f in facts}  # fmt: skip
+    assert support[(top["subject_key"], top["relationship"], top["object_key"])] == 0 < max(support.values())
+    [row] = session_graph.read("retrieve/facts", **bounds, direct_per_entity=1, lists=[])
+    [kept] = row["facts"]
+    assert set(kept["chunk_ids"]) <= set(readable)
+    assert len(kept["chunk_ids"]) == support[(kept["subject_key"], kept["relationship"], kept["object_key"])]
+    assert len(kept["chunk_ids"]) == max(support.values())
