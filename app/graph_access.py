@@ -1,5 +1,6 @@
-"""What the graph routes (GET /v1/entities, /v1/graph/neighborhood, /v1/graph/path) and the MCP tools `find_entities`,
-`neighbourhood` and `path` share: the same lookups, checks and errors. Blocking (Neo4j): call from a thread.
+"""What the graph routes (GET /v1/entities, /v1/graph/stats, /v1/graph/neighborhood, /v1/graph/path) and the MCP
+tools `find_entities`, `neighbourhood` and `path` share: the same lookups, checks and errors. Blocking (Neo4j): call
+from a thread.
 
 Errors are `ApiError`s: 422 `validation_error` (a blank name, an unknown label, the same entity at both ends);
 404 `entity_not_found`; 409 `ambiguous_entity` with `details.candidates` (key, name, label, tier, score), retry with a
@@ -16,7 +17,7 @@ from graphwire.core.clients.graph import Graph
 from graphwire.core.schema import configured_schema
 from graphwire.core.settings import Settings
 from graphwire.retrieval.access import AccessUnknownError, access_map
-from graphwire.retrieval.graph.lookup import EntityHit, lookup_entities
+from graphwire.retrieval.graph.lookup import EntityHit, GraphStats, graph_stats, lookup_entities
 from graphwire.retrieval.paths import (
     AmbiguousEntityError,
     EntityNotFoundError,
@@ -31,6 +32,7 @@ from graphwire.retrieval.paths import (
 )
 from graphwire.retrieval.ppr.snapshot import GraphSnapshot
 from graphwire.retrieval.registry import RetrievalContext
+from graphwire.retrieval.scope import Scope
 
 
 class EntitiesResponse(BaseModel):
@@ -39,27 +41,38 @@ class EntitiesResponse(BaseModel):
 
 
 def require_whole_store(graph: Graph, reader: Reader) -> None:
-    """403 for a reader some documents are closed to, once any document has an access list: the graph's counts,
-    export, import and edits are of the whole graph (docs/security.md)."""
+    """403 for a reader some documents are closed to, once any document has an access list: the graph's export,
+    import and edits are of the whole graph (docs/security.md)."""
     if reader.unrestricted or not graph.read("access/any_restricted"):
         return
     raise ApiError(
         403,
         "forbidden",
-        "some documents are closed to this caller, and the graph's counts, export, import and edits are views of "
-        "the whole graph: use the entity, neighbourhood and path views, /v1/query or /v1/retrieve, or ask an admin",
+        "some documents are closed to this caller, and the graph's export, import and edits are views of the whole "
+        "graph: use the counts, entity, neighbourhood and path views, /v1/query or /v1/retrieve, or ask an admin",
     )
+
+
+def _scope(retrieval: RetrievalContext, reader: Reader) -> Scope | None:
+    if reader.unrestricted:
+        return None
+    try:
+        return access_map(retrieval).scope(reader)
+    except AccessUnknownError as exc:
+        raise ApiError(403, "forbidden", str(exc)) from exc
 
 
 def reader_scope(retrieval: RetrievalContext, reader: Reader) -> GraphSnapshot | None:
     """The snapshot of what `reader` may read (retrieval/scope.py), or None when it may read everything."""
-    if reader.unrestricted:
-        return None
-    try:
-        scope = access_map(retrieval).scope(reader)
-    except AccessUnknownError as exc:
-        raise ApiError(403, "forbidden", str(exc)) from exc
+    scope = _scope(retrieval, reader)
     return None if scope is None else retrieval.scoped(scope).services().snapshots.snapshot()
+
+
+def stats_for(graph: Graph, retrieval: RetrievalContext, reader: Reader) -> GraphStats:
+    """Node and relationship counts of the whole graph, or of what `reader` may read when some documents are closed
+    to it."""
+    scope = _scope(retrieval, reader)
+    return graph_stats(graph, None if scope is None else scope.lists)
 
 
 def find_entities(

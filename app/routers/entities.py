@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.concurrency import run_in_threadpool
 
-from graphwire.app.deps import WHOLE_STORE, GraphDep, PrincipalDep, RetrievalDep, SettingsDep
-from graphwire.app.graph_access import EntitiesResponse, find_entities, reader_scope
-from graphwire.retrieval.graph.lookup import GraphStats, graph_stats
+from graphwire.app.deps import GraphDep, PrincipalDep, RetrievalDep, SettingsDep
+from graphwire.app.graph_access import EntitiesResponse, find_entities, reader_scope, stats_for
+from graphwire.retrieval.graph.lookup import GraphStats
 
 router = APIRouter(tags=["graph"])
 
@@ -31,8 +31,8 @@ async def entities(
     return await run_in_threadpool(find_entities, graph, settings, q, limit, label, scope)
 
 
-@router.get("/graph/stats", response_model=GraphStats, dependencies=[WHOLE_STORE])
-async def stats(graph: GraphDep) -> GraphStats:
-    """Node counts per label and relationship counts per type (of the whole graph: refused to a caller some documents
-    are closed to)."""
-    return await run_in_threadpool(graph_stats, graph)
+@router.get("/graph/stats", response_model=GraphStats)
+async def stats(graph: GraphDep, caller: PrincipalDep, retrieval: RetrievalDep) -> GraphStats:
+    """Node counts per label and relationship counts per type: of the whole graph, or, for a caller some documents
+    are closed to, of the documents, chunks, entities and relationships it may read."""
+    return await run_in_threadpool(stats_for, graph, retrieval, caller.reader())

@@ -109,8 +109,10 @@ def lookup_entities(
     return hits[:limit]
 
 
-def graph_stats(graph: Graph) -> GraphStats:
-    rows = graph.read("retrieve/graph_stats")
+def graph_stats(graph: Graph, lists: list[list[str]] | None = None) -> GraphStats:
+    """Counts of the whole graph (from the count store), or with `lists` (a restricted reader's readable access
+    lists, retrieval/scope.py) of what that reader may read (`access/graph_stats`)."""
+    rows = graph.read("retrieve/graph_stats") if lists is None else graph.read("access/graph_stats", lists=lists)
     return GraphStats(
         labels={r["name"]: r["count"] for r in rows if r["kind"] == "label"},
         relationship_types={r["name"]: r["count"] for r in rows if r["kind"] == "type"},

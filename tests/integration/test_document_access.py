@@ -33,6 +33,7 @@ from graphwire.core.stores.store_version import bump
 from graphwire.ingest.exchange.models import ExchangeError
 from graphwire.ingest.exchange.service import GraphExchange
 from graphwire.retrieval.access import retrieve_as
+from graphwire.retrieval.graph.lookup import graph_stats
 from graphwire.retrieval.models import RetrievalResult
 from graphwire.retrieval.paths import GraphFact
 from graphwire.retrieval.registry import RetrievalContext, mode_names
@@ -211,8 +212,13 @@ def test_the_documents_api_hides_what_the_caller_may_not_read(
     found = client.get("/v1/entities", params={"q": "Lumen"})
     assert found.status_code == 200 and found.json()["entities"], found.text  # cut to what it may read, not refused
     assert client.get("/v1/entities", params={"q": "Lumen"}, headers={"X-API-Key": team.admin_key}).status_code == 200
-    refused = client.get("/v1/graph/stats")  # counts of the whole graph
-    assert refused.status_code == 403 and "closed" in refused.json()["error"]["message"]
+    counted = client.get("/v1/graph/stats")  # of what it may read
+    whole = client.get("/v1/graph/stats", headers={"X-API-Key": team.admin_key}).json()
+    assert counted.status_code == 200, counted.text
+    labels, types = counted.json()["labels"], counted.json()["relationship_types"]
+    assert labels["Document"] == whole["labels"]["Document"] - 1
+    assert labels["Chunk"] == whole["labels"]["Chunk"] - len(first_chunks)
+    assert types["HAS_CHUNK"] == labels["Chunk"] and types["MENTIONS"] < whole["relationship_types"]["MENTIONS"]
     assert put_access(client, team.admin_key, first, None).json()["access"] is None
     assert client.get(f"/v1/documents/{first}").status_code == 200
 
@@ -363,3 +369,16 @@ def test_stage_three_bounds_count_only_the_chunks_a_reader_may_read(
     assert set(kept["chunk_ids"]) <= set(readable)
     assert len(kept["chunk_ids"]) == support[(kept["subject_key"], kept["relationship"], kept["object_key"])]
     assert len(kept["chunk_ids"]) == max(support.values())
+
+
+def test_a_reader_of_every_document_is_counted_as_the_whole_graph(
+    session_graph: Graph, context: RetrievalContext
+) -> None:
+    """access/graph_stats (a restricted caller's /v1/graph/stats) over every document gives the count store's
+    numbers for each label and type it reports."""
+    set_access(session_graph, {}, context)
+    whole, mine = graph_stats(session_graph), graph_stats(session_graph, lists=[])
+    assert {"Document", "Chunk", "Date", "Entity", "Publication"} <= set(mine.labels)
+    assert {"HAS_CHUNK", "PUBLISHED_ON", "MENTIONS", "REPORTED_BY"} <= set(mine.relationship_types)
+    assert mine.labels == {label: whole.labels[label] for label in mine.labels}
+    assert mine.relationship_types == {t: whole.relationship_types[t] for t in mine.relationship_types}
