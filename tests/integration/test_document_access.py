@@ -117,8 +117,9 @@ def assert_views_within(context: RetrievalContext, reader: Reader, chunks: dict[
     for name in NAMES:
         for hit in find_entities(graph, settings, name, 10, None, scope).entities:
             assert hit.key in entities, ("lookup", name, hit)
-            for alias in hit.aliases:  # learned from a readable chunk: written there
-                assert any(f" {normalise_name(alias)} " in text for text in texts), ("alias", hit)
+            for alias in hit.aliases:  # the name written another way, or learned from a readable chunk: written there
+                said = normalise_name(alias)
+                assert said == normalise_name(hit.name) or any(f" {said} " in text for text in texts), ("alias", hit)
     facts: list[GraphFact] = []
     for name in NAMES:
         try:
