@@ -4,13 +4,15 @@ A synthetic news corpus is generated on the fly (seeded): companies, people, cit
 name pools that grow with the corpus, one short article per record (acquisitions, investments, appointments, board
 seats, headquarters). It is ingested in cumulative steps (`--steps 500,1000,2000,4000`: each step adds the records
 up to that size) with the offline extractor and the vector store on, exactly as `graphwire ingest` runs; after each
-step it measures the graph, the stores on disk, the PPR snapshot, the flat index and `graph`/`ppr` latency.
+step it measures the graph, the stores on disk, the PPR snapshot, the flat index, every mode's latency in process,
+and an API process started afresh on the store (`graphwire.app`): seconds to ready, the first question after ready,
+every mode's latency over HTTP, and the process's resident memory.
 
     NEO4J_URI=... NEO4J_PASSWORD=... python -m bench.scaling --wipe --steps 500,1000,2000,4000 --out bench/scaling
 
-It wipes the Neo4j at NEO4J_URI and uses a temporary Chroma folder; vectors are written only while the corpus is at
-most `--vectors-up-to` records (embedding on a shared 2-core CPU is the slowest part by far; the vector store's size
-per chunk is constant, so the larger steps measure the graph side). Neo4j's store on disk is not measured here: its
+It wipes the Neo4j at NEO4J_URI and uses a temporary Chroma folder; vectors are written for every record unless
+`--vectors-up-to N` stops them after N records (the larger steps then measure the graph side and the flat modes rank
+the first N). Neo4j's store on disk is not measured here: its
 files catch up with the page cache only at checkpoints (Community has no procedure to force one), so measure
 $NEO4J_HOME/data/databases/neo4j after `graphwire neo4j stop`, which checkpoints.
 """
@@ -29,15 +31,19 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
+from bench._server import start_api
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article
+from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings
 from graphwire.core.stores.bootstrap import apply_schema, empty_graph
 from graphwire.ingest.service import ExtractorChoice, ingest_loaded, ingest_options
 from graphwire.retrieval.flat.lexical import BM25Retriever
-from graphwire.retrieval.registry import RetrievalContext
+from graphwire.retrieval.registry import MODES, RetrievalContext
 
 SYLLABLES = ["ka", "ven", "tor", "li", "mar", "qua", "sel", "dor", "bri", "no", "vex", "an", "ril", "gos", "tem", "ul"]
 SUFFIXES = ["Systems", "Labs", "Energy", "Logistics", "Capital", "Robotics", "Foods", "Networks", "Bank", "Motors"]
@@ -112,6 +118,49 @@ def stage_medians(retrieve: Any, questions: list[str]) -> dict[str, float]:
     return {stage: round(statistics.median(values), 1) for stage, values in stages.items()}
 
 
+def status_mib(pid: int, field: str) -> float:
+    """A `kB` field of /proc/<pid>/status (VmRSS, VmHWM), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return round(int(line.split()[1]) / 1024, 1)
+    raise KeyError(field)
+
+
+def served(settings: Settings, questions: list[str]) -> dict[str, Any]:
+    """An API process started afresh on the stores: seconds to GET /health/ready, the first POST /v1/retrieve after
+    it (default mode), then every mode's p50/p95 over HTTP (one warm-up pass each) and VmRSS after start, after
+    every mode, and at its peak (VmHWM)."""
+    env = {"CHROMA_PATH": str(settings.chroma_path), "CHROMA_COLLECTION": settings.chroma_collection,
+           "INGEST_STATE_PATH": str(settings.ingest_state_path), "LOG_LEVEL": "WARNING"}  # fmt: skip
+    port = free_port()
+    started = time.perf_counter()
+    server = start_api(port, env=env, timeout_s=600)
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as client:
+            while client.get("/health/ready").status_code != 200:
+                time.sleep(0.2)
+            ready_s = time.perf_counter() - started
+            rss_ready = status_mib(server.pid, "VmRSS")
+            first = time.perf_counter()
+            client.post("/v1/retrieve", json={"question": questions[0], "top_k": 10}).raise_for_status()
+            first_ms = (time.perf_counter() - first) * 1000
+
+            def retrieve(mode: str) -> Any:
+                def call(question: str, top_k: int) -> None:
+                    body = {"question": question, "mode": mode, "top_k": top_k}
+                    client.post("/v1/retrieve", json=body).raise_for_status()
+
+                return call
+
+            latency = {mode: latency_ms(retrieve(mode), questions) for mode in MODES}
+            return {"ready_s": round(ready_s, 1), "first_retrieve_ms": round(first_ms, 1), "rss_ready_mib": rss_ready,
+                    "latency": latency, "rss_after_mib": status_mib(server.pid, "VmRSS"),
+                    "peak_rss_mib": status_mib(server.pid, "VmHWM")}  # fmt: skip
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
 def measure(graph: Graph, settings: Settings, corpus: Corpus, size: int) -> dict[str, Any]:
     counts = {k: int(v) for k, v in graph.read("ingest/count_nodes")[0].items()}
     counts |= {k: int(v or 0) for k, v in graph.read("graph/fingerprint")[0].items()}  # mentions, relationships
@@ -136,16 +185,20 @@ def measure(graph: Graph, settings: Settings, corpus: Corpus, size: int) -> dict
                          "mib": round(snapshot.memory_bytes() / 2**20, 2), "build_s": round(snapshot_s, 2)},
         "flat_index": {"chunks": len(index.chunks), "build_s": round(flat_s, 2),
                        "vectors_mib": round(index.vectors.nbytes / 2**20, 2)},
-        "latency": {mode: latency_ms(ctx.retriever(mode).retrieve, questions) for mode in ("graph", "ppr")},
+        "latency": {mode: latency_ms(ctx.retriever(mode).retrieve, questions) for mode in MODES},
         "graph_stages": stage_medians(ctx.retriever("graph").retrieve, questions),
+        "joint_stages": stage_medians(ctx.retriever("joint").retrieve, questions),
         "rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "api": served(settings, questions),
     }  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", default="500,1000,2000,4000", help="cumulative corpus sizes, comma-separated")
-    parser.add_argument("--vectors-up-to", type=int, default=1000, help="write vectors only for the first N records")
+    parser.add_argument(
+        "--vectors-up-to", type=int, default=0, help="write vectors only for the first N records (0: all)"
+    )
     parser.add_argument("--out", type=Path, default=Path("bench/scaling"))
     parser.add_argument(
         "--measure-only", action="store_true", help="measure the store at NEO4J_URI as it is (a run's last step)"
@@ -167,7 +220,7 @@ def main() -> None:
     try:
         for size in steps:
             articles = [corpus.article(i) for i in range(done, size)]
-            store = ChunkStore.from_settings(settings) if size <= args.vectors_up_to else None
+            store = ChunkStore.from_settings(settings) if not args.vectors_up_to or size <= args.vectors_up_to else None
             options = ingest_options(settings, progress=False)
             report = ingest_loaded(articles, graph, settings, options=options, chunk_store=store,
                                    extractor=ExtractorChoice.OFFLINE, n_process=1)  # fmt: skip
@@ -210,39 +263,64 @@ def measure_only(out: Path) -> None:
 
 def markdown(r: dict[str, Any], figure: str) -> str:
     """The report; `figure`: the plot's file name beside it."""
+    steps = r["steps"]
+    modes = list(steps[0]["latency"])
     lines = [
         "# What grows with the corpus",
         "",
         f"Command: `{r['command']}`",
         "",
         f"Machine: {r['machine']}; 1-minute load average after each step: "
-        + ", ".join(str(s["load"]) for s in r["steps"])
-        + " (the machine was shared).",
+        + ", ".join(str(s["load"]) for s in steps)
+        + ".",
         "",
         "Synthetic news corpus (bench/scaling.py), offline extractor, cumulative steps: each row adds the documents "
-        "since the previous one. Vectors (bge-small-en-v1.5, 384 dimensions) are written only for the steps whose "
-        "Chroma column has a value; after that the vector store holds the earlier chunks and the row measures the "
-        "graph side.",
+        "since the previous one. Vectors (bge-small-en-v1.5, 384 dimensions) are written for the steps whose Chroma "
+        "column has a value; a `-` means the vector store holds the earlier chunks only and the row measures the "
+        'graph side. Latencies: 20 questions per step ("Who is the chief executive of the company that agreed to '
+        'acquire X?", X drawn from the corpus), each asked once to warm up, then timed.',
+        "",
+        "## Stores and ingest",
         "",
         "| documents | chunks | entities | relationships | Chroma MiB | PPR snapshot MiB (build s) "
-        "| flat index build s | step ingest s (chunks/s) | graph p50 / p95 ms | ppr p50 / p95 ms | peak RSS MiB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| flat index MiB (build s) | step ingest s (chunks/s) | of which vectors s | bench process peak RSS MiB |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for s in r["steps"]:
-        g, p, i = s["graph"], s["ppr_snapshot"], s["ingest"]
-        chroma, flat = (s["chroma_mib"], s["flat_index"]["build_s"]) if s["vectors_written"] else ("-", "-")
+    for s in steps:
+        g, p, i, f = s["graph"], s["ppr_snapshot"], s["ingest"], s["flat_index"]
+        chroma = s["chroma_mib"] if s["vectors_written"] else "-"
         lines.append(
             f"| {s['documents']} | {g.get('chunks', '?')} | {g.get('entities', '?')} | {g.get('relationships', '?')} "
-            f"| {chroma} | {p['mib']} ({p['build_s']}) | {flat} "
-            f"| {i['seconds']} ({i['chunks_per_s']}) | {_p50_p95(s, 'graph')} | {_p50_p95(s, 'ppr')} | {s['rss_mib']} |"
+            f"| {chroma} | {p['mib']} ({p['build_s']}) | {f.get('vectors_mib', '-')} ({f['build_s']}) "
+            f"| {i['seconds']} ({i['chunks_per_s']}) | {i.get('vector_s', '-')} | {s['rss_mib']} |"
         )
+    lines += ["", "## Retrieval latency in process, p50 / p95 ms", ""]
+    lines += _latency_table(steps, modes, lambda s: s["latency"])
+    if all("api" in s for s in steps):
+        lines += ["", "## The API started afresh on the store (one uvicorn worker)", ""]
+        lines += [
+            "| documents | seconds to ready | first retrieve after ready ms | RSS at ready MiB "
+            "| RSS after every mode MiB | peak RSS MiB |",
+            "|---|---|---|---|---|---|",
+        ]
+        for s in steps:
+            a = s["api"]
+            lines.append(
+                f"| {s['documents']} | {a['ready_s']} | {a['first_retrieve_ms']} | {a['rss_ready_mib']} "
+                f"| {a['rss_after_mib']} | {a['peak_rss_mib']} |"
+            )
+        lines += ["", "POST /v1/retrieve over HTTP (loopback), p50 / p95 ms:", ""]
+        lines += _latency_table(steps, modes, lambda s: s["api"]["latency"])
     lines += ["", f"![what grows with the documents]({figure})"]
     return "\n".join(lines)
 
 
-def _p50_p95(step: dict[str, Any], mode: str) -> str:
-    latency = step["latency"][mode]
-    return f"{latency['p50_ms']} / {latency['p95_ms']}"
+def _latency_table(steps: list[dict[str, Any]], modes: list[str], of: Any) -> list[str]:
+    rows = ["| documents | " + " | ".join(modes) + " |", "|---|" + "---|" * len(modes)]
+    for s in steps:
+        cells = [f"{of(s)[m]['p50_ms']} / {of(s)[m]['p95_ms']}" for m in modes]
+        rows.append(f"| {s['documents']} | " + " | ".join(cells) + " |")
+    return rows
 
 
 def plot(r: dict[str, Any], path: Path) -> None:
@@ -254,15 +332,15 @@ def plot(r: dict[str, Any], path: Path) -> None:
 
     steps = r["steps"]
     docs = [s["documents"] for s in steps]
+    api_rss = {"API": [s["api"]["peak_rss_mib"] for s in steps]} if all("api" in s for s in steps) else {}
     panels = [
         ("ingest chunks/s (step)", {"chunks/s": [s["ingest"]["chunks_per_s"] for s in steps]}),
-        ("query ms", {f"{m} {q}": [s["latency"][m][f"{q}_ms"] for s in steps]
-                      for m in ("graph", "ppr") for q in ("p50", "p95")}),
+        ("query p95 ms (in process)", {m: [s["latency"][m]["p95_ms"] for s in steps] for m in steps[0]["latency"]}),
         ("PPR snapshot", {"MiB": [s["ppr_snapshot"]["mib"] for s in steps],
                           "build s": [s["ppr_snapshot"]["build_s"] for s in steps]}),
         ("graph size (thousands)", {k: [s["graph"].get(k, 0) / 1000 for s in steps]
                                     for k in ("entities", "relationships")}),
-        ("peak RSS MiB", {"bench process": [s["rss_mib"] for s in steps]}),
+        ("peak RSS MiB", {"bench process": [s["rss_mib"] for s in steps]} | api_rss),
     ]  # fmt: skip
     fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.4))
     for ax, (title, series) in zip(axes, panels, strict=True):
