@@ -23,7 +23,7 @@ from graphwire.app.graph_access import require_whole_store
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.core.auth.audit import AuditTrail
-from graphwire.core.auth.models import DEFAULT_WORKSPACE, Principal, Role
+from graphwire.core.auth.models import Principal, Role
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.curation.service import Curation
@@ -144,15 +144,15 @@ def require_api_key(
 
 @dataclass(frozen=True)
 class RoleCheck:
-    """A dependency: the caller needs `role` in `workspace` (server admins have every role), or to be a server admin
-    (`role` None). 403 otherwise, before the route runs. tests/unit/test_route_roles.py finds these on every route."""
+    """A dependency: the caller needs `role` in the workspace it acts in (server admins have every role), or to be a
+    server admin (`role` None). 403 otherwise, before the route runs. tests/unit/test_route_roles.py finds these on
+    every route."""
 
     role: Role | None
-    workspace: str = DEFAULT_WORKSPACE
 
     def __call__(self, request: Request) -> Principal:
         principal = current_principal(request)
-        refusal = principal.refusal(self.role, self.workspace)
+        refusal = principal.refusal(self.role)  # in the workspace it acts in (Authenticator.authenticate)
         if refusal is not None:
             raise ApiError(403, "forbidden", refusal)
         return principal

@@ -12,18 +12,18 @@
 // Deterministic: every LIMIT follows an ORDER BY that ends in a chunk's id.
 CALL () {
   UNWIND $entity_keys AS k
-  MATCH (:Entity {key: k})<-[m:MENTIONS]-(c:Chunk)
+  MATCH (:Entity {workspace: $workspace, key: k})<-[m:MENTIONS]-(c:Chunk {workspace: $workspace})
   RETURN c, 1 AS hit, coalesce(m.count, 1) AS mentions
   UNION ALL
   UNWIND $publication_keys AS k
-  MATCH (p:Entity {key: k})
+  MATCH (p:Entity {workspace: $workspace, key: k})
   CALL (p) {
     // p's documents through their sources (an index seek; $publication_sources are the sources whose documents
     // report to a matched publisher), not through p's REPORTED_BY, which are mostly entities' (thousands on an outlet)
-    MATCH (d:Document) WHERE d.source IN $publication_sources
+    MATCH (d:Document {workspace: $workspace}) WHERE d.source IN $publication_sources
     MATCH (d)-[:REPORTED_BY]->(publisher)  // read from d: one relationship, where p has thousands
     WITH d, p, publisher WHERE publisher = p
-    MATCH (d)-[:HAS_CHUNK]->(c:Chunk)
+    MATCH (d)-[:HAS_CHUNK]->(c:Chunk {workspace: $workspace})
     WITH c, left(toString(c.published_at), 10) AS day, [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
     WITH c, day, ws,
          day IS NOT NULL AND any(w IN ws WHERE w.lo <= day <= w.hi AND w.md_lo <= substring(day, 5) <= w.md_hi) AS in_window
@@ -37,8 +37,8 @@ CALL () {
   UNION ALL
   UNWIND [w IN $windows WHERE w.start IS NOT NULL AND w.end IS NOT NULL] AS w
   CALL (w) {
-    MATCH (d:Date) WHERE d.date >= w.start AND d.date <= w.end
-    MATCH (d)<-[:PUBLISHED_ON]-(:Document)-[:HAS_CHUNK]->(c:Chunk)
+    MATCH (d:Date {workspace: $workspace}) WHERE d.date >= w.start AND d.date <= w.end
+    MATCH (d)<-[:PUBLISHED_ON]-(:Document {workspace: $workspace})-[:HAS_CHUNK]->(c:Chunk {workspace: $workspace})
     WITH DISTINCT c
     WITH c, left(toString(c.published_at), 10) AS day, [x IN $windows WHERE size(x.sources) = 0 OR c.source IN x.sources] AS ws
     WITH c, day, ws,
