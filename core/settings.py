@@ -309,9 +309,14 @@ class Settings(BaseSettings):
         """These settings for another workspace: its name, collection, ingest state and caches."""
         if workspace == self.workspace:
             return self
-        if self.workspace != DEFAULT_WORKSPACE:
-            raise ValueError(f"settings of workspace {self.workspace!r} cannot be moved to another workspace")
-        return Settings.model_validate(self.model_dump() | {"workspace": workspace})
+        ws = self.workspace  # the names as they are without this workspace's suffix, then named for `workspace`
+        base = {
+            "chroma_collection": workspaces.unnamed(self.chroma_collection, ws, "__"),
+            "ingest_state_path": Path(workspaces.unnamed(str(self.ingest_state_path), ws, "-")),
+            "extraction_cache_path": _unnamed_file(self.extraction_cache_path, ws),
+            "vector_cache_path": _unnamed_file(self.vector_cache_path, ws),
+        }
+        return Settings.model_validate(self.model_dump() | base | {"workspace": workspace})
 
     @model_validator(mode="after")
     def _password_required_for_remote(self) -> Settings:
@@ -369,6 +374,10 @@ class Settings(BaseSettings):
             "NEO4J_PASSWORD is not set and no local password file exists at "
             f"{self.password_file}; run `graphwire neo4j start` or set NEO4J_PASSWORD"
         )
+
+
+def _unnamed_file(path: Path, workspace: str) -> Path:
+    return path.with_name(workspaces.unnamed(path.stem, workspace, "-") + path.suffix)
 
 
 def default_of(name: str) -> Any:

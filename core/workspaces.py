@@ -49,3 +49,9 @@ def file(base: Path, workspace: str) -> Path:
     if workspace == DEFAULT_WORKSPACE or base.stem.endswith(suffix):
         return base
     return base.with_name(base.stem + suffix + base.suffix)
+
+
+def unnamed(value: str, workspace: str, separator: str) -> str:
+    """`value` without the suffix `separator + workspace` that `collection`, `folder` or `file` gave it."""
+    suffix = f"{separator}{workspace}"
+    return value[: -len(suffix)] if workspace != DEFAULT_WORKSPACE and value.endswith(suffix) else value

@@ -79,6 +79,7 @@ class Graph:
         self.timeout_s = timeout_s
         self.catalogue = catalogue
         self.breaker = breaker
+        self._views: dict[str, Graph] = {}  # in_workspace's, one per workspace: caches key on the Graph object
 
     @classmethod
     def from_settings(cls, settings: Settings, catalogue: cypher.Catalogue = cypher.PRODUCT) -> Graph:
@@ -97,7 +98,11 @@ class Graph:
         """This graph's driver, breaker and catalogue, reading and writing `workspace` (closing either closes both)."""
         if workspace == self.workspace:
             return self
-        return Graph(self.driver, self.database, self.timeout_s, self.catalogue, self.breaker, workspace)
+        view = self._views.get(workspace)
+        if view is None:
+            view = Graph(self.driver, self.database, self.timeout_s, self.catalogue, self.breaker, workspace)
+            view = self._views.setdefault(workspace, view)
+        return view
 
     def _params(self, params: dict[str, Any]) -> dict[str, Any]:
         return params if "workspace" in params else {**params, "workspace": self.workspace}

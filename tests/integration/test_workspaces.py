@@ -11,13 +11,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
+from support.auth import make_team
 from support.demo import ingest_demo, ingest_documents
 from typer.testing import CliRunner
 
+from graphwire.app.auth import operations as ops
+from graphwire.app.main import create_app
 from graphwire.cli.main import app
+from graphwire.core.auth.models import LOCAL, Role
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
-from graphwire.core.settings import Settings
+from graphwire.core.settings import AuthMode, Settings
 from graphwire.core.stores.bootstrap import apply_schema, empty_graph
 from graphwire.core.workspaces import WorkspaceNameError
 from graphwire.ingest.exchange.service import GraphExchange
@@ -150,3 +155,45 @@ def test_the_cli_ingests_lists_and_deletes_the_workspace_it_is_given(
 def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "graphwire.cli.main", *args], env=env, cwd=env["HOME"],
                           capture_output=True, text=True, timeout=240)  # fmt: skip
+
+
+def test_the_api_serves_the_workspace_a_request_names_and_checks_roles_there(
+    graph: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    """X-Graphwire-Workspace picks the workspace of a request; a principal's roles are those it holds there."""
+    team = make_team(tmp_path / "auth.sqlite")
+    ops.add_principal(team.store, LOCAL, ops.NewPrincipal(name="bea"))
+    ops.grant(team.store, LOCAL, ops.GrantRequest(principal="bea", role=Role.READER, workspace=OTHER))
+    bea = ops.create_key(team.store, LOCAL, "bea", ops.NewKey()).key
+    served = settings.model_copy(
+        update={"chroma_path": tmp_path / "chroma", "ingest_state_path": tmp_path / "state",
+                "auth_mode": AuthMode.PRINCIPALS, "auth_store_path": tmp_path / "auth.sqlite"}
+    )  # fmt: skip
+    ingest_demo(graph, served)
+    other = graph.in_workspace(OTHER)
+    ingest_documents(other, served.for_workspace(OTHER), [ONLY_IN_OTHER])
+    extra = chunk_ids(other)
+    in_other = {"X-Graphwire-Workspace": OTHER}
+    body = {"question": QUESTION, "mode": "bm25", "top_k": 10}
+    with TestClient(create_app(served)) as client:
+        admin, rita = team.headers(team.admin_key), team.headers(team.reader_key)
+        assert client.get("/v1/documents", headers=admin).json()["total"] == 22
+        assert client.get("/v1/documents", headers=admin | in_other).json()["total"] == 1
+        found = client.post("/v1/retrieve", json=body, headers=admin | in_other).json()
+        assert extra & {c["chunk_id"] for c in found["chunks"]}
+        here = client.post("/v1/retrieve", json=body, headers=admin).json()
+        assert not extra & {c["chunk_id"] for c in here["chunks"]}
+
+        # rita reads default only, bea team-b only: each is refused in the other's workspace
+        assert client.post("/v1/retrieve", json=body, headers=rita).status_code == 200
+        refused = client.post("/v1/retrieve", json=body, headers=rita | in_other)
+        assert refused.status_code == 403 and repr(OTHER) in refused.json()["error"]["message"]
+        bea_there = client.post("/v1/retrieve", json=body, headers=team.headers(bea) | in_other)
+        assert bea_there.status_code == 200 and extra & {c["chunk_id"] for c in bea_there.json()["chunks"]}
+        assert client.post("/v1/retrieve", json=body, headers=team.headers(bea)).status_code == 403
+
+        bad = client.post("/v1/retrieve", json=body, headers=admin | {"X-Graphwire-Workspace": "../x"})
+        assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_workspace"
+        mcp = client.post("/mcp", json={}, headers=admin | in_other)
+        assert mcp.status_code == 422 and "MCP endpoint serves workspace 'default'" in mcp.text
+    assert len(graph.read("check/document_titles")) == 22  # nothing of team-b came into default
