@@ -2,7 +2,7 @@
 call these functions, so a change is checked, stored and audited the same way whichever door it came through.
 
 Each change names its `actor` (the caller's principal); the store writes the audit event in the change's transaction.
-Refusals are `ApiError`s: 404 for an unknown principal or key, 409 for a name taken, 422 for an unknown workspace.
+Refusals are `ApiError`s: 404 for an unknown principal or key, 409 for a name taken, 422 for an invalid workspace name.
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def remove_member(store: PrincipalStore, actor: Principal, ref: str, group: str)
 
 def _subject(store: PrincipalStore, request: GrantRequest) -> tuple[SubjectKind, str]:
     if not workspaces.NAME.match(request.workspace):
-        raise ApiError(422, "unknown_workspace", f"invalid workspace name {request.workspace!r}")
+        raise ApiError(422, "invalid_workspace", f"invalid workspace name {request.workspace!r}")
     if request.group is not None:
         return SubjectKind.GROUP, request.group
     return SubjectKind.PRINCIPAL, principal(store, request.principal or "").id
