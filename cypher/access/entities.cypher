@@ -4,8 +4,8 @@
 UNWIND $keys AS k
 MATCH (e:Entity {workspace: $workspace, key: k})
 RETURN k AS key,
-       EXISTS { MATCH (e)<-[:MENTIONS]-(c:Chunk {workspace: $workspace}) WHERE c.access IS NULL }
-         OR EXISTS { MATCH (e)<-[:REPORTED_BY]-(d:Document {workspace: $workspace}) WHERE d.access IS NULL } AS open,
-       COLLECT { MATCH (e)<-[:MENTIONS]-(c:Chunk {workspace: $workspace}) WHERE c.access IS NOT NULL RETURN DISTINCT c.access }
-         + COLLECT { MATCH (e)<-[:REPORTED_BY]-(d:Document {workspace: $workspace}) WHERE d.access IS NOT NULL RETURN DISTINCT d.access }
+       EXISTS { MATCH (e)<-[:MENTIONS]-(c:Chunk) WHERE c.access IS NULL }
+         OR EXISTS { MATCH (e)<-[:REPORTED_BY]-(d:Document) WHERE d.access IS NULL } AS open,
+       COLLECT { MATCH (e)<-[:MENTIONS]-(c:Chunk) WHERE c.access IS NOT NULL RETURN DISTINCT c.access }
+         + COLLECT { MATCH (e)<-[:REPORTED_BY]-(d:Document) WHERE d.access IS NOT NULL RETURN DISTINCT d.access }
          AS lists

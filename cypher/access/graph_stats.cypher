@@ -16,11 +16,11 @@ CALL () {
   RETURN count(c) AS chunks
 }
 CALL () {
-  MATCH (c:Chunk {workspace: $workspace})-[m:MENTIONS]->(e:Entity {workspace: $workspace}) WHERE $lists IS NULL OR c.access IS NULL OR c.access IN $lists
+  MATCH (c:Chunk {workspace: $workspace})-[m:MENTIONS]->(e:Entity) WHERE $lists IS NULL OR c.access IS NULL OR c.access IN $lists
   RETURN count(m) AS mentions, collect(DISTINCT e) AS mentioned
 }
 CALL () {
-  MATCH (:Entity {workspace: $workspace})-[r]->(:Entity {workspace: $workspace})
+  MATCH (:Entity {workspace: $workspace})-[r]->(:Entity)
   WHERE r.chunk_ids IS NOT NULL
     AND any(id IN r.chunk_ids WHERE EXISTS { MATCH (x:Chunk {workspace: $workspace, id: id}) WHERE $lists IS NULL OR x.access IS NULL OR x.access IN $lists })
   RETURN collect(r) AS relationships

@@ -12,7 +12,7 @@
 // Deterministic: every LIMIT follows an ORDER BY that ends in a chunk's id.
 CALL () {
   UNWIND $entity_keys AS k
-  MATCH (:Entity {workspace: $workspace, key: k})<-[m:MENTIONS]-(c:Chunk {workspace: $workspace})
+  MATCH (:Entity {workspace: $workspace, key: k})<-[m:MENTIONS]-(c:Chunk)
   RETURN c, 1 AS hit, coalesce(m.count, 1) AS mentions
   UNION ALL
   UNWIND $publication_keys AS k
@@ -23,7 +23,7 @@ CALL () {
     MATCH (d:Document {workspace: $workspace}) WHERE d.source IN $publication_sources
     MATCH (d)-[:REPORTED_BY]->(publisher)  // read from d: one relationship, where p has thousands
     WITH d, p, publisher WHERE publisher = p
-    MATCH (d)-[:HAS_CHUNK]->(c:Chunk {workspace: $workspace})
+    MATCH (d)-[:HAS_CHUNK]->(c:Chunk)
     WITH c, left(toString(c.published_at), 10) AS day, [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws
     WITH c, day, ws,
          day IS NOT NULL AND any(w IN ws WHERE w.lo <= day <= w.hi AND w.md_lo <= substring(day, 5) <= w.md_hi) AS in_window
@@ -38,7 +38,7 @@ CALL () {
   UNWIND [w IN $windows WHERE w.start IS NOT NULL AND w.end IS NOT NULL] AS w
   CALL (w) {
     MATCH (d:Date {workspace: $workspace}) WHERE d.date >= w.start AND d.date <= w.end
-    MATCH (d)<-[:PUBLISHED_ON]-(:Document {workspace: $workspace})-[:HAS_CHUNK]->(c:Chunk {workspace: $workspace})
+    MATCH (d)<-[:PUBLISHED_ON]-(:Document)-[:HAS_CHUNK]->(c:Chunk)
     WITH DISTINCT c
     WITH c, left(toString(c.published_at), 10) AS day, [x IN $windows WHERE size(x.sources) = 0 OR c.source IN x.sources] AS ws
     WITH c, day, ws,

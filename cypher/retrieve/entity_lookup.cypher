@@ -4,4 +4,4 @@ CALL db.index.fulltext.queryNodes('entity_names', $lucene) YIELD node, score
 WHERE node.workspace = $workspace AND ($label IS NULL OR node.label = $label)
 WITH node, score ORDER BY score DESC LIMIT $limit
 RETURN node.key AS key, node.name AS name, node.label AS label, coalesce(node.aliases, []) AS aliases,
-       score, COUNT { (node)<-[:MENTIONS]-() } AS mentions, COUNT { (node)-[]-(:Entity {workspace: $workspace}) } AS degree
+       score, COUNT { (node)<-[:MENTIONS]-() } AS mentions, COUNT { (node)-[]-(:Entity) } AS degree

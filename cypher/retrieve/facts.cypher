@@ -39,7 +39,7 @@ CALL () {
   // in key order, r1 the relationship at a
   MATCH (x:Entity {workspace: $workspace}) WHERE x.key IN $keys AND NOT x:Publication
   MATCH (y:Entity {workspace: $workspace}) WHERE y.key IN $keys AND y <> x AND (y:Publication OR x.key < y.key)
-  MATCH (x)-[rx]-(m:Entity {workspace: $workspace})
+  MATCH (x)-[rx]-(m:Entity)
   WHERE NOT m.key IN $keys AND NOT m:Publication
   MATCH (m)-[ry]-(y)
   WITH m, x.key < y.key AS forward, x, y, rx, ry
@@ -59,7 +59,7 @@ CALL () {
   MATCH (a:Entity {workspace: $workspace, key: k})
   WHERE NOT a:Publication
   CALL (a) {
-    MATCH (a)-[r]-(n:Entity {workspace: $workspace})
+    MATCH (a)-[r]-(n:Entity)
     WHERE type(r) <> 'REPORTED_BY' AND NOT n.key IN $keys
     WITH r, n, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
     WHERE $lists IS NULL OR support > 0
@@ -73,7 +73,7 @@ CALL () {
   MATCH (a:Entity {workspace: $workspace, key: k})
   WHERE NOT a:Publication
   CALL (a) {
-    MATCH (a)-[r1]-(m:Entity {workspace: $workspace})
+    MATCH (a)-[r1]-(m:Entity)
     WHERE type(r1) <> 'REPORTED_BY' AND NOT m:Publication AND NOT m.key IN $keys
       AND COUNT { (m)--() } <= $two_hop_max_degree  // a hub's own relationships say little about `a`
     WITH m, r1, CASE WHEN $lists IS NULL THEN size(r1.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r1.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
@@ -81,7 +81,7 @@ CALL () {
     WITH m, r1 ORDER BY support DESC, m.key, type(r1), startNode(r1) = a
     LIMIT $two_hop_fanout
     CALL (a, m) {
-      MATCH (m)-[r]-(n:Entity {workspace: $workspace})
+      MATCH (m)-[r]-(n:Entity)
       WHERE type(r) <> 'REPORTED_BY' AND n <> a AND NOT n.key IN $keys
       WITH r, n, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
       WHERE $lists IS NULL OR support > 0

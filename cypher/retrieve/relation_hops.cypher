@@ -10,7 +10,7 @@ UNWIND $keys AS k
 MATCH (a:Entity {workspace: $workspace, key: k})
 WHERE NOT a:Publication
 CALL (a) {
-  MATCH (a)-[r]-(n:Entity {workspace: $workspace})
+  MATCH (a)-[r]-(n:Entity)
   WHERE type(r) IN $types AND NOT n:Publication
   WITH r, n, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
   WHERE $lists IS NULL OR support > 0
