@@ -24,7 +24,7 @@ import httpx
 from tqdm import tqdm
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
-from bench._server import start_api
+from bench._server import start_api, status_mib
 from graphwire.client import Graphwire
 from graphwire.core.clients.graph import Graph
 from graphwire.core.servers.neo4j_server import free_port
@@ -37,14 +37,6 @@ QUESTIONS = [
     "Which company acquired Quarry Logistics?",
     "What did Circuit Weekly report about Lumen Labs?",
 ]
-
-
-def status_mib(pid: int, field: str) -> float:
-    """A `kB` field of /proc/<pid>/status (VmRSS, VmHWM), in MiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return round(int(line.split()[1]) / 1024, 1)
-    raise KeyError(field)
 
 
 def ingest(settings: Settings, names: list[str]) -> float:
