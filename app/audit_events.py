@@ -10,7 +10,7 @@ from typing import Any
 from graphwire.core.auth.audit import AuditTrail, Event, StoreAuditTrail
 from graphwire.core.auth.models import Principal
 from graphwire.core.auth.store import SqlitePrincipalStore
-from graphwire.core.settings import Settings
+from graphwire.core.settings import Settings, get_settings
 from graphwire.ingest.curation.models import EditResult, PairRequest
 from graphwire.ingest.exchange.models import ImportReport
 
@@ -43,8 +43,9 @@ def import_event(report: ImportReport) -> Event:
 
 
 def local_operator() -> Principal:
-    """The CLI's actor: whoever runs it on this machine (as `graphwire auth` names it)."""
-    return Principal(id=f"local:{getpass.getuser()}", name="local operator", server_admin=True, via="local")
+    """The CLI's actor: whoever runs it on this machine (as `graphwire auth` names it), in the CLI's workspace."""
+    return Principal(id=f"local:{getpass.getuser()}", name="local operator", server_admin=True, via="local",
+                     workspace=get_settings().workspace)  # fmt: skip
 
 
 def cli_audit(settings: Settings) -> AuditTrail:

@@ -22,8 +22,9 @@ from graphwire.app.feeds import FeedPoller
 from graphwire.app.graph_access import require_whole_store
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
+from graphwire.app.services import Services
 from graphwire.core.auth.audit import AuditTrail
-from graphwire.core.auth.models import DEFAULT_WORKSPACE, Principal, Role
+from graphwire.core.auth.models import Principal, Role
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.curation.service import Curation
@@ -48,8 +49,8 @@ def get_app_settings(request: Request) -> Settings:
 
 
 def get_graph_provider(request: Request) -> GraphProvider:
-    provider: GraphProvider = request.app.state.graph_provider
-    return provider
+    """The graph provider of the request's workspace (one driver for every workspace)."""
+    return get_services(request).graph_provider
 
 
 def get_chroma_provider(request: Request) -> ChromaProvider:
@@ -57,10 +58,22 @@ def get_chroma_provider(request: Request) -> ChromaProvider:
     return provider
 
 
+def request_workspace(request: Request) -> str:
+    """The workspace the request acts in: its principal's (X-Graphwire-Workspace, else the served one)."""
+    principal = request.scope.get(PRINCIPAL_SCOPE_KEY)
+    settings: Settings = request.app.state.settings
+    return principal.workspace if isinstance(principal, Principal) else settings.workspace
+
+
+def get_services(request: Request) -> Services:
+    """The services of the request's workspace (app/services.py `WorkspaceServices`), built in the lifespan."""
+    services: Services = request.app.state.workspaces.of(request_workspace(request))
+    return services
+
+
 def get_document_writes(request: Request) -> DocumentWrites:
-    """The app's document jobs and deletes (app/jobs/service.py), built once in the lifespan."""
-    writes: DocumentWrites = request.app.state.document_writes
-    return writes
+    """The workspace's document jobs and deletes (app/jobs/service.py)."""
+    return get_services(request).document_writes
 
 
 def get_feeds(request: Request) -> FeedPoller:
@@ -70,15 +83,13 @@ def get_feeds(request: Request) -> FeedPoller:
 
 
 def get_curation(request: Request) -> Curation:
-    """The app's graph edits (ingest/curation/service.py), built once in the lifespan."""
-    curation: Curation = request.app.state.curation
-    return curation
+    """The workspace's graph edits (ingest/curation/service.py)."""
+    return get_services(request).curation
 
 
 def get_exchange(request: Request) -> GraphExchange:
-    """The app's graph export and import (ingest/exchange/service.py), built once in the lifespan."""
-    exchange: GraphExchange = request.app.state.exchange
-    return exchange
+    """The workspace's graph export and import (ingest/exchange/service.py)."""
+    return get_services(request).exchange
 
 
 def get_audit(request: Request) -> AuditTrail:
@@ -88,9 +99,8 @@ def get_audit(request: Request) -> AuditTrail:
 
 
 def get_retrieval(request: Request) -> RetrievalContext:
-    """The app's one `RetrievalContext`: every mode, and the graph services they share, built once per process."""
-    context: RetrievalContext = request.app.state.retrieval
-    return context
+    """The workspace's `RetrievalContext`: every mode, and the graph services they share, built once per process."""
+    return get_services(request).retrieval
 
 
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
@@ -99,7 +109,8 @@ ChromaProviderDep = Annotated[ChromaProvider, Depends(get_chroma_provider)]
 
 
 def get_graph(provider: GraphProviderDep) -> Graph:
-    """The shared Graph; raises (-> 503) when Neo4j is not configured or unreachable."""
+    """The shared Graph, reading and writing the request's workspace; raises (-> 503) when Neo4j is not configured
+    or unreachable."""
     return provider.get()
 
 
@@ -144,15 +155,15 @@ def require_api_key(
 
 @dataclass(frozen=True)
 class RoleCheck:
-    """A dependency: the caller needs `role` in `workspace` (server admins have every role), or to be a server admin
-    (`role` None). 403 otherwise, before the route runs. tests/unit/test_route_roles.py finds these on every route."""
+    """A dependency: the caller needs `role` in the workspace it acts in (server admins have every role), or to be a
+    server admin (`role` None). 403 otherwise, before the route runs. tests/unit/test_route_roles.py finds these on
+    every route."""
 
     role: Role | None
-    workspace: str = DEFAULT_WORKSPACE
 
     def __call__(self, request: Request) -> Principal:
         principal = current_principal(request)
-        refusal = principal.refusal(self.role, self.workspace)
+        refusal = principal.refusal(self.role)  # in the workspace it acts in (Authenticator.authenticate)
         if refusal is not None:
             raise ApiError(403, "forbidden", refusal)
         return principal

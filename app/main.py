@@ -15,7 +15,7 @@ from graphwire.app.mcp.http import McpEndpoint, install_mcp
 from graphwire.app.middleware import ApiKeyMiddleware, BodyLimitMiddleware, BodyLimits, RequestContextMiddleware
 from graphwire.app.observability import install_observability, start_metrics_listener
 from graphwire.app.routers import build_v1_router, health
-from graphwire.app.services import Services
+from graphwire.app.services import Services, WorkspaceServices
 from graphwire.app.web import install_web
 from graphwire.core import metrics
 from graphwire.core.logging import configure_logging
@@ -33,6 +33,7 @@ DESCRIPTION = (
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     services = Services.build(app.state.settings)  # what the routes (app/deps.py) and the MCP tools share
     app.state.services = services
+    app.state.workspaces = workspaces = WorkspaceServices(services)  # X-Graphwire-Workspace: the others, on demand
     app.state.graph_provider, app.state.chroma_provider = services.graph_provider, services.chroma_provider
     app.state.retrieval, app.state.document_writes = services.retrieval, services.document_writes
     app.state.curation, app.state.exchange = services.curation, services.exchange
@@ -45,7 +46,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with mcp.running():
             yield
     finally:
-        await run_in_threadpool(services.stop)
+        await run_in_threadpool(workspaces.stop)
         await run_in_threadpool(flush_tracing)
         if metrics_listener is not None:
             metrics_listener.shutdown()

@@ -16,7 +16,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from graphwire.app.auth.authenticate import PRINCIPAL_SCOPE_KEY, Authenticator, AuthFailure
 from graphwire.app.deps import UNAUTHORIZED_MESSAGE
 from graphwire.app.errors import error_response
-from graphwire.core import tracing
+from graphwire.core import tracing, workspaces
+from graphwire.core.auth.models import Principal
 from graphwire.core.logging import request_id_var
 from graphwire.core.settings import Settings
 
@@ -26,6 +27,7 @@ REQUEST_ID_HEADER = "X-Request-ID"
 METRICS_PATH = "/metrics"  # app/observability.py serves it
 V1_PREFIX = "/v1"
 MCP_PATH = "/mcp"  # the MCP server's streamable HTTP transport (app/mcp/http.py)
+WORKSPACE_HEADER = b"x-graphwire-workspace"  # the workspace a request reads and writes (docs/security.md)
 # A caller's id is echoed only if it is short and plain, so it cannot inject anything into headers or logs.
 _VALID_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
@@ -116,15 +118,35 @@ class ApiKeyMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and is_guarded(scope["path"]):
+            workspace, refusal = self._workspace(scope)
+            if refusal is not None:
+                await error_response(422, "invalid_workspace", refusal)(scope, receive, send)
+                return
             try:
-                scope[PRINCIPAL_SCOPE_KEY] = await self._authenticate(scope)
+                principal = await self._authenticate(scope)
             except AuthFailure as failure:
                 message = UNAUTHORIZED_MESSAGE + (f": {failure.public}" if failure.public else "")
                 await error_response(401, "unauthorized", message)(scope, receive, send)
                 return
+            scope[PRINCIPAL_SCOPE_KEY] = principal.acting_in(workspace)
         await self.app(scope, receive, send)
 
-    async def _authenticate(self, scope: Scope) -> object:
+    def _workspace(self, scope: Scope) -> tuple[str, str | None]:
+        """The workspace the request names (`X-Graphwire-Workspace`, else the served one), or why it cannot be used.
+        The MCP endpoint serves one workspace, the server's."""
+        served = self.authenticator.workspace
+        named = _header(scope, WORKSPACE_HEADER)
+        if named is None or named == served:
+            return served, None
+        try:
+            workspaces.checked(named)
+        except workspaces.WorkspaceNameError as exc:
+            return served, str(exc)
+        if scope["path"] == MCP_PATH or scope["path"].startswith(MCP_PATH + "/"):
+            return served, f"the MCP endpoint serves workspace {served!r} only; ask the /v1 routes for {named!r}"
+        return named, None
+
+    async def _authenticate(self, scope: Scope) -> Principal:
         args = (_header(scope, b"x-api-key"), _bearer(scope), scope["path"])
         if self.authenticator.blocking:
             return await run_in_threadpool(self.authenticator.authenticate, *args)

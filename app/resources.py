@@ -90,6 +90,35 @@ class GraphProvider:
         self.reset()
 
 
+class WorkspaceGraphs(GraphProvider):
+    """Another workspace's graph over a provider's driver: the same connection, schema, breaker and recovery, its
+    statements reading and writing `workspace` (core/workspaces.py)."""
+
+    def __init__(self, base: GraphProvider, workspace: str) -> None:  # noqa: D107 (no state of its own)
+        self.base = base
+        self.workspace = workspace
+        self.settings = base.settings.for_workspace(workspace)
+
+    def get(self) -> Graph:
+        return self.base.get().in_workspace(self.workspace)
+
+    @property
+    def schema_applied(self) -> bool:
+        return self.base.schema_applied
+
+    def breaker_state(self) -> str:
+        return self.base.breaker_state()
+
+    def ping(self) -> dict[str, Any]:
+        return self.base.ping()
+
+    def reset(self) -> None:
+        self.base.reset()
+
+    def close(self) -> None:
+        """Nothing: the driver is the base provider's."""
+
+
 class ChromaProvider:
     """One Chroma client (persistent folder or HTTP server), opened on first use."""
 

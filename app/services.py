@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from graphwire.app.feeds import FeedPoller
 from graphwire.app.jobs.service import DocumentWrites
-from graphwire.app.resources import ChromaProvider, GraphProvider
+from graphwire.app.resources import ChromaProvider, GraphProvider, WorkspaceGraphs
 from graphwire.core.auth.audit import AuditTrail, StoreAuditTrail
 from graphwire.core.auth.store import SqlitePrincipalStore
 from graphwire.core.settings import Settings, StartupWarmup
@@ -44,13 +44,26 @@ class Services:
         """Nothing is connected yet: Neo4j and Chroma are opened on first use, so a process starts without them."""
         graphs = GraphProvider(settings, apply_schema_on_connect=settings.neo4j_apply_schema_on_start)
         chroma = ChromaProvider(settings)
-        retrieval = RetrievalContext(settings, graph=graphs.get, chroma=chroma.get)
         audit = StoreAuditTrail(SqlitePrincipalStore(settings.auth_store_path))  # the file is made on first write
-        writes = DocumentWrites.build(settings, graphs.get, chroma.get, retrieval.refresh, audit)
-        curation = Curation(settings, graphs.get, retrieval.schema, on_change=retrieval.refresh)
-        exchange = GraphExchange(settings, graphs.get, retrieval.schema, on_change=retrieval.refresh)
+        return cls._of(settings, graphs, chroma, audit)
+
+    @classmethod
+    def _of(cls, settings: Settings, graphs: GraphProvider, chroma: ChromaProvider, audit: AuditTrail) -> Services:
+        graph = graphs.get  # the graph of settings.workspace
+        retrieval = RetrievalContext(settings, graph=graph, chroma=chroma.get)
+        writes = DocumentWrites.build(settings, graph, chroma.get, retrieval.refresh, audit)
+        curation = Curation(settings, graph, retrieval.schema, on_change=retrieval.refresh)
+        exchange = GraphExchange(settings, graph, retrieval.schema, on_change=retrieval.refresh)
         feeds = FeedPoller(settings, writes)
         return cls(settings, graphs, chroma, retrieval, writes, curation, feeds, exchange, audit)
+
+    def in_workspace(self, workspace: str) -> Services:
+        """The services of another workspace, on this process's Neo4j driver, Chroma client and audit trail: its own
+        retrieval context, document jobs (worker started), graph edits and exchange; no feed watcher, no warm-up."""
+        graphs = WorkspaceGraphs(self.graph_provider, workspace)
+        other = Services._of(graphs.settings, graphs, self.chroma_provider, self.audit)
+        other.document_writes.runner.start()
+        return other
 
     def start(self) -> None:
         """Reach Neo4j once (the schema is applied early; being down is logged, never fatal), start the job worker
@@ -84,6 +97,10 @@ class Services:
             extra={"ms": round((time.perf_counter() - started) * 1000, 1), **summary},
         )
 
+    def stop_workspace(self) -> None:
+        """Stop what `in_workspace` started (its job worker); the driver is the serving process's."""
+        self.document_writes.runner.stop()
+
     def stop(self) -> None:
         """Stop the feed watcher and the job worker (a running job stops at its next batch boundary) and close the
         Neo4j driver."""
@@ -94,3 +111,34 @@ class Services:
             self._warmer.join(timeout=WARM_STOP_WAIT_S)
         self.graph_provider.close()
         log.info("neo4j driver closed")
+
+
+class WorkspaceServices:
+    """The services of every workspace a serving process has been asked about: those of its settings' workspace
+    (`served`, built and started by the lifespan), the others made on first request (`Services.in_workspace`) and
+    kept for the process's life."""
+
+    def __init__(self, served: Services) -> None:
+        self.served = served
+        self._others: dict[str, Services] = {}
+        self._lock = threading.Lock()
+
+    def of(self, workspace: str) -> Services:
+        if workspace == self.served.settings.workspace:
+            return self.served
+        with self._lock:
+            found = self._others.get(workspace)
+            if found is None:
+                found = self._others[workspace] = self.served.in_workspace(workspace)
+            return found
+
+    def loaded(self) -> list[str]:
+        with self._lock:
+            return [self.served.settings.workspace, *sorted(self._others)]
+
+    def stop(self) -> None:
+        with self._lock:
+            others, self._others = list(self._others.values()), {}
+        for services in others:
+            services.stop_workspace()
+        self.served.stop()

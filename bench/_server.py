@@ -13,6 +13,14 @@ from graphwire.core.servers.neo4j_server import port_open
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def status_mib(pid: int, field: str) -> float:
+    """A `kB` field of /proc/<pid>/status (VmRSS, VmHWM), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return round(int(line.split()[1]) / 1024, 1)
+    raise KeyError(field)
+
+
 def start_api(
     port: int, workers: int = 1, env: dict[str, str] | None = None, timeout_s: float = 120.0
 ) -> subprocess.Popen[bytes]:

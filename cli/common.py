@@ -10,6 +10,7 @@ from neo4j.exceptions import AuthError, DatabaseUnavailable, ServiceUnavailable,
 
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
+from graphwire.core.stores.bootstrap import move_into_default
 from graphwire.core.stores.store_lock import StoreBusyError
 
 # DatabaseUnavailable: a server that is shutting down (or starting) still answers, but runs no transaction
@@ -44,6 +45,7 @@ def open_graph_or_exit(settings: Settings) -> Graph:
         raise fail(str(exc)) from None
     try:
         graph.ping()
+        move_into_default(graph)  # a store written before workspaces: no statement would see its nodes
     except NEO4J_ERRORS as exc:
         graph.close()
         raise fail(neo4j_error_line(settings, exc)) from None

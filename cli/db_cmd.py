@@ -39,17 +39,24 @@ def init() -> None:
 def reset(
     yes: Annotated[bool, typer.Option("--yes", help="confirm: delete every node, vector and ingest record")] = False,
 ) -> None:
-    """Empty the graph, the vector collection and the ingest state (constraints, indexes and the LLM extraction cache
-    stay). Without --yes it only says what it would delete."""
+    """Empty the workspace's graph, vector collection and ingest state (constraints, indexes, the LLM extraction
+    cache and the other workspaces stay). Without --yes it only says what it would delete."""
     settings = get_settings()
     if not yes:
         raise fail(
-            f"this deletes every node in {settings.neo4j_uri} (database {settings.neo4j_database}), the Chroma "
-            f"collection {settings.chroma_collection!r} and the ingest state in {settings.ingest_state_path}; "
-            "run `graphwire db reset --yes` to do it"
+            f"this deletes every node of workspace {settings.workspace!r} in {settings.neo4j_uri} (database "
+            f"{settings.neo4j_database}), the Chroma collection {settings.chroma_collection!r} and the ingest state "
+            f"in {settings.ingest_state_path}; run `graphwire db reset --yes` to do it"
         )
+    nodes, vectors = empty_workspace(settings, "graphwire db reset")
+    console.print(f"deleted {nodes} nodes, {vectors} vectors and the ingest state of workspace {settings.workspace!r}")
+
+
+def empty_workspace(settings: Settings, purpose: str) -> tuple[int, int]:
+    """Delete the graph (bounded transactions, under the workspace's writer), the vector collections and the ingest
+    state of `settings.workspace`; returns the nodes and vectors deleted. Ends the command on a busy or absent store."""
     graph = open_graph_or_exit(settings)
-    session = WriteSession(settings, lambda: graph, "graphwire db reset", stamp=False)  # leaves an empty graph
+    session = WriteSession(settings, lambda: graph, purpose, stamp=False)  # leaves an empty graph
     try:
         session.open()
     except StoreBusyError as exc:
@@ -67,7 +74,7 @@ def reset(
     finally:
         session.close()
         graph.close()
-    console.print(f"deleted {nodes} nodes, {vectors} vectors and the ingest state")
+    return nodes, vectors
 
 
 def _drop_collection(settings: Settings) -> int:

@@ -7,6 +7,7 @@ not Neo4j, Chroma, spaCy or langchain.
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any
@@ -76,6 +77,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "import": LazyCommand("graphwire.cli.exchange_cmd:import_graph", "Import a JSON Lines graph file, checked first."),
     "auth": LazyCommand("graphwire.cli.auth_cmd:app", "Principals, roles and API keys; `bootstrap` the first admin."),
     "db": LazyCommand("graphwire.cli.db_cmd:app", "Database administration: init, reset, check (--repair)."),
+    "workspace": LazyCommand("graphwire.cli.workspace_cmd:app", "Workspaces: list them with their counts, delete one."),
     "embeddings": LazyCommand("graphwire.cli.embeddings_cmd:app", "Offline embedding models."),
     "llm": LazyCommand("graphwire.cli.llm_cmd:app", "The LLM endpoint and the extraction cache."),
 }
@@ -123,8 +125,30 @@ def _root(
         bool,
         typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
     ] = False,
+    workspace: Annotated[
+        str | None,
+        typer.Option(
+            "--workspace",
+            "-w",
+            help="The workspace every command reads and writes (default: WORKSPACE, else `default`).",
+        ),
+    ] = None,
 ) -> None:
     """graphwire: graph-RAG over a Neo4j knowledge graph, measured against flat retrieval."""
+    if workspace is not None:
+        _use_workspace(workspace)
+
+
+def _use_workspace(name: str) -> None:
+    """Every command of this process reads the settings of workspace `name` (WORKSPACE, which the settings read)."""
+    from graphwire.core import workspaces
+    from graphwire.core.settings import get_settings
+
+    try:
+        os.environ["WORKSPACE"] = workspaces.checked(name)
+    except workspaces.WorkspaceNameError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--workspace") from None
+    get_settings.cache_clear()
 
 
 def main(args: list[str] | None = None) -> Any:

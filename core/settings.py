@@ -11,6 +11,9 @@ from urllib.parse import urlparse
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from graphwire.core import workspaces
+from graphwire.core.workspaces import DEFAULT_WORKSPACE
+
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
@@ -105,6 +108,9 @@ class Settings(BaseSettings):
     # required for a non-local NEO4J_URI; locally the launcher's password file is used when unset
     neo4j_password: SecretStr | None = None
     neo4j_database: str = "neo4j"  # database name (Community has one user database)
+    # the workspace this process reads and writes (the API: when a request names none); its Chroma collection, ingest
+    # state and caches are named after it (core/workspaces.py); `default` keeps the names of the settings below
+    workspace: str = DEFAULT_WORKSPACE
     # Where `graphwire neo4j start` keeps its data, password file, pid file and logs.
     neo4j_home: Path = Path(".graphwire/neo4j")
     neo4j_http_port: int = 7474  # HTTP port of the local Neo4j (Neo4j Browser at http://127.0.0.1:<port>/browser/)
@@ -283,6 +289,35 @@ class Settings(BaseSettings):
             raise ValueError("ROUTER_UNANSWERABLE_MODE cannot be auto: the router would route to itself")
         return mode
 
+    @field_validator("workspace")
+    @classmethod
+    def _workspace_name(cls, name: str) -> str:
+        return workspaces.checked(name)
+
+    @model_validator(mode="after")
+    def _named_for_workspace(self) -> Settings:
+        """The Chroma collection, ingest state folder and caches of a workspace other than `default` carry its name
+        (idempotent: a copy made by `for_workspace` is not renamed twice)."""
+        ws = self.workspace
+        self.chroma_collection = workspaces.collection(self.chroma_collection, ws)
+        self.ingest_state_path = workspaces.folder(self.ingest_state_path, ws)
+        self.extraction_cache_path = workspaces.file(self.extraction_cache_path, ws)
+        self.vector_cache_path = workspaces.file(self.vector_cache_path, ws)
+        return self
+
+    def for_workspace(self, workspace: str) -> Settings:
+        """These settings for another workspace: its name, collection, ingest state and caches."""
+        if workspace == self.workspace:
+            return self
+        ws = self.workspace  # the names as they are without this workspace's suffix, then named for `workspace`
+        base = {
+            "chroma_collection": workspaces.unnamed(self.chroma_collection, ws, "__"),
+            "ingest_state_path": Path(workspaces.unnamed(str(self.ingest_state_path), ws, "-")),
+            "extraction_cache_path": _unnamed_file(self.extraction_cache_path, ws),
+            "vector_cache_path": _unnamed_file(self.vector_cache_path, ws),
+        }
+        return Settings.model_validate(self.model_dump() | base | {"workspace": workspace})
+
     @model_validator(mode="after")
     def _password_required_for_remote(self) -> Settings:
         host = urlparse(self.neo4j_uri).hostname or ""
@@ -339,6 +374,10 @@ class Settings(BaseSettings):
             "NEO4J_PASSWORD is not set and no local password file exists at "
             f"{self.password_file}; run `graphwire neo4j start` or set NEO4J_PASSWORD"
         )
+
+
+def _unnamed_file(path: Path, workspace: str) -> Path:
+    return path.with_name(workspaces.unnamed(path.stem, workspace, "-") + path.suffix)
 
 
 def default_of(name: str) -> Any:

@@ -13,6 +13,7 @@ from contextlib import ExitStack
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
+from graphwire.core.stores.bootstrap import move_into_default
 from graphwire.eval.corpus_check import CorpusCheck, compare_titles, unreachable
 from graphwire.eval.oracle import OracleRetriever
 from graphwire.eval.questions import CorpusArticle, Question
@@ -58,6 +59,7 @@ class SystemBuilder:
         if self._graph is None:
             self._graph = Graph.from_settings(self.settings)
             self._stack.callback(self._graph.close)
+            move_into_default(self._graph)  # a store written before workspaces
         return self._graph
 
     @property

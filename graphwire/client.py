@@ -28,12 +28,14 @@ if TYPE_CHECKING:
 class Graphwire:
     """Ingest documents, retrieve passages and facts, answer questions.
 
-    `settings` default to the environment and `.env` (every setting in `.env.example`); `extractor` and `answerer`
-    are `auto` (the LLM when LLM_BASE_URL and LLM_MODEL are set, else the offline extractor and extractive answerer).
+    `settings` default to the environment and `.env` (every setting in `.env.example`); `workspace`, when given, is
+    the one it reads and writes instead of the settings' (WORKSPACE, else `default`); `extractor` and `answerer` are
+    `auto` (the LLM when LLM_BASE_URL and LLM_MODEL are set, else the offline extractor and extractive answerer).
     """
 
-    def __init__(self, settings: Settings | None = None) -> None:
-        self.settings = settings or get_settings()
+    def __init__(self, settings: Settings | None = None, *, workspace: str | None = None) -> None:
+        settings = settings or get_settings()
+        self.settings = settings if workspace is None else settings.for_workspace(workspace)
         self._graph: Graph | None = None
         self._context: RetrievalContext | None = None
 

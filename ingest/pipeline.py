@@ -323,8 +323,14 @@ def delete_document(
 def fill_graph_counts(graph: Graph, report: IngestReport) -> None:
     rows = graph.read("ingest/count_nodes")
     report.graph_counts = {k: int(v) for k, v in rows[0].items()} if rows else {}
-    report.entities_per_label = {r["label"]: r["n"] for r in graph.read("ingest/count_entities_by_label")}
-    report.relationships_per_type = {r["type"]: r["n"] for r in graph.read("ingest/count_relationships_by_type")}
+    if graph.read("store/shared_workspaces")[0]["shared"]:  # the count store counts every workspace: scan this one
+        labels = graph.read("ingest/count_entities_by_label_scan")
+        types = graph.read("ingest/count_relationships_by_type_scan")
+    else:
+        labels = graph.read("ingest/count_entities_by_label")
+        types = graph.read("ingest/count_relationships_by_type")
+    report.entities_per_label = {r["label"]: r["n"] for r in labels}
+    report.relationships_per_type = {r["type"]: r["n"] for r in types}
 
 
 def _usage(extractor: Extractor, report: IngestReport) -> None:

@@ -51,6 +51,7 @@ class Authenticator:
 
     def __init__(self, settings: Settings, store: PrincipalStore, verifier: TokenVerifier | None) -> None:
         self.mode = settings.effective_auth_mode
+        self.workspace = settings.workspace  # the workspace this server serves: every role is checked in it
         self.store = store
         self.verifier = verifier
         self._shared = settings.api_key.get_secret_value().encode() if settings.api_key is not None else None
@@ -76,9 +77,9 @@ class Authenticator:
         return self.mode is AuthMode.PRINCIPALS
 
     def authenticate(self, api_key: str | None, bearer: str | None, path: str = "") -> Principal:
-        """The caller, or `AuthFailure` (counted and logged)."""
+        """The caller, acting in the served workspace, or `AuthFailure` (counted and logged)."""
         try:
-            return self.identify(api_key, bearer)
+            return self.identify(api_key, bearer).acting_in(self.workspace)
         except AuthFailure as failure:
             metrics.AUTH_FAILURES.labels(failure.reason).inc()
             extra: dict[str, Any] = {"reason": failure.reason, "path": path}

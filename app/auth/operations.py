@@ -2,7 +2,7 @@
 call these functions, so a change is checked, stored and audited the same way whichever door it came through.
 
 Each change names its `actor` (the caller's principal); the store writes the audit event in the change's transaction.
-Refusals are `ApiError`s: 404 for an unknown principal or key, 409 for a name taken, 422 for an unknown workspace.
+Refusals are `ApiError`s: 404 for an unknown principal or key, 409 for a name taken, 422 for an invalid workspace name.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from typing import Annotated, TypeVar
 from pydantic import BaseModel, Field, model_validator
 
 from graphwire.app.errors import ApiError
+from graphwire.core import workspaces
 from graphwire.core.auth.keys import new_key
 from graphwire.core.auth.models import (
-    DEFAULT_WORKSPACE,
-    WORKSPACES,
     ApiKeyRecord,
     AuditEvent,
     CreatedKey,
@@ -29,6 +28,7 @@ from graphwire.core.auth.models import (
     SubjectKind,
 )
 from graphwire.core.auth.store import PrincipalConflict, PrincipalNotFound, PrincipalStore, now
+from graphwire.core.workspaces import DEFAULT_WORKSPACE
 
 T = TypeVar("T")
 Name = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[^\s].*$")]
@@ -134,8 +134,8 @@ def remove_member(store: PrincipalStore, actor: Principal, ref: str, group: str)
 
 
 def _subject(store: PrincipalStore, request: GrantRequest) -> tuple[SubjectKind, str]:
-    if request.workspace not in WORKSPACES:
-        raise ApiError(422, "unknown_workspace", f"no workspace {request.workspace!r}; there is only {WORKSPACES}")
+    if not workspaces.NAME.match(request.workspace):
+        raise ApiError(422, "invalid_workspace", f"invalid workspace name {request.workspace!r}")
     if request.group is not None:
         return SubjectKind.GROUP, request.group
     return SubjectKind.PRINCIPAL, principal(store, request.principal or "").id

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Protocol
 
-from graphwire.core.auth.models import DEFAULT_WORKSPACE, Principal
+from graphwire.core.auth.models import Principal
 from graphwire.core.auth.store import PrincipalStore
 
 log = logging.getLogger("graphwire.audit")
@@ -25,8 +25,8 @@ Event = tuple[str, str, dict[str, Any]]  # (action, target, detail)
 
 
 class AuditTrail(Protocol):
-    def record(self, actor: Principal, events: list[Event], workspace: str = DEFAULT_WORKSPACE) -> None:
-        """Write the events, all by `actor` in `workspace`; never raises."""
+    def record(self, actor: Principal, events: list[Event], workspace: str | None = None) -> None:
+        """Write the events, all by `actor` in `workspace` (default: the one it acts in); never raises."""
         ...
 
 
@@ -36,10 +36,10 @@ class StoreAuditTrail:
     def __init__(self, store: PrincipalStore) -> None:
         self.store = store
 
-    def record(self, actor: Principal, events: list[Event], workspace: str = DEFAULT_WORKSPACE) -> None:
+    def record(self, actor: Principal, events: list[Event], workspace: str | None = None) -> None:
         if not events:
             return
         try:
-            self.store.record_events(actor.id, actor.name, workspace, events)
+            self.store.record_events(actor.id, actor.name, workspace or actor.workspace, events)
         except Exception:  # the write happened; losing its audit row must not turn it into an error
             log.exception("audit events not recorded", extra={"actor": actor.id, "actions": [e[0] for e in events]})

@@ -1,7 +1,7 @@
 """The vocabulary of authentication: roles, principals, grants, API keys and audit events.
 
-Workspaces do not exist yet (issue 25): every grant names `DEFAULT_WORKSPACE`, the only one in `WORKSPACES`, so that
-the workspaces work extends this tuple and nothing else changes shape.
+A grant names a workspace (core/workspaces.py); a principal acts in one workspace per request (`acting_in`), and
+its roles and the documents it reads are those of that workspace.
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from graphwire.core.access import EVERYONE, Reader
-
-DEFAULT_WORKSPACE = "default"
-WORKSPACES: tuple[str, ...] = (DEFAULT_WORKSPACE,)  # the workspaces a grant may name
+from graphwire.core.workspaces import DEFAULT_WORKSPACE
 
 
 class Role(StrEnum):
@@ -104,23 +102,29 @@ class Principal(BaseModel):
     roles: dict[str, Role] = Field(default_factory=dict, description="The highest role per workspace.")
     server_admin: bool = False
     via: str = Field(description="How it authenticated: open, shared_key, key, token (or local, the CLI).")
+    workspace: str = Field(default=DEFAULT_WORKSPACE, description="The workspace it acts in (its request's).")
 
-    def role_in(self, workspace: str = DEFAULT_WORKSPACE) -> Role | None:
-        return Role.ADMIN if self.server_admin else self.roles.get(workspace)
+    def acting_in(self, workspace: str) -> Principal:
+        """This principal acting in `workspace`: the default of every role check below."""
+        return self if workspace == self.workspace else self.model_copy(update={"workspace": workspace})
 
-    def may(self, needed: Role, workspace: str = DEFAULT_WORKSPACE) -> bool:
+    def role_in(self, workspace: str | None = None) -> Role | None:
+        return Role.ADMIN if self.server_admin else self.roles.get(workspace or self.workspace)
+
+    def may(self, needed: Role, workspace: str | None = None) -> bool:
         role = self.role_in(workspace)
         return role is not None and role.covers(needed)
 
-    def reader(self, workspace: str = DEFAULT_WORKSPACE) -> Reader:
+    def reader(self, workspace: str | None = None) -> Reader:
         """The documents it reads: all of them as a server or workspace admin, else those whose `access` names it or
         one of its groups, and those without one (core/access.py)."""
         if self.role_in(workspace) is Role.ADMIN:
             return EVERYONE
         return Reader.of([self.name, *self.groups])
 
-    def refusal(self, needed: Role | None, workspace: str = DEFAULT_WORKSPACE) -> str | None:
+    def refusal(self, needed: Role | None, workspace: str | None = None) -> str | None:
         """Why this principal may not do what needs `needed` (None: a server admin), or None when it may."""
+        workspace = workspace or self.workspace
         if needed is None:
             return None if self.server_admin else f"only a server admin may do this; {self.name!r} is not one"
         if self.may(needed, workspace):

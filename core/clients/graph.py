@@ -28,9 +28,10 @@ from neo4j import (
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired, TransientError
 
 from graphwire import cypher
-from graphwire.core import metrics, tracing
+from graphwire.core import metrics, tracing, workspaces
 from graphwire.core.clients.breaker import CircuitBreaker
 from graphwire.core.settings import Settings
+from graphwire.core.workspaces import DEFAULT_WORKSPACE
 
 RETRYABLE = (TransientError, ServiceUnavailable, SessionExpired)
 MIN_PARALLEL_ROWS = 1000  # below this many rows per thread, one transaction is cheaper than two
@@ -69,16 +70,21 @@ class Graph:
         timeout_s: float | None = None,
         catalogue: cypher.Catalogue = cypher.PRODUCT,
         breaker: CircuitBreaker | None = None,
+        workspace: str = DEFAULT_WORKSPACE,
     ) -> None:
+        """`workspace`: every statement gets it as `$workspace` unless its call names one (core/workspaces.py)."""
         self.driver = driver
+        self.workspace = workspaces.checked(workspace)
         self.database = database
         self.timeout_s = timeout_s
         self.catalogue = catalogue
         self.breaker = breaker
+        self._views: dict[str, Graph] = {}  # in_workspace's, one per workspace: caches key on the Graph object
 
     @classmethod
     def from_settings(cls, settings: Settings, catalogue: cypher.Catalogue = cypher.PRODUCT) -> Graph:
-        return cls(create_driver(settings), settings.neo4j_database, settings.cypher_timeout_s, catalogue)
+        driver = create_driver(settings)
+        return cls(driver, settings.neo4j_database, settings.cypher_timeout_s, catalogue, workspace=settings.workspace)
 
     @classmethod
     def serving(cls, settings: Settings, catalogue: cypher.Catalogue = cypher.PRODUCT) -> Graph:
@@ -86,7 +92,20 @@ class Graph:
         request answers 503 within about a second while Neo4j is down, and the first call after it is back works."""
         driver = create_driver(settings, retry_s=settings.api_neo4j_retry_s)
         breaker = CircuitBreaker(settings.api_neo4j_breaker_s)
-        return cls(driver, settings.neo4j_database, settings.cypher_timeout_s, catalogue, breaker)
+        return cls(driver, settings.neo4j_database, settings.cypher_timeout_s, catalogue, breaker, settings.workspace)
+
+    def in_workspace(self, workspace: str) -> Graph:
+        """This graph's driver, breaker and catalogue, reading and writing `workspace` (closing either closes both)."""
+        if workspace == self.workspace:
+            return self
+        view = self._views.get(workspace)
+        if view is None:
+            view = Graph(self.driver, self.database, self.timeout_s, self.catalogue, self.breaker, workspace)
+            view = self._views.setdefault(workspace, view)
+        return view
+
+    def _params(self, params: dict[str, Any]) -> dict[str, Any]:
+        return params if "workspace" in params else {**params, "workspace": self.workspace}
 
     def _call(self, fn: Callable[[], T]) -> T:
         return fn() if self.breaker is None else self.breaker.call(fn)
@@ -108,7 +127,7 @@ class Graph:
         must start from scratch each time. No CYPHER_TIMEOUT_S: the PPR snapshot export reads the whole graph."""
 
         def work(tx: ManagedTransaction) -> T:
-            return consume(tx.run(cast(LiteralString, self.catalogue.query(name)), params))
+            return consume(tx.run(cast(LiteralString, self.catalogue.query(name)), self._params(params)))
 
         def run() -> T:
             with self._statement(name, READ), self.session(READ) as session:
@@ -119,7 +138,7 @@ class Graph:
     def _execute(self, name: str, params: dict[str, Any], access: Access) -> list[dict[str, Any]]:
         with self._statement(name, access):
             records, _, _ = self.driver.execute_query(
-                self._query(name), params, database_=self.database, routing_=ROUTING[access]
+                self._query(name), self._params(params), database_=self.database, routing_=ROUTING[access]
             )
             return [r.data() for r in records]
 
@@ -136,7 +155,7 @@ class Graph:
 
         def run() -> list[dict[str, Any]]:
             with self._statement(name, WRITE), self.session(WRITE) as session:
-                return [r.data() for r in session.run(self._query(name), params)]
+                return [r.data() for r in session.run(self._query(name), self._params(params))]
 
         return self._call(run)
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from graphwire import cypher
 from graphwire.core.clients.graph import Graph
+from graphwire.core.workspaces import DEFAULT_WORKSPACE
 
 
-def apply_schema(graph: Graph, await_timeout_s: int = 60) -> list[str]:
-    """Create what is missing, wait for the indexes to come online, return the statement names applied."""
+def apply_schema(graph: Graph, await_timeout_s: int = 60, limit: int = 10_000) -> list[str]:
+    """Create what is missing, wait for the indexes to come online, return the statement names applied. A store
+    written before workspaces moves into `default` first (`move_into_default`)."""
+    move_into_default(graph, limit)
     applied = []
     for name, _ in cypher.statements_in("schema"):
         graph.write(name)
@@ -16,9 +19,21 @@ def apply_schema(graph: Graph, await_timeout_s: int = 60) -> list[str]:
     return applied
 
 
+def move_into_default(graph: Graph, limit: int = 10_000) -> int:
+    """The nodes of a store written before workspaces join `default`, `limit` per transaction (none when there are
+    none: a scan of the nodes); returns how many moved. Every command that opens the graph runs it first."""
+    moved = 0
+    while assigned := graph.write("admin/assign_default_workspace", workspace=DEFAULT_WORKSPACE, limit=limit)[0][
+        "assigned"
+    ]:
+        moved += assigned
+    return moved
+
+
 def empty_graph(graph: Graph, limit: int = 10_000) -> int:
-    """Delete every node and relationship in bounded transactions (one DETACH DELETE of a large graph exceeds the
-    transaction memory limit: a hub alone has thousands of relationships); returns the number of nodes deleted."""
+    """Delete every node and relationship of the graph's workspace in bounded transactions (one DETACH DELETE of a
+    large graph exceeds the transaction memory limit: a hub alone has thousands of relationships); returns the number
+    of nodes deleted."""
     while graph.write("admin/delete_relationships_batch", limit=limit)[0]["deleted"]:
         pass
     nodes = 0

@@ -32,6 +32,7 @@ from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.core.stores.store_holder import LockHolder, StoreBusyError
 from graphwire.core.stores.store_lease import WriterLease
+from graphwire.core.workspaces import DEFAULT_WORKSPACE
 
 _LOOPBACK = ("localhost", "127.0.0.1", "::1", "[::1]")
 POLL_S = 0.2
@@ -39,11 +40,13 @@ LEASE_POLL_S = 1.0
 
 
 def store_name(settings: Settings) -> str:
-    """The store a lock is for: the Neo4j address (loopback names folded into one) and database."""
+    """The store a lock is for: the Neo4j address (loopback names folded into one), database and workspace (each
+    workspace has its own writer; the default one keeps the name it had before workspaces)."""
     uri = settings.neo4j_uri
     for host in _LOOPBACK:
         uri = uri.replace(f"//{host}:", "//127.0.0.1:")
-    return f"{uri}/{settings.neo4j_database}"
+    workspace = "" if settings.workspace == DEFAULT_WORKSPACE else f"#{settings.workspace}"
+    return f"{uri}/{settings.neo4j_database}{workspace}"
 
 
 class WriterLock:

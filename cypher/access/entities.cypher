@@ -2,7 +2,7 @@
 // null) mentions it or an open document is reported by it, else the distinct access lists of the chunks that
 // mention it and the documents reported by it (none: only a reader of everything sees it).
 UNWIND $keys AS k
-MATCH (e:Entity {key: k})
+MATCH (e:Entity {workspace: $workspace, key: k})
 RETURN k AS key,
        EXISTS { MATCH (e)<-[:MENTIONS]-(c:Chunk) WHERE c.access IS NULL }
          OR EXISTS { MATCH (e)<-[:REPORTED_BY]-(d:Document) WHERE d.access IS NULL } AS open,

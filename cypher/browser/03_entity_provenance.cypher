@@ -1,13 +1,13 @@
 // An entity (by name or alias): its key, aliases, the chunks that mention it, and every fact with its evidence.
 // Typed facts with an evidence sentence come first, then those without, then the REPORTED_BY outlet links.
 // Set: :param entity => 'Ada Park'
-MATCH (e:Entity)
+MATCH (e:Entity {workspace: $workspace})
 WHERE e.name = $entity OR $entity IN e.aliases
-OPTIONAL MATCH (c:Chunk)-[m:MENTIONS]->(e)
+OPTIONAL MATCH (c:Chunk {workspace: $workspace})-[m:MENTIONS]->(e)
 WITH e, m, c
 ORDER BY m.count DESC, c.id
 WITH e, collect({chunk: c.id, title: c.title, count: m.count}) AS mentioned_in
-OPTIONAL MATCH (e)-[r]-(other:Entity)
+OPTIONAL MATCH (e)-[r]-(other:Entity {workspace: $workspace})
 WHERE r.chunk_ids IS NOT NULL
 WITH e, mentioned_in, r, other,
      CASE WHEN type(r) = 'REPORTED_BY' THEN 2

@@ -1,3 +1,3 @@
 // One audit record by id.
-MATCH (ed:Edit {id: $id})
+MATCH (ed:Edit {workspace: $workspace, id: $id})
 RETURN properties(ed) AS edit

@@ -1,6 +1,6 @@
 // Every relationship at the entities an edit touches; an end is named by its entity key, or chunk or document id.
 UNWIND $keys AS key
-MATCH (:Entity {key: key})-[r]-()
+MATCH (:Entity {workspace: $workspace, key: key})-[r]-()
 WITH DISTINCT r
 WITH r, startNode(r) AS s, endNode(r) AS t
 RETURN type(r) AS type, properties(r) AS props,

@@ -1,9 +1,9 @@
 // Added facts (`keep-fact` rules) written back after an ingest: where the chunk and both entities exist and the
 // relationship lacks the chunk, it gets the chunk id and the person's evidence (created if it is gone).
 UNWIND $rows AS row
-MATCH (c:Chunk {id: row.chunk_id})
-MATCH (a:Entity {key: row.source})
-MATCH (b:Entity {key: row.target})
+MATCH (c:Chunk {workspace: $workspace, id: row.chunk_id})
+MATCH (a:Entity {workspace: $workspace, key: row.source})
+MATCH (b:Entity {workspace: $workspace, key: row.target})
 MERGE (a)-[r:$(row.type)]->(b)
 WITH r, row, coalesce(r.chunk_ids, []) AS ids
 WHERE NOT row.chunk_id IN ids

@@ -1,8 +1,8 @@
 // A few chunks that mention each entity (smallest ids first), with the indices of the sentences naming it.
 UNWIND $keys AS key
-MATCH (e:Entity {key: key})
+MATCH (e:Entity {workspace: $workspace, key: key})
 CALL (e) {
-  MATCH (c:Chunk)-[m:MENTIONS]->(e)
+  MATCH (c:Chunk {workspace: $workspace})-[m:MENTIONS]->(e)
   RETURN c, m
   ORDER BY c.id
   LIMIT $chunks

@@ -1,5 +1,5 @@
 // How many documents the same filters as documents/list match.
-MATCH (d:Document)
+MATCH (d:Document {workspace: $workspace})
 WHERE ($source IS NULL OR d.source = $source)
   AND ($published_after IS NULL OR d.published_at >= $published_after)
   AND ($published_before IS NULL OR d.published_at <= $published_before)

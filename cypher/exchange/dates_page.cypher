@@ -1,6 +1,6 @@
 // Days after $after in key order, a page of $limit, each with its outgoing relationships to exported nodes
 // (ingest/exchange/reader.py). An end is named by its kind (Entity, Document, Chunk, Date), label and key.
-MATCH (n:Date)
+MATCH (n:Date {workspace: $workspace})
 WHERE n.date > $after
 WITH n
 ORDER BY n.date

@@ -1,6 +1,6 @@
 // Documents after $after in key order, a page of $limit, each with its outgoing relationships to exported nodes
 // (ingest/exchange/reader.py). An end is named by its kind (Entity, Document, Chunk, Date), label and key.
-MATCH (n:Document)
+MATCH (n:Document {workspace: $workspace})
 WHERE n.id > $after
 WITH n
 ORDER BY n.id

@@ -1,6 +1,6 @@
 // Entities after $after in key order, a page of $limit, each with its outgoing relationships to exported nodes
 // (ingest/exchange/reader.py). An end is named by its kind (Entity, Document, Chunk, Date), label and key.
-MATCH (n:Entity)
+MATCH (n:Entity {workspace: $workspace})
 WHERE n.key > $after
 WITH n
 ORDER BY n.key

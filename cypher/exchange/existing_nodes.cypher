@@ -1,12 +1,12 @@
 // Which of the nodes an import file names the store has already, with their label ($nodes: {kind, key}).
 UNWIND $nodes AS node
 CALL (node) {
-  MATCH (n:Entity {key: node.key}) WHERE node.kind = 'Entity' RETURN n.label AS label
+  MATCH (n:Entity {workspace: $workspace, key: node.key}) WHERE node.kind = 'Entity' RETURN n.label AS label
   UNION
-  MATCH (n:Document {id: node.key}) WHERE node.kind = 'Document' RETURN 'Document' AS label
+  MATCH (n:Document {workspace: $workspace, id: node.key}) WHERE node.kind = 'Document' RETURN 'Document' AS label
   UNION
-  MATCH (n:Chunk {id: node.key}) WHERE node.kind = 'Chunk' RETURN 'Chunk' AS label
+  MATCH (n:Chunk {workspace: $workspace, id: node.key}) WHERE node.kind = 'Chunk' RETURN 'Chunk' AS label
   UNION
-  MATCH (n:Date {date: node.key}) WHERE node.kind = 'Date' RETURN 'Date' AS label
+  MATCH (n:Date {workspace: $workspace, date: node.key}) WHERE node.kind = 'Date' RETURN 'Date' AS label
 }
 RETURN node.kind AS kind, node.key AS key, label

@@ -1,5 +1,5 @@
 // Imported Document nodes by id (ingest/exchange/writer.py): the file's properties replace the stored ones of the
 // same name.
 UNWIND $rows AS row
-MERGE (n:Document {id: row.key})
+MERGE (n:Document {workspace: $workspace, id: row.key})
 SET n += row.props

@@ -1,7 +1,7 @@
 // Imported entities by key (ingest/exchange/writer.py): scalar properties from the file, the schema label set
 // dynamically, and aliases and lookup keys joined with those the store has (the stored ones first).
 UNWIND $rows AS row
-MERGE (e:Entity {key: row.key})
+MERGE (e:Entity {workspace: $workspace, key: row.key})
 WITH e, row, properties(e) AS old
 SET e += row.props
 SET e:$(row.label)

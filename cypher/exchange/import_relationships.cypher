@@ -3,22 +3,22 @@
 // found by kind and key; entity facts go through cypher/ingest/merge_relations.cypher, which joins provenance.
 UNWIND $rows AS r
 CALL (r) {
-  MATCH (s:Entity {key: r.start_key}) WHERE r.start_kind = 'Entity' RETURN s
+  MATCH (s:Entity {workspace: $workspace, key: r.start_key}) WHERE r.start_kind = 'Entity' RETURN s
   UNION
-  MATCH (s:Document {id: r.start_key}) WHERE r.start_kind = 'Document' RETURN s
+  MATCH (s:Document {workspace: $workspace, id: r.start_key}) WHERE r.start_kind = 'Document' RETURN s
   UNION
-  MATCH (s:Chunk {id: r.start_key}) WHERE r.start_kind = 'Chunk' RETURN s
+  MATCH (s:Chunk {workspace: $workspace, id: r.start_key}) WHERE r.start_kind = 'Chunk' RETURN s
   UNION
-  MATCH (s:Date {date: r.start_key}) WHERE r.start_kind = 'Date' RETURN s
+  MATCH (s:Date {workspace: $workspace, date: r.start_key}) WHERE r.start_kind = 'Date' RETURN s
 }
 CALL (r) {
-  MATCH (t:Entity {key: r.end_key}) WHERE r.end_kind = 'Entity' RETURN t
+  MATCH (t:Entity {workspace: $workspace, key: r.end_key}) WHERE r.end_kind = 'Entity' RETURN t
   UNION
-  MATCH (t:Document {id: r.end_key}) WHERE r.end_kind = 'Document' RETURN t
+  MATCH (t:Document {workspace: $workspace, id: r.end_key}) WHERE r.end_kind = 'Document' RETURN t
   UNION
-  MATCH (t:Chunk {id: r.end_key}) WHERE r.end_kind = 'Chunk' RETURN t
+  MATCH (t:Chunk {workspace: $workspace, id: r.end_key}) WHERE r.end_kind = 'Chunk' RETURN t
   UNION
-  MATCH (t:Date {date: r.end_key}) WHERE r.end_kind = 'Date' RETURN t
+  MATCH (t:Date {workspace: $workspace, date: r.end_key}) WHERE r.end_kind = 'Date' RETURN t
 }
 MERGE (s)-[x:$(r.type)]->(t)
 SET x += r.props

@@ -1,7 +1,7 @@
 // One hop of GET /v1/graph/neighborhood: the entity-entity facts touching the frontier entities, best supported first.
 // Bounded by $limit; the caller removes facts already seen at earlier hops and builds the next frontier.
 UNWIND $keys AS key
-MATCH (a:Entity {key: key})-[r]-(b:Entity)
+MATCH (a:Entity {workspace: $workspace, key: key})-[r]-(b:Entity)
 WHERE NOT type(r) IN $exclude_types
 WITH DISTINCT r
 WITH r, startNode(r) AS s, endNode(r) AS t

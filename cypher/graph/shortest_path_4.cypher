@@ -1,6 +1,6 @@
 // GET /v1/graph/path with max_hops = 4 (a variable-length bound cannot be a parameter: one file per bound).
 // Only entity-entity relationships, never through the types in $exclude_types (e.g. REPORTED_BY hubs).
-MATCH (a:Entity {key: $source}), (b:Entity {key: $target})
+MATCH (a:Entity {workspace: $workspace, key: $source}), (b:Entity {workspace: $workspace, key: $target})
 MATCH p = shortestPath((a)-[*..4]-(b))
 WHERE all(n IN nodes(p) WHERE n:Entity) AND none(r IN relationships(p) WHERE type(r) IN $exclude_types)
 RETURN [n IN nodes(p) | {key: n.key, name: n.name, label: n.label}] AS nodes,

@@ -1,2 +1,2 @@
-// How many entities the graph has (a count-store lookup).
-RETURN COUNT { (:Entity) } AS entities
+// How many entities the workspace has (a count of its workspace index).
+RETURN COUNT { (:Entity {workspace: $workspace}) } AS entities

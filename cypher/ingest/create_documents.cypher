@@ -4,10 +4,10 @@
 // `access` (null: everyone) is copied onto the chunks by create_chunks / merge_chunks.
 // content_hash is set later by mark_documents_done, once everything of the document is written.
 UNWIND $rows AS row
-CREATE (d:Document {id: row.id, title: row.title, source: row.source, url: row.url, author: row.author,
+CREATE (d:Document {workspace: $workspace, id: row.id, title: row.title, source: row.source, url: row.url, author: row.author,
                     category: row.category, published_at: row.published_at, access: row.access})
 WITH d, row
-OPTIONAL MATCH (p:Entity {key: row.publication})
-OPTIONAL MATCH (t:Date {date: row.date})
+OPTIONAL MATCH (p:Entity {workspace: $workspace, key: row.publication})
+OPTIONAL MATCH (t:Date {workspace: $workspace, date: row.date})
 FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END | CREATE (d)-[:REPORTED_BY]->(p))
 FOREACH (_ IN CASE WHEN t IS NULL THEN [] ELSE [1] END | CREATE (d)-[:PUBLISHED_ON]->(t))

@@ -3,7 +3,7 @@
 // relationship (null for the REPORTED_BY inferred from a chunk's publication). A capped type's rows come already cut to
 // the cap smallest ids, sorted (ingest/provenance.py).
 UNWIND $rows AS row
-MATCH (a:Entity {key: row.source})
-MATCH (b:Entity {key: row.target})
+MATCH (a:Entity {workspace: $workspace, key: row.source})
+MATCH (b:Entity {workspace: $workspace, key: row.target})
 CREATE (a)-[r:$(row.type)]->(b)
 SET r.chunk_ids = row.chunk_ids, r.evidence = row.evidence, r.extractor = row.extractor

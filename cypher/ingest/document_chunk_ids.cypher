@@ -1,2 +1,2 @@
-MATCH (c:Chunk {document_id: $document_id})
+MATCH (c:Chunk {workspace: $workspace, document_id: $document_id})
 RETURN c.id AS id

@@ -2,11 +2,11 @@
 // index seeks per value.
 CALL () {
   UNWIND $keys AS key
-  MATCH (e:Entity {key: key})
+  MATCH (e:Entity {workspace: $workspace, key: key})
   RETURN e
   UNION
   UNWIND $fuzzy_keys AS fk
-  MATCH (e:Entity {fuzzy_key: fk})
+  MATCH (e:Entity {workspace: $workspace, fuzzy_key: fk})
   RETURN e
 }
 RETURN e.key AS key, e.label AS label, e.name AS name, e.norm AS norm, e.aliases AS aliases

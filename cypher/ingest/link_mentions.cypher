@@ -2,8 +2,8 @@
 // a new one is marked `linked` (found by name, not by the tagger). `names`: the normalised names found, joined to
 // the edge's (an edge written before names were recorded keeps none: its aliases' provenance is unknown).
 UNWIND $rows AS row
-MATCH (c:Chunk {id: row.chunk_id})
-MATCH (e:Entity {key: row.key})
+MATCH (c:Chunk {workspace: $workspace, id: row.chunk_id})
+MATCH (e:Entity {workspace: $workspace, key: row.key})
 MERGE (c)-[m:MENTIONS]->(e)
 ON CREATE SET m.count = row.count, m.title = false, m.linked = true, m.sentences = row.sentences, m.names = row.names
 ON MATCH SET m.sentences = reduce(acc = coalesce(m.sentences, []), s IN row.sentences |

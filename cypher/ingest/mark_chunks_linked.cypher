@@ -1,3 +1,3 @@
 UNWIND $rows AS row
-MATCH (c:Chunk {id: row.id})
+MATCH (c:Chunk {workspace: $workspace, id: row.id})
 SET c.linked = true

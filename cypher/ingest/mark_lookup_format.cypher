@@ -1,3 +1,3 @@
 // Every entity of the store carries lookup properties of this format (ingest/entity_lookup.py).
-MERGE (v:StoreVersion {id: 'store'})
+MERGE (v:StoreVersion {workspace: $workspace, id: 'store'})
 SET v.lookup_format = $format

@@ -3,7 +3,7 @@
 // A new entity is marked orphan_check until the run's sweep (ingest/pending.py) sees it mentioned: a run killed
 // between writing it and its MENTIONS, followed by a change that no longer names it, would otherwise leave it.
 UNWIND $rows AS row
-MERGE (e:Entity {key: row.key})
+MERGE (e:Entity {workspace: $workspace, key: row.key})
 ON CREATE SET e.name = row.name, e.norm = row.norm, e.label = row.label, e.aliases = [], e.resolve_keys = [],
               e.link_keys = [], e.fuzzy_key = row.fuzzy_key, e.orphan_check = true
 SET e:$(row.label)

@@ -7,8 +7,8 @@
 // the same list whatever order the chunks came in. The stored list then holds at most cap implied entries, so the
 // `NOT x IN old` look-ups stay bounded.
 UNWIND $rows AS row
-MATCH (a:Entity {key: row.source})
-MATCH (b:Entity {key: row.target})
+MATCH (a:Entity {workspace: $workspace, key: row.source})
+MATCH (b:Entity {workspace: $workspace, key: row.target})
 MERGE (a)-[r:$(row.type)]->(b)
 WITH r, row, coalesce(r.chunk_ids, []) AS old
 WITH r, row, old, [i IN range(0, size(row.chunk_ids) - 1) WHERE NOT row.chunk_ids[i] IN old] AS fresh

@@ -11,15 +11,15 @@
 // relationships pay for this, and it costs a scan of all the subject's MENTIONS (a hub's thousands). The chunks being
 // removed still exist here (ingest/writer.py deletes them next), hence the explicit exclusion.
 UNWIND $chunk_ids AS cid
-MATCH (c:Chunk {id: cid})
+MATCH (c:Chunk {workspace: $workspace, id: cid})
 CALL (c) {
-  MATCH (c)-[:MENTIONS]->(a:Entity), (c)-[:MENTIONS]->(b:Entity)
+  MATCH (c)-[:MENTIONS]->(a:Entity {workspace: $workspace}), (c)-[:MENTIONS]->(b:Entity {workspace: $workspace})
   WHERE a <> b
   MATCH (a)-[r]->(b)
   RETURN r
   UNION
-  MATCH (c)<-[:HAS_CHUNK]-(:Document)-[:REPORTED_BY]->(p:Entity)
-  MATCH (c)-[:MENTIONS]->(:Entity)-[r:REPORTED_BY]->(p)
+  MATCH (c)<-[:HAS_CHUNK]-(:Document {workspace: $workspace})-[:REPORTED_BY]->(p:Entity {workspace: $workspace})
+  MATCH (c)-[:MENTIONS]->(:Entity {workspace: $workspace})-[r:REPORTED_BY]->(p)
   RETURN r
 }
 WITH DISTINCT r
@@ -41,7 +41,7 @@ CALL (r, refill, ids, stated) {
       RETURN id
       UNION
       WITH startNode(r) AS subject, endNode(r) AS target, stated
-      MATCH (subject)<-[m:MENTIONS]-(c:Chunk)<-[:HAS_CHUNK]-(d:Document)
+      MATCH (subject)<-[m:MENTIONS]-(c:Chunk {workspace: $workspace})<-[:HAS_CHUNK]-(d:Document {workspace: $workspace})
       WHERE m.linked IS NULL AND NOT c.id IN $chunk_ids AND NOT c.id IN stated
         AND EXISTS { (d)-[:REPORTED_BY]->(target) }  // d bound: an expand-into, not the outlet's every document
       RETURN c.id AS id

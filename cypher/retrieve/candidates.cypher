@@ -12,15 +12,15 @@
 // Deterministic: every LIMIT follows an ORDER BY that ends in a chunk's id.
 CALL () {
   UNWIND $entity_keys AS k
-  MATCH (:Entity {key: k})<-[m:MENTIONS]-(c:Chunk)
+  MATCH (:Entity {workspace: $workspace, key: k})<-[m:MENTIONS]-(c:Chunk)
   RETURN c, 1 AS hit, coalesce(m.count, 1) AS mentions
   UNION ALL
   UNWIND $publication_keys AS k
-  MATCH (p:Entity {key: k})
+  MATCH (p:Entity {workspace: $workspace, key: k})
   CALL (p) {
     // p's documents through their sources (an index seek; $publication_sources are the sources whose documents
     // report to a matched publisher), not through p's REPORTED_BY, which are mostly entities' (thousands on an outlet)
-    MATCH (d:Document) WHERE d.source IN $publication_sources
+    MATCH (d:Document {workspace: $workspace}) WHERE d.source IN $publication_sources
     MATCH (d)-[:REPORTED_BY]->(publisher)  // read from d: one relationship, where p has thousands
     WITH d, p, publisher WHERE publisher = p
     MATCH (d)-[:HAS_CHUNK]->(c:Chunk)
@@ -37,7 +37,7 @@ CALL () {
   UNION ALL
   UNWIND [w IN $windows WHERE w.start IS NOT NULL AND w.end IS NOT NULL] AS w
   CALL (w) {
-    MATCH (d:Date) WHERE d.date >= w.start AND d.date <= w.end
+    MATCH (d:Date {workspace: $workspace}) WHERE d.date >= w.start AND d.date <= w.end
     MATCH (d)<-[:PUBLISHED_ON]-(:Document)-[:HAS_CHUNK]->(c:Chunk)
     WITH DISTINCT c
     WITH c, left(toString(c.published_at), 10) AS day, [x IN $windows WHERE size(x.sources) = 0 OR c.source IN x.sources] AS ws

@@ -1,3 +1,3 @@
-// How many chunks the store holds (the count store: no scan), to decide whether the chunk cache can hold them all.
-MATCH (c:Chunk)
+// How many chunks the workspace holds (its workspace index), to decide whether the chunk cache can hold them all.
+MATCH (c:Chunk {workspace: $workspace})
 RETURN count(c) AS chunks

@@ -1,2 +1,2 @@
-// Cheap change detector for the cached name index (count store lookups).
-RETURN COUNT { (:Entity) } AS entities, COUNT { ()-[:MENTIONS]->() } AS mentions
+// Change detector for the cached name index: the workspace's entities, every workspace's MENTIONS (count store).
+RETURN COUNT { (:Entity {workspace: $workspace}) } AS entities, COUNT { ()-[:MENTIONS]->() } AS mentions

@@ -26,10 +26,10 @@
 // first ones).
 CALL () {
   // both ends bound first: the relationships are read from the end with fewer (a Publication has thousands)
-  MATCH (a:Entity) WHERE a.key IN $keys
-  MATCH (b:Entity) WHERE b.key IN $keys AND a <> b
+  MATCH (a:Entity {workspace: $workspace}) WHERE a.key IN $keys
+  MATCH (b:Entity {workspace: $workspace}) WHERE b.key IN $keys AND a <> b
   MATCH (a)-[r]->(b)
-  WITH r, a, b, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
+  WITH r, a, b, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
   WHERE $lists IS NULL OR support > 0
   WITH r, a, b ORDER BY support DESC, a.key, type(r), b.key
   LIMIT $key_limit
@@ -37,16 +37,16 @@ CALL () {
   UNION ALL
   // a path a-m-b read from its end x that is not a Publication (one end is not), each pair once: (a, b) is (x, y)
   // in key order, r1 the relationship at a
-  MATCH (x:Entity) WHERE x.key IN $keys AND NOT x:Publication
-  MATCH (y:Entity) WHERE y.key IN $keys AND y <> x AND (y:Publication OR x.key < y.key)
+  MATCH (x:Entity {workspace: $workspace}) WHERE x.key IN $keys AND NOT x:Publication
+  MATCH (y:Entity {workspace: $workspace}) WHERE y.key IN $keys AND y <> x AND (y:Publication OR x.key < y.key)
   MATCH (x)-[rx]-(m:Entity)
   WHERE NOT m.key IN $keys AND NOT m:Publication
   MATCH (m)-[ry]-(y)
   WITH m, x.key < y.key AS forward, x, y, rx, ry
   WITH m, CASE WHEN forward THEN x ELSE y END AS a, CASE WHEN forward THEN y ELSE x END AS b,
        CASE WHEN forward THEN rx ELSE ry END AS r1, CASE WHEN forward THEN ry ELSE rx END AS r2
-  WITH m, a, b, r1, r2, CASE WHEN $lists IS NULL THEN size(r1.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r1.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support1
-  WITH m, a, b, r1, r2, support1, CASE WHEN $lists IS NULL THEN size(r2.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r2.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support2
+  WITH m, a, b, r1, r2, CASE WHEN $lists IS NULL THEN size(r1.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r1.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support1
+  WITH m, a, b, r1, r2, support1, CASE WHEN $lists IS NULL THEN size(r2.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r2.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support2
   WHERE $lists IS NULL OR (support1 > 0 AND support2 > 0)
   WITH m, a, b, r1, r2 ORDER BY support1 + support2 DESC, m.key, a.key, b.key,
        type(r1), startNode(r1) = a, type(r2), startNode(r2) = m
@@ -56,12 +56,12 @@ CALL () {
          elementId(r1) + '|' + elementId(r2) AS path, 1 AS hops
   UNION ALL
   UNWIND $keys AS k
-  MATCH (a:Entity {key: k})
+  MATCH (a:Entity {workspace: $workspace, key: k})
   WHERE NOT a:Publication
   CALL (a) {
     MATCH (a)-[r]-(n:Entity)
     WHERE type(r) <> 'REPORTED_BY' AND NOT n.key IN $keys
-    WITH r, n, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
+    WITH r, n, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
     WHERE $lists IS NULL OR support > 0
     RETURN r
     ORDER BY support DESC, n.key, type(r), startNode(r) = a
@@ -70,20 +70,20 @@ CALL () {
   RETURN r, 'DIRECT' AS tier, 2 AS tier_rank, null AS via, '' AS via_key, null AS path, 1 AS hops
   UNION ALL
   UNWIND $keys AS k
-  MATCH (a:Entity {key: k})
+  MATCH (a:Entity {workspace: $workspace, key: k})
   WHERE NOT a:Publication
   CALL (a) {
     MATCH (a)-[r1]-(m:Entity)
     WHERE type(r1) <> 'REPORTED_BY' AND NOT m:Publication AND NOT m.key IN $keys
       AND COUNT { (m)--() } <= $two_hop_max_degree  // a hub's own relationships say little about `a`
-    WITH m, r1, CASE WHEN $lists IS NULL THEN size(r1.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r1.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
+    WITH m, r1, CASE WHEN $lists IS NULL THEN size(r1.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r1.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
     WHERE $lists IS NULL OR support > 0
     WITH m, r1 ORDER BY support DESC, m.key, type(r1), startNode(r1) = a
     LIMIT $two_hop_fanout
     CALL (a, m) {
       MATCH (m)-[r]-(n:Entity)
       WHERE type(r) <> 'REPORTED_BY' AND n <> a AND NOT n.key IN $keys
-      WITH r, n, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
+      WITH r, n, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
       WHERE $lists IS NULL OR support > 0
       RETURN r, support
       ORDER BY support DESC, n.key, type(r), startNode(r) = m
@@ -99,10 +99,10 @@ CALL () {
 CALL (r) {
   WITH CASE WHEN $lists IS NULL THEN range(0, size(coalesce(r.chunk_ids, [])[0..$chunks_per_fact]) - 1)
        ELSE [i IN range(0, size(coalesce(r.chunk_ids, [])) - 1)
-             WHERE EXISTS { MATCH (x:Chunk {id: r.chunk_ids[i]}) WHERE x.access IS NULL OR x.access IN $lists }
+             WHERE EXISTS { MATCH (x:Chunk {workspace: $workspace, id: r.chunk_ids[i]}) WHERE x.access IS NULL OR x.access IN $lists }
             ][0..$chunks_per_fact] END AS positions
   UNWIND positions AS i
-  MATCH (c:Chunk {id: r.chunk_ids[i]})
+  MATCH (c:Chunk {workspace: $workspace, id: r.chunk_ids[i]})
   WHERE ($lists IS NULL OR c.access IS NULL OR c.access IN $lists)
   WITH r, i, c, left(toString(c.published_at), 10) AS day,
        [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws

@@ -7,12 +7,12 @@
 // one of these count (null: every chunk), and support, the bounds and the chunks read are the readable ones (as in
 // retrieve/facts).
 UNWIND $keys AS k
-MATCH (a:Entity {key: k})
+MATCH (a:Entity {workspace: $workspace, key: k})
 WHERE NOT a:Publication
 CALL (a) {
   MATCH (a)-[r]-(n:Entity)
   WHERE type(r) IN $types AND NOT n:Publication
-  WITH r, n, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
+  WITH r, n, CASE WHEN $lists IS NULL THEN size(r.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
   WHERE $lists IS NULL OR support > 0
   RETURN r, support
   ORDER BY support DESC, n.key, type(r), startNode(r) = a
@@ -24,10 +24,10 @@ LIMIT $limit
 CALL (r) {
   WITH CASE WHEN $lists IS NULL THEN range(0, size(coalesce(r.chunk_ids, [])[0..$chunks_per_fact]) - 1)
        ELSE [i IN range(0, size(coalesce(r.chunk_ids, [])) - 1)
-             WHERE EXISTS { MATCH (x:Chunk {id: r.chunk_ids[i]}) WHERE x.access IS NULL OR x.access IN $lists }
+             WHERE EXISTS { MATCH (x:Chunk {workspace: $workspace, id: r.chunk_ids[i]}) WHERE x.access IS NULL OR x.access IN $lists }
             ][0..$chunks_per_fact] END AS positions
   UNWIND positions AS i
-  MATCH (c:Chunk {id: r.chunk_ids[i]})
+  MATCH (c:Chunk {workspace: $workspace, id: r.chunk_ids[i]})
   WHERE ($lists IS NULL OR c.access IS NULL OR c.access IN $lists)
   WITH r, i, c, left(toString(c.published_at), 10) AS day,
        [w IN $windows WHERE size(w.sources) = 0 OR c.source IN w.sources] AS ws

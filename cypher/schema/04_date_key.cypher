@@ -1,1 +1,2 @@
-CREATE CONSTRAINT date_key IF NOT EXISTS FOR (d:Date) REQUIRE d.date IS UNIQUE
+// Unique within a workspace: two workspaces may hold the same date.
+CREATE CONSTRAINT date_workspace_key IF NOT EXISTS FOR (d:Date) REQUIRE (d.workspace, d.date) IS UNIQUE

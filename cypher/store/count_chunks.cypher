@@ -1,2 +1,2 @@
-// How many chunks the graph has (a count-store lookup).
-RETURN COUNT { (:Chunk) } AS chunks
+// How many chunks the workspace has (a count of its workspace index).
+RETURN COUNT { (:Chunk {workspace: $workspace}) } AS chunks

@@ -5,11 +5,11 @@
 // still imply it (its remaining implied entries, and chunks that mention its subject, tagger MENTIONS, in a document
 // REPORTED_BY its target), refilled entries with evidence ''. Without it the list would stay short of what a clean
 // ingest writes.
-MATCH (:Entity)-[r]->(:Entity)
+MATCH (:Entity {workspace: $workspace})-[r]->(:Entity {workspace: $workspace})
 WHERE r.chunk_ids IS NULL OR size(r.chunk_ids) = 0
-   OR any(cid IN r.chunk_ids WHERE NOT EXISTS { MATCH (:Chunk {id: cid}) })
+   OR any(cid IN r.chunk_ids WHERE NOT EXISTS { MATCH (:Chunk {workspace: $workspace, id: cid}) })
 WITH r, coalesce(r.chunk_ids, []) AS ids
-WITH r, ids, [i IN range(0, size(ids) - 1) WHERE EXISTS { MATCH (:Chunk {id: ids[i]}) }] AS keep,
+WITH r, ids, [i IN range(0, size(ids) - 1) WHERE EXISTS { MATCH (:Chunk {workspace: $workspace, id: ids[i]}) }] AS keep,
      [i IN range(0, size(ids) - 1) WHERE coalesce(r.evidence[i], '') = ''] AS implied
 WITH r, type(r) IN $capped_types AS capped, [i IN keep | ids[i]] AS kept,
      CASE WHEN r.evidence IS NULL THEN null ELSE [i IN keep | coalesce(r.evidence[i], '')] END AS evidence,
@@ -26,7 +26,7 @@ CALL (r, refill, kept, stated) {
       RETURN id
       UNION
       WITH startNode(r) AS subject, endNode(r) AS target, stated
-      MATCH (subject)<-[m:MENTIONS]-(c:Chunk)<-[:HAS_CHUNK]-(d:Document)
+      MATCH (subject)<-[m:MENTIONS]-(c:Chunk {workspace: $workspace})<-[:HAS_CHUNK]-(d:Document {workspace: $workspace})
       WHERE m.linked IS NULL AND NOT c.id IN stated AND EXISTS { (d)-[:REPORTED_BY]->(target) }
       RETURN c.id AS id
     }

@@ -2,7 +2,7 @@
 // the node before it is read, so two writers racing for a free lease are serialized and the second sees the first's
 // owner. Free: nobody holds it, its holder let it expire (server time, so the machines' clocks do not matter), or
 // $take_over names the holder (a crashed process of the caller's machine).
-MERGE (l:WriterLease {id: 'writer'})
+MERGE (l:WriterLease {workspace: $workspace, id: 'writer'})
 SET l.touched = true
 WITH l, datetime() AS now
 WITH l, now, coalesce(l.owner IS NULL OR l.expires_at < now OR l.owner IN [$owner, $take_over], false) AS granted

@@ -2,7 +2,7 @@
 // (ingest/provenance.py keep_capped): every stated entry and the $cap smallest ids of the implied ones, sorted by id,
 // evidence parallel (none when no entry is stated). A list over the cap held every chunk that implied it when it was
 // written, so its own smallest implied ids are the smallest there are.
-MATCH (:Entity)-[r]->(:Entity)
+MATCH (:Entity {workspace: $workspace})-[r]->(:Entity {workspace: $workspace})
 WHERE type(r) IN $capped_types AND size(r.chunk_ids) > $cap
   AND size([i IN range(0, size(r.chunk_ids) - 1) WHERE coalesce(r.evidence[i], '') = '']) > $cap
 WITH r, r.chunk_ids AS ids, [i IN range(0, size(r.chunk_ids) - 1) | coalesce(r.evidence[i], '')] AS evidence

@@ -62,7 +62,7 @@ def read_neighbourhood(graph: Graph, key: str, hops: int) -> Iterator[NodeRecord
 
 
 def _record(kind: str, row: dict[str, Any]) -> NodeRecord:
-    props = dict(row["props"])
+    props = {k: v for k, v in row["props"].items() if k != "workspace"}  # an export moves to any workspace
     label = props.get("label") if kind == "Entity" else kind
     if not isinstance(label, str) or not label:
         raise ExchangeError(f"the entity {row['key']!r} has no label property: `graphwire db check` finds it")

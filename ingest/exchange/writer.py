@@ -70,7 +70,8 @@ def _is_fact(rel: RelationshipLine) -> bool:
 
 
 def _node_row(node: NodeLine) -> dict[str, Any]:
-    props = {**node.properties, IDENTITY[kind_of(node.label)]: node.key}
+    # the store's own workspace, whatever a hand-made file says (import_*.cypher MERGE it, then `SET n += props`)
+    props = {k: v for k, v in node.properties.items() if k != "workspace"} | {IDENTITY[kind_of(node.label)]: node.key}
     if kind_of(node.label) == "Entity":
         props["label"] = node.label
     return {"key": node.key, "label": node.label, "props": props}

@@ -109,10 +109,17 @@ def lookup_entities(
     return hits[:limit]
 
 
+def shares_store(graph: Graph) -> bool:
+    """Whether another workspace has documents or entities in the store (then the count store counts them too)."""
+    return bool(graph.read("store/shared_workspaces")[0]["shared"])
+
+
 def graph_stats(graph: Graph, lists: list[list[str]] | None = None) -> GraphStats:
-    """Counts of the whole graph (from the count store), or with `lists` (a restricted reader's readable access
-    lists, retrieval/scope.py) of what that reader may read (`access/graph_stats`)."""
-    rows = graph.read("retrieve/graph_stats") if lists is None else graph.read("access/graph_stats", lists=lists)
+    """Counts of the workspace's graph (from the count store while no other workspace shares it), or with `lists` (a
+    restricted reader's readable access lists, retrieval/scope.py) of what that reader may read (`access/graph_stats`,
+    a scan)."""
+    whole = lists is None and not shares_store(graph)
+    rows = graph.read("retrieve/graph_stats") if whole else graph.read("access/graph_stats", lists=lists)
     return GraphStats(
         labels={r["name"]: r["count"] for r in rows if r["kind"] == "label"},
         relationship_types={r["name"]: r["count"] for r in rows if r["kind"] == "type"},

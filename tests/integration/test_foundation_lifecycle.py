@@ -106,7 +106,7 @@ def test_health_follows_neo4j_down_and_up_without_an_api_restart(dedicated: Sett
         status, neo4j_health = _health(client)
         assert status == 200 and str(neo4j_health["details"]).count("Neo4j/5.26") == 1
         applied = set(client.get("/v1/probe").json()["constraints"])  # the app applied the schema when it connected
-        assert {"entity_key", "document_id", "chunk_id", "date_key"} <= applied
+        assert {"entity_workspace_key", "document_workspace_id", "chunk_workspace_id", "date_workspace_key"} <= applied
 
         assert neo4j("stop")[0] == 0
         status, neo4j_health = _health(client)

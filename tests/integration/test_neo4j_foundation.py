@@ -13,13 +13,14 @@ from graphwire.ingest.writer import GraphWriter
 
 pytestmark = pytest.mark.integration
 
-UNIQUE_KEYS = {
-    "entity_key": (["Entity"], ["key"]),
-    "document_id": (["Document"], ["id"]),
-    "chunk_id": (["Chunk"], ["id"]),
-    "date_key": (["Date"], ["date"]),
-    "edit_id": (["Edit"], ["id"]),  # the audit records of graph edits (docs/curation.md)
+UNIQUE_KEYS = {  # unique within a workspace (docs/security.md#workspaces)
+    "entity_workspace_key": (["Entity"], ["workspace", "key"]),
+    "document_workspace_id": (["Document"], ["workspace", "id"]),
+    "chunk_workspace_id": (["Chunk"], ["workspace", "id"]),
+    "date_workspace_key": (["Date"], ["workspace", "date"]),
+    "edit_workspace_id": (["Edit"], ["workspace", "id"]),  # the audit records of graph edits (docs/curation.md)
 }
+BEFORE_WORKSPACES = {"entity_key", "document_id", "chunk_id", "date_key", "edit_id"}  # dropped when applied
 INDEXES = {
     "entity_names": ("FULLTEXT", ["Entity"], ["name", "aliases"]),  # entity lookup by name or alias
     "entity_norm": ("RANGE", ["Entity"], ["norm"]),
@@ -30,6 +31,10 @@ INDEXES = {
     "entity_lookup": ("FULLTEXT", ["Entity"], ["resolve_keys", "link_keys"]),  # ingest reads only what it names
     "entity_fuzzy_key": ("RANGE", ["Entity"], ["fuzzy_key"]),
     "edit_seq": ("RANGE", ["Edit"], ["seq"]),
+    **{
+        f"{label.lower()}_workspace": ("RANGE", [label], ["workspace"])
+        for label in ("Entity", "Document", "Chunk", "Date")
+    },
 }
 
 
@@ -42,6 +47,7 @@ def test_schema_bootstrap_creates_the_constraints_and_online_indexes(graph: Grap
     constraints, indexes = _schema(graph)
 
     by_name = {c["name"]: c for c in constraints}
+    assert not BEFORE_WORKSPACES & set(by_name)
     for name, (labels, properties) in UNIQUE_KEYS.items():
         assert name in by_name, f"constraint {name} missing"
         assert "UNIQUENESS" in str(by_name[name]["type"]), by_name[name]

@@ -120,9 +120,11 @@ def test_roles_come_from_own_grants_and_groups_the_highest_wins(tmp_path: Path) 
     )
     ops.remove_member(store, LOCAL, "rita", "editors")
     assert store.roles_for(rita.id, ()) == {"default": Role.READER}
-    with pytest.raises(ApiError) as unknown:
-        ops.grant(store, LOCAL, ops.GrantRequest(principal="rita", workspace="elsewhere", role=Role.ADMIN))
-    assert unknown.value.status == 422
+    ops.grant(store, LOCAL, ops.GrantRequest(principal="rita", workspace="elsewhere", role=Role.ADMIN))
+    assert store.roles_for(rita.id, ()) == {"default": Role.READER, "elsewhere": Role.ADMIN}  # a role per workspace
+    with pytest.raises(ApiError) as invalid:
+        ops.grant(store, LOCAL, ops.GrantRequest(principal="rita", workspace="../elsewhere", role=Role.ADMIN))
+    assert invalid.value.status == 422
 
 
 def test_every_change_is_audited_with_its_actor_and_no_secret(tmp_path: Path) -> None:

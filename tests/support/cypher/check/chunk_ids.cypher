@@ -1,3 +1,3 @@
 // The id of every chunk.
-MATCH (c:Chunk)
+MATCH (c:Chunk {workspace: $workspace})
 RETURN c.id AS id

@@ -1,3 +1,3 @@
 // Every document title.
-MATCH (d:Document)
+MATCH (d:Document {workspace: $workspace})
 RETURN d.title AS title

@@ -1,0 +1,199 @@
+"""Workspaces against real Neo4j and Chroma: the same corpus in two workspaces gives two equal graphs that do not
+touch; what one workspace ingests, retrieves or deletes never reaches the other; a store written before workspaces
+moves into `default`; the CLI works in the workspace it is given."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from support.auth import make_team
+from support.demo import ingest_demo, ingest_documents
+from typer.testing import CliRunner
+
+from graphwire.app.auth import operations as ops
+from graphwire.app.main import create_app
+from graphwire.cli.main import app
+from graphwire.core.auth.models import LOCAL, Role
+from graphwire.core.clients.chunk_store import ChunkStore
+from graphwire.core.clients.graph import Graph
+from graphwire.core.settings import AuthMode, Settings
+from graphwire.core.stores.bootstrap import apply_schema, empty_graph
+from graphwire.core.workspaces import WorkspaceNameError
+from graphwire.ingest.exchange.service import GraphExchange
+from graphwire.retrieval.registry import MODES, RetrievalContext
+from graphwire.schema.model import load_schema
+
+pytestmark = pytest.mark.integration
+OTHER = "team-b"
+ONLY_IN_OTHER = {
+    "title": "Zephyr Quill Robotics opens a research lab in Tromso",
+    "source": "Circuit Weekly",
+    "published_at": "2026-05-04",
+    "url": "https://demo.graphwire.dev/circuit-weekly/zephyr-quill-tromso",
+    "body": "Zephyr Quill Robotics opened a research lab in Tromso on Monday. Zephyr Quill Robotics is led by chief "
+    "executive Ines Marlow, who said the lab will build underwater inspection drones for Arctic ports.",
+}
+QUESTION = "Where did Zephyr Quill Robotics open a research lab?"
+
+
+@pytest.fixture
+def settings(neo4j_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return neo4j_settings.model_copy(update={"store_lock_dir": tmp_path_factory.mktemp("locks")})
+
+
+def export(graph: Graph, settings: Settings) -> list[str]:
+    return list(GraphExchange(settings, lambda: graph, load_schema()).export_lines())
+
+
+def chunk_ids(graph: Graph) -> set[str]:
+    return {row["id"] for row in graph.read("check/chunk_ids")}
+
+
+def test_two_workspaces_hold_the_same_corpus_apart_and_deleting_one_leaves_the_other(
+    graph: Graph, settings: Settings
+) -> None:
+    other_settings = settings.for_workspace(OTHER)
+    other = graph.in_workspace(OTHER)
+    ingest_demo(graph, settings)
+    before = export(graph, settings)
+    assert export(other, other_settings)[1:] == []  # nothing yet
+
+    ingest_demo(other, other_settings)
+    assert export(other, other_settings) == before  # the same corpus gives the same graph, ids and keys included
+    assert export(graph, settings) == before  # and the first workspace did not change
+
+    ingest_documents(other, other_settings, [ONLY_IN_OTHER])
+    extra = chunk_ids(other) - chunk_ids(graph)
+    assert extra and export(graph, settings) == before
+
+    here = RetrievalContext(settings, graph=lambda: graph)
+    there = RetrievalContext(other_settings, graph=lambda: other)
+    assert extra & {c.chunk_id for c in there.retriever("joint").retrieve(QUESTION, top_k=5).chunks}
+    for mode in MODES:
+        result = here.retriever(mode).retrieve(QUESTION, top_k=10)
+        assert not extra & {c.chunk_id for c in result.chunks}, mode
+        assert "Zephyr Quill Robotics" not in {e.name for e in result.entities}, mode
+
+    assert empty_graph(other) > 0
+    assert export(other, other_settings)[1:] == [] and export(graph, settings) == before
+
+
+def test_a_store_written_before_workspaces_moves_into_default(graph: Graph) -> None:
+    graph.write(
+        "fixture/legacy_nodes",
+        document_id="doc-legacy",
+        chunk_id="doc-legacy-0",
+        title="Harbor Forge buys a shipyard",
+        entity_key="organization:harbor forge",
+        entity="Harbor Forge",
+    )
+    assert "doc-legacy-0" not in chunk_ids(graph)  # without a workspace no statement sees it
+    apply_schema(graph)
+    assert "doc-legacy-0" in chunk_ids(graph)
+    assert chunk_ids(graph.in_workspace(OTHER)) == set()
+    assert (
+        graph.read("documents/get", document_id="doc-legacy", readers=None)[0]["title"]
+        == "Harbor Forge buys a shipyard"
+    )
+
+
+def test_a_workspace_name_is_checked_before_anything_runs(graph: Graph, settings: Settings) -> None:
+    for bad in ("../etc", "Team", "a b", "x' OR 1=1 //", "", "-x", "x-", "a" * 41):
+        with pytest.raises(WorkspaceNameError):
+            graph.in_workspace(bad)
+        with pytest.raises(ValueError, match="invalid workspace name"):
+            Settings(workspace=bad)
+    result = CliRunner().invoke(app, ["--workspace", "../etc", "db", "stats"])
+    assert result.exit_code == 2 and "invalid workspace name" in result.output
+
+
+def test_the_cli_ingests_lists_and_deletes_the_workspace_it_is_given(
+    graph: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    env = {**os.environ, "NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.resolved_neo4j_password(),
+           "CHROMA_PATH": str(tmp_path / "chroma"), "INGEST_STATE_PATH": str(tmp_path / "state"),
+           "STORE_LOCK_DIR": str(tmp_path / "locks"), "HOME": str(tmp_path), "COLUMNS": "200"}  # fmt: skip
+    ingest_demo(graph, settings)
+    before = export(graph, settings)
+    corpus = tmp_path / "zephyr.jsonl"
+    corpus.write_text(json.dumps(ONLY_IN_OTHER) + "\n", encoding="utf-8")
+
+    run = _cli(env, "--workspace", OTHER, "ingest", str(corpus), "--extractor", "offline")
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    other = graph.in_workspace(OTHER)
+    assert len(chunk_ids(other)) == 1 and export(graph, settings) == before
+    other_settings = Settings(chroma_path=tmp_path / "chroma", workspace=OTHER)
+    assert ChunkStore.from_settings(other_settings).count() == 1  # its own collection
+    assert (tmp_path / f"state-{OTHER}").is_dir()  # and its own ingest state
+
+    listed = _cli(env, "workspace", "list")
+    assert listed.returncode == 0, listed.stderr
+    cells = [[c.strip() for c in line.strip().strip("│").split("│")] for line in listed.stdout.splitlines()]
+    rows = {row[0]: row[1:] for row in cells if row and row[0] in ("default", OTHER)}
+    assert rows[OTHER][:2] == ["1", "1"] and rows["default"][0] == "22"  # documents, chunks, entities
+
+    assert _cli(env, "workspace", "delete", OTHER).returncode == 1  # not confirmed: nothing deleted
+    assert len(chunk_ids(other)) == 1
+    deleted = _cli(env, "workspace", "delete", OTHER, "--yes")
+    assert deleted.returncode == 0, deleted.stderr
+    assert chunk_ids(other) == set() and export(graph, settings) == before
+    assert ChunkStore.from_settings(other_settings).count() == 0
+
+    run = _cli(env, "-w", OTHER, "ingest", str(corpus), "--extractor", "offline")
+    assert run.returncode == 0 and len(chunk_ids(other)) == 1
+    reset = _cli(env, "-w", OTHER, "db", "reset", "--yes")  # the same, as `db reset` in the workspace
+    assert reset.returncode == 0, reset.stderr
+    assert chunk_ids(other) == set() and export(graph, settings) == before
+
+
+def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "graphwire.cli.main", *args], env=env, cwd=env["HOME"],
+                          capture_output=True, text=True, timeout=240)  # fmt: skip
+
+
+def test_the_api_serves_the_workspace_a_request_names_and_checks_roles_there(
+    graph: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    """X-Graphwire-Workspace picks the workspace of a request; a principal's roles are those it holds there."""
+    team = make_team(tmp_path / "auth.sqlite")
+    ops.add_principal(team.store, LOCAL, ops.NewPrincipal(name="bea"))
+    ops.grant(team.store, LOCAL, ops.GrantRequest(principal="bea", role=Role.READER, workspace=OTHER))
+    bea = ops.create_key(team.store, LOCAL, "bea", ops.NewKey()).key
+    served = settings.model_copy(
+        update={"chroma_path": tmp_path / "chroma", "ingest_state_path": tmp_path / "state",
+                "auth_mode": AuthMode.PRINCIPALS, "auth_store_path": tmp_path / "auth.sqlite"}
+    )  # fmt: skip
+    ingest_demo(graph, served)
+    other = graph.in_workspace(OTHER)
+    ingest_documents(other, served.for_workspace(OTHER), [ONLY_IN_OTHER])
+    extra = chunk_ids(other)
+    in_other = {"X-Graphwire-Workspace": OTHER}
+    body = {"question": QUESTION, "mode": "bm25", "top_k": 10}
+    with TestClient(create_app(served)) as client:
+        admin, rita = team.headers(team.admin_key), team.headers(team.reader_key)
+        assert client.get("/v1/documents", headers=admin).json()["total"] == 22
+        assert client.get("/v1/documents", headers=admin | in_other).json()["total"] == 1
+        found = client.post("/v1/retrieve", json=body, headers=admin | in_other).json()
+        assert extra & {c["chunk_id"] for c in found["chunks"]}
+        here = client.post("/v1/retrieve", json=body, headers=admin).json()
+        assert not extra & {c["chunk_id"] for c in here["chunks"]}
+
+        # rita reads default only, bea team-b only: each is refused in the other's workspace
+        assert client.post("/v1/retrieve", json=body, headers=rita).status_code == 200
+        refused = client.post("/v1/retrieve", json=body, headers=rita | in_other)
+        assert refused.status_code == 403 and repr(OTHER) in refused.json()["error"]["message"]
+        bea_there = client.post("/v1/retrieve", json=body, headers=team.headers(bea) | in_other)
+        assert bea_there.status_code == 200 and extra & {c["chunk_id"] for c in bea_there.json()["chunks"]}
+        assert client.post("/v1/retrieve", json=body, headers=team.headers(bea)).status_code == 403
+
+        bad = client.post("/v1/retrieve", json=body, headers=admin | {"X-Graphwire-Workspace": "../x"})
+        assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_workspace"
+        mcp = client.post("/mcp", json={}, headers=admin | in_other)
+        assert mcp.status_code == 422 and "MCP endpoint serves workspace 'default'" in mcp.text
+    assert len(graph.read("check/document_titles")) == 22  # nothing of team-b came into default
