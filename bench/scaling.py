@@ -34,7 +34,7 @@ from typing import Any
 import httpx
 
 from bench._results import add_wipe_flag, command_line, machine, require_wipe, write_results
-from bench._server import start_api
+from bench._server import start_api, status_mib
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
 from graphwire.core.documents import Article
@@ -116,14 +116,6 @@ def stage_medians(retrieve: Any, questions: list[str]) -> dict[str, float]:
         for stage, ms in retrieve(q, 10).timings_ms.items():
             stages.setdefault(stage, []).append(ms)
     return {stage: round(statistics.median(values), 1) for stage, values in stages.items()}
-
-
-def status_mib(pid: int, field: str) -> float:
-    """A `kB` field of /proc/<pid>/status (VmRSS, VmHWM), in MiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return round(int(line.split()[1]) / 1024, 1)
-    raise KeyError(field)
 
 
 def served(settings: Settings, questions: list[str]) -> dict[str, Any]:
