@@ -94,9 +94,9 @@ class GraphwireMCP(MCPServer[Any]):
 
 
 def refused(context: Context[Any, Any] | None, needed: Role) -> str | None:
-    """Why the caller may not do what needs `needed` in the default workspace, or None when it may. Over HTTP the
-    caller is the principal the API's middleware authenticated for this request; over stdio (no request) it is the
-    local user who started `graphwire mcp`, who may do everything."""
+    """Why the caller may not do what needs `needed` in the server's workspace (the only one /mcp serves), or None
+    when it may. Over HTTP the caller is the principal the API's middleware authenticated for this request; over
+    stdio (no request) it is the local user who started `graphwire mcp`, who may do everything."""
     request = _request(context)
     if request is None:
         return None
