@@ -8,12 +8,14 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 from support.auth import make_team
-from support.demo import ingest_demo, ingest_documents
+from support.demo import DEMO, ingest_demo, ingest_documents
+from support.jobs import wait_for_job
 from typer.testing import CliRunner
 
 from graphwire.app.auth import operations as ops
@@ -197,3 +199,43 @@ def test_the_api_serves_the_workspace_a_request_names_and_checks_roles_there(
         mcp = client.post("/mcp", json={}, headers=admin | in_other)
         assert mcp.status_code == 422 and "MCP endpoint serves workspace 'default'" in mcp.text
     assert len(graph.read("check/document_titles")) == 22  # nothing of team-b came into default
+
+
+def test_two_workspaces_ingest_through_jobs_at_once_and_deleting_one_leaves_the_other_serving(
+    graph: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    served = settings.model_copy(update={"chroma_path": tmp_path / "chroma", "ingest_state_path": tmp_path / "state"})
+    articles = (DEMO / "articles.jsonl").read_text(encoding="utf-8")
+    records = [json.loads(line) for line in articles.splitlines() if line.strip()]
+    in_other = {"X-Graphwire-Workspace": OTHER}
+    body = {"question": QUESTION, "mode": "joint", "top_k": 5}
+    with TestClient(create_app(served)) as client:
+        here = client.post("/v1/documents", json={"documents": records})  # each workspace's own job worker
+        there = client.post("/v1/documents", json={"documents": [*records[:5], ONLY_IN_OTHER]}, headers=in_other)
+        assert here.status_code == there.status_code == 202, (here.text, there.text)
+        assert wait_for_job(client, here.json()["job_id"])["state"] == "succeeded"
+        assert wait_for_job(client, there.json()["job_id"], headers=in_other)["state"] == "succeeded"
+        assert client.get("/v1/documents").json()["total"] == 22
+        assert client.get("/v1/documents", headers=in_other).json()["total"] == 6
+        before = client.get("/v1/graph/export").text
+
+        answers: list[int] = []
+        stop = threading.Event()
+
+        def ask() -> None:  # the first workspace keeps serving while the second is deleted
+            while not stop.is_set():
+                answers.append(client.post("/v1/retrieve", json=body).status_code)
+
+        asking = threading.Thread(target=ask)
+        asking.start()
+        env = {**os.environ, "NEO4J_URI": served.neo4j_uri, "NEO4J_PASSWORD": served.resolved_neo4j_password(),
+               "CHROMA_PATH": str(served.chroma_path), "INGEST_STATE_PATH": str(served.ingest_state_path),
+               "STORE_LOCK_DIR": str(served.store_lock_dir), "HOME": str(tmp_path)}  # fmt: skip
+        deleted = _cli(env, "workspace", "delete", OTHER, "--yes")
+        stop.set()
+        asking.join(timeout=60)
+        assert deleted.returncode == 0, deleted.stderr
+        assert answers and set(answers) == {200}
+        assert client.get("/v1/graph/export").text == before
+        assert client.get("/v1/documents", headers=in_other).json()["total"] == 0
+    assert chunk_ids(graph.in_workspace(OTHER)) == set()

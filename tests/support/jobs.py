@@ -8,11 +8,14 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 
-def wait_for_job(client: TestClient, job_id: str, timeout_s: float = 180.0) -> dict[str, Any]:
-    """The job once it succeeded or failed; an AssertionError when it runs past `timeout_s`."""
+def wait_for_job(
+    client: TestClient, job_id: str, timeout_s: float = 180.0, headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The job once it succeeded or failed; an AssertionError when it runs past `timeout_s`. `headers`: sent with
+    every poll (a workspace's jobs are its own)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        job = client.get(f"/v1/jobs/{job_id}").json()
+        job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
         if job["state"] in ("succeeded", "failed"):
             return dict(job)
         time.sleep(0.1)
