@@ -94,7 +94,7 @@ class WorkspaceGraphs(GraphProvider):
     """Another workspace's graph over a provider's driver: the same connection, schema, breaker and recovery, its
     statements reading and writing `workspace` (core/workspaces.py)."""
 
-    def __init__(self, base: GraphProvider, workspace: str) -> None:  # noqa: D107 (no state of its own)
+    def __init__(self, base: GraphProvider, workspace: str) -> None:  # the base provider's state, not its own
         self.base = base
         self.workspace = workspace
         self.settings = base.settings.for_workspace(workspace)

@@ -132,10 +132,6 @@ class WorkspaceServices:
                 found = self._others[workspace] = self.served.in_workspace(workspace)
             return found
 
-    def loaded(self) -> list[str]:
-        with self._lock:
-            return [self.served.settings.workspace, *sorted(self._others)]
-
     def stop(self) -> None:
         with self._lock:
             others, self._others = list(self._others.values()), {}
