@@ -1,10 +1,11 @@
-// Node counts per label and relationship counts per type of what a restricted reader may read (GET /v1/graph/stats
-// for a caller some documents are closed to; $lists: the access lists it may read, and documents and chunks without
-// a list are readable; null: everything, for a workspace that shares the store with others): its documents and chunks, the days those documents were published on, the entities a
-// readable chunk mentions, a relationship with a readable supporting chunk joins or a readable document is reported
-// by (what its retrieval scope holds, retrieval/scope.py), those relationships, and the structure around them (the readable documents' relationships,
-// the readable chunks' MENTIONS). It reads every readable document, chunk and mention and each relationship's chunks
-// up to its first readable one: a scan, unlike the whole graph's counts from the count store.
+// Node counts per label and relationship counts per type of what a restricted reader may read (GET /v1/graph/stats for
+// a caller some documents are closed to; $lists: the access lists it may read, and documents and chunks without a list
+// are readable; null: everything, for a workspace that shares the store with others): its documents and chunks, the
+// days those documents were published on, the entities a readable chunk mentions, a relationship with a readable
+// supporting chunk joins or a readable document is reported by (what its retrieval scope holds, retrieval/scope.py),
+// those relationships, and the structure around them (the readable documents' relationships, the readable chunks'
+// MENTIONS). It reads every readable document, chunk and mention and each relationship's chunks up to its first
+// readable one: a scan, unlike the whole graph's counts from the count store.
 CALL () {
   MATCH (d:Document {workspace: $workspace}) WHERE $lists IS NULL OR d.access IS NULL OR d.access IN $lists
   OPTIONAL MATCH (d)-[x]->(n)
