@@ -23,6 +23,8 @@ from graphwire.app.graph_access import require_whole_store
 from graphwire.app.jobs.service import DocumentWrites
 from graphwire.app.resources import ChromaProvider, GraphProvider
 from graphwire.app.services import Services
+from graphwire.app.workspaces import WorkspaceServices
+from graphwire.core import workspaces
 from graphwire.core.auth.audit import AuditTrail
 from graphwire.core.auth.models import Principal, Role
 from graphwire.core.clients.graph import Graph
@@ -66,9 +68,15 @@ def request_workspace(request: Request) -> str:
 
 
 def get_services(request: Request) -> Services:
-    """The services of the request's workspace (app/services.py `WorkspaceServices`), built in the lifespan."""
-    services: Services = request.app.state.workspaces.of(request_workspace(request))
-    return services
+    """The services of the request's workspace (app/workspaces.py `WorkspaceServices`, built in the lifespan): 404
+    when it does not exist, 409 while it is being deleted."""
+    return get_workspaces(request).of(request_workspace(request))
+
+
+def get_workspaces(request: Request) -> WorkspaceServices:
+    """The process's workspaces: their services, and their creation, description and deletion."""
+    spaces: WorkspaceServices = request.app.state.workspaces
+    return spaces
 
 
 def get_document_writes(request: Request) -> DocumentWrites:
@@ -160,10 +168,17 @@ class RoleCheck:
     every route."""
 
     role: Role | None
+    workspace_param: str | None = None  # the path parameter naming the workspace to check in, if not the request's
 
     def __call__(self, request: Request) -> Principal:
         principal = current_principal(request)
-        refusal = principal.refusal(self.role)  # in the workspace it acts in (Authenticator.authenticate)
+        workspace = None  # the one it acts in (Authenticator.authenticate)
+        if self.workspace_param is not None:
+            try:
+                workspace = workspaces.checked(request.path_params[self.workspace_param])
+            except workspaces.WorkspaceNameError as exc:
+                raise ApiError(422, "invalid_workspace", str(exc)) from exc
+        refusal = principal.refusal(self.role, workspace)
         if refusal is not None:
             raise ApiError(403, "forbidden", refusal)
         return principal
@@ -195,3 +210,4 @@ CurationDep = Annotated[Curation, Depends(get_curation)]
 FeedsDep = Annotated[FeedPoller, Depends(get_feeds)]
 ExchangeDep = Annotated[GraphExchange, Depends(get_exchange)]
 AuditDep = Annotated[AuditTrail, Depends(get_audit)]
+WorkspacesDep = Annotated[WorkspaceServices, Depends(get_workspaces)]

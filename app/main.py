@@ -15,8 +15,9 @@ from graphwire.app.mcp.http import McpEndpoint, install_mcp
 from graphwire.app.middleware import ApiKeyMiddleware, BodyLimitMiddleware, BodyLimits, RequestContextMiddleware
 from graphwire.app.observability import install_observability, start_metrics_listener
 from graphwire.app.routers import build_v1_router, health
-from graphwire.app.services import Services, WorkspaceServices
+from graphwire.app.services import Services
 from graphwire.app.web import install_web
+from graphwire.app.workspaces import WorkspaceServices
 from graphwire.core import metrics
 from graphwire.core.logging import configure_logging
 from graphwire.core.settings import Settings, get_settings
@@ -40,6 +41,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     metrics.JOBS.source = services.document_writes.store.counts  # the queue as /metrics reads it
     metrics_listener = start_metrics_listener(app.state.settings)  # METRICS_PORT, else None (/metrics is on the API)
     await run_in_threadpool(services.start)
+    workspaces.start()  # the deleter: first finishes any workspace delete a stop or a crash cut short
     await run_in_threadpool(services.feeds.start)  # FEED_WATCH: poll FEED_URLS into document jobs
     mcp: McpEndpoint = app.state.mcp
     try:
@@ -77,6 +79,6 @@ def create_app(settings: Settings | None = None, *, extra_v1_routers: Sequence[A
     app.include_router(health.router)
     app.include_router(build_v1_router(extra_v1_routers, secured=authenticator.guards))
     install_openapi(app, settings, body_limits)
-    install_web(app, api_key_required=authenticator.guards)
+    install_web(app, api_key_required=authenticator.guards, workspace=settings.workspace)
     app.state.mcp = install_mcp(app, settings)  # /mcp: the MCP server over streamable HTTP, behind the same key
     return app

@@ -132,8 +132,7 @@ class ApiKeyMiddleware:
         await self.app(scope, receive, send)
 
     def _workspace(self, scope: Scope) -> tuple[str, str | None]:
-        """The workspace the request names (`X-Graphwire-Workspace`, else the served one), or why it cannot be used.
-        The MCP endpoint serves one workspace, the server's."""
+        """The workspace the request names (`X-Graphwire-Workspace`, else the served one), or why it cannot be used."""
         served = self.authenticator.workspace
         named = _header(scope, WORKSPACE_HEADER)
         if named is None or named == served:
@@ -142,8 +141,6 @@ class ApiKeyMiddleware:
             workspaces.checked(named)
         except workspaces.WorkspaceNameError as exc:
             return served, str(exc)
-        if scope["path"] == MCP_PATH or scope["path"].startswith(MCP_PATH + "/"):
-            return served, f"the MCP endpoint serves workspace {served!r} only; ask the /v1 routes for {named!r}"
         return named, None
 
     async def _authenticate(self, scope: Scope) -> Principal:

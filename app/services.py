@@ -111,30 +111,3 @@ class Services:
             self._warmer.join(timeout=WARM_STOP_WAIT_S)
         self.graph_provider.close()
         log.info("neo4j driver closed")
-
-
-class WorkspaceServices:
-    """The services of every workspace a serving process has been asked about: those of its settings' workspace
-    (`served`, built and started by the lifespan), the others made on first request (`Services.in_workspace`) and
-    kept for the process's life."""
-
-    def __init__(self, served: Services) -> None:
-        self.served = served
-        self._others: dict[str, Services] = {}
-        self._lock = threading.Lock()
-
-    def of(self, workspace: str) -> Services:
-        if workspace == self.served.settings.workspace:
-            return self.served
-        with self._lock:
-            found = self._others.get(workspace)
-            if found is None:
-                found = self._others[workspace] = self.served.in_workspace(workspace)
-            return found
-
-    def stop(self) -> None:
-        with self._lock:
-            others, self._others = list(self._others.values()), {}
-        for services in others:
-            services.stop_workspace()
-        self.served.stop()

@@ -19,13 +19,14 @@ FAVICON_URL = f"{UI_PATH}/favicon.svg"
 
 class UiConfig(BaseModel):
     api_key_required: bool = Field(description="The /v1 routes want an X-API-Key header (API_KEY is set).")
+    workspace: str = Field(description="The server's workspace: what the page shows until another is chosen.")
 
 
-def install_web(app: FastAPI, *, api_key_required: bool) -> None:
+def install_web(app: FastAPI, *, api_key_required: bool, workspace: str) -> None:
     """Add /ui (the single-page UI and its config), /docs and /redoc to `app`; none of them is in the OpenAPI schema.
 
     Build the app with `docs_url=None, redoc_url=None` so these replace FastAPI's CDN-backed pages."""
-    config = UiConfig(api_key_required=api_key_required)
+    config = UiConfig(api_key_required=api_key_required, workspace=workspace)
     openapi_url = app.openapi_url or "/openapi.json"
 
     @app.get(UI_PATH, include_in_schema=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from typing import Annotated
 
 import typer
@@ -10,13 +9,14 @@ from rich.console import Console
 
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.core.settings import Settings, get_settings
-from graphwire.core.stores.bootstrap import apply_schema, empty_graph
+from graphwire.core.stores import workspace_registry
+from graphwire.core.stores.bootstrap import apply_schema
 from graphwire.core.stores.store_lock import StoreBusyError
+from graphwire.core.stores.workspace_registry import DeleteResult
 from graphwire.core.stores.write_session import WriteSession
 
 app = typer.Typer(help="Database administration.", no_args_is_help=True)
 console = Console()
-RESET_BATCH = 10_000  # relationships, then nodes, per delete transaction
 
 
 @app.command()
@@ -48,40 +48,34 @@ def reset(
             f"{settings.neo4j_database}), the Chroma collection {settings.chroma_collection!r} and the ingest state "
             f"in {settings.ingest_state_path}; run `graphwire db reset --yes` to do it"
         )
-    nodes, vectors = empty_workspace(settings, "graphwire db reset")
-    console.print(f"deleted {nodes} nodes, {vectors} vectors and the ingest state of workspace {settings.workspace!r}")
+    done = empty_workspace(settings, "graphwire db reset")
+    console.print(
+        f"deleted {done.nodes} nodes, {done.vectors} vectors and the ingest state of workspace {settings.workspace!r}"
+    )
 
 
-def empty_workspace(settings: Settings, purpose: str) -> tuple[int, int]:
-    """Delete the graph (bounded transactions, under the workspace's writer), the vector collections and the ingest
-    state of `settings.workspace`; returns the nodes and vectors deleted. Ends the command on a busy or absent store."""
+def empty_workspace(settings: Settings, purpose: str, *, keep_entry: bool = True) -> DeleteResult:
+    """Empty (`keep_entry`) or delete the workspace of `settings`: its graph in bounded transactions under its
+    writer, its vector collections and its ingest state (core/stores/workspace_registry.py). Ends the command on a
+    busy or absent store; run again, it finishes a delete cut short."""
     graph = open_graph_or_exit(settings)
-    session = WriteSession(settings, lambda: graph, purpose, stamp=False)  # leaves an empty graph
+    session = WriteSession(settings, lambda: graph, purpose, stamp=False, deleting=not keep_entry)
     try:
-        session.open()
-    except StoreBusyError as exc:
-        graph.close()
+        return workspace_registry.delete(
+            settings, graph, session.open, lambda: _chroma(settings), keep_entry=keep_entry, by=purpose
+        )
+    except StoreBusyError as exc:  # another writer, or (emptying) a workspace being deleted
         raise fail(str(exc)) from None
-    except NEO4J_ERRORS as exc:
-        graph.close()
-        raise fail(neo4j_error_line(settings, exc)) from None
-    try:
-        nodes = empty_graph(graph, RESET_BATCH)
-        vectors = _drop_collection(settings)
-        shutil.rmtree(settings.ingest_state_path, ignore_errors=True)
     except NEO4J_ERRORS as exc:
         raise fail(neo4j_error_line(settings, exc)) from None
     finally:
-        session.close()
         graph.close()
-    return nodes, vectors
 
 
-def _drop_collection(settings: Settings) -> int:
-    from graphwire.core.clients.chroma import open_client
-    from graphwire.core.clients.chunk_store import drop_collections
+def _chroma(settings: Settings) -> object:
+    from graphwire.core.clients.chroma import open_client  # chromadb takes a second to import: only when needed
 
-    return drop_collections(open_client(settings), settings.chroma_collection)
+    return open_client(settings)
 
 
 from graphwire.cli.db_check_cmd import check  # noqa: E402  (its own module: the checks are ingest/consistency.py)

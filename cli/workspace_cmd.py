@@ -1,8 +1,10 @@
-"""`graphwire workspace list|delete`: the workspaces of the store, with their counts; deleting one."""
+"""`graphwire workspace create|list|describe|delete`: the workspaces of the store (core/stores/workspace_registry.py,
+the door the API's /v1/workspaces uses too)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
@@ -11,44 +13,74 @@ from rich.table import Table
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.cli.db_cmd import empty_workspace
 from graphwire.core import workspaces
-from graphwire.core.settings import get_settings
+from graphwire.core.clients.graph import Graph
+from graphwire.core.settings import Settings, get_settings
+from graphwire.core.stores import workspace_registry
+from graphwire.core.stores.workspace_registry import KINDS, WorkspaceDeletingError
 
 app = typer.Typer(help="Workspaces: named, isolated knowledge bases in one store (docs/security.md).")
 console = Console()
-KINDS = ("documents", "chunks", "entities")
+T = TypeVar("T")
+NameArg = Annotated[str, typer.Argument(help="The workspace's name: 1-40 lower-case letters, digits, '_' or '-'.")]
 
 
-@app.command("list")
-def list_workspaces() -> None:
-    """Every workspace that holds documents, chunks or entities, with how many of each."""
-    settings = get_settings()
+def _settings_of(name: str) -> Settings:
+    try:
+        return get_settings().for_workspace(workspaces.checked(name))
+    except (workspaces.WorkspaceNameError, ValueError) as exc:
+        raise fail(str(exc), code=2) from None
+
+
+def _on_graph(settings: Settings, call: Callable[[Graph], T]) -> T:
     graph = open_graph_or_exit(settings)
     try:
-        rows = graph.read("store/workspaces")
+        return call(graph)
+    except WorkspaceDeletingError as exc:
+        raise fail(str(exc)) from None
     except NEO4J_ERRORS as exc:
         raise fail(neo4j_error_line(settings, exc)) from None
     finally:
         graph.close()
-    table = Table("workspace", *KINDS)
-    for row in rows:
-        counts = dict(row["counts"])
-        table.add_row(row["workspace"], *(str(counts.get(kind, 0)) for kind in KINDS))
-    console.print(table if rows else "no workspace holds anything yet")
+
+
+@app.command()
+def create(name: NameArg) -> None:
+    """Create an empty workspace (ingesting into one with `-w NAME ingest` creates it too)."""
+    settings = _settings_of(name)
+    created = _on_graph(settings, lambda graph: workspace_registry.create(graph, by="graphwire workspace create"))
+    console.print(f"created workspace {name!r}" if created else f"workspace {name!r} exists already")
+
+
+@app.command("list")
+def list_workspaces() -> None:
+    """Every workspace, with how many documents, chunks and entities it holds."""
+    found = _on_graph(get_settings(), workspace_registry.entries)
+    table = Table("workspace", *KINDS, "state", "created")
+    for info in found:
+        counts = (str(getattr(info, kind)) for kind in KINDS)
+        table.add_row(info.name, *counts, info.state, info.created_at or "")
+    console.print(table)
+
+
+@app.command()
+def describe(name: NameArg) -> None:
+    """One workspace: its counts (relationships between entities too), who created it and when, its state."""
+    info = _on_graph(_settings_of(name), workspace_registry.describe)
+    if info is None:
+        raise fail(f"no workspace {name!r}: `graphwire workspace list` shows them")
+    for field, value in info.model_dump().items():
+        console.print(f"{field:<15} {'' if value is None else value}")
 
 
 @app.command()
 def delete(
-    name: Annotated[str, typer.Argument(help="The workspace to delete.")],
-    yes: Annotated[
-        bool, typer.Option("--yes", help="confirm: delete its every node, vector and ingest record")
-    ] = False,
+    name: NameArg,
+    yes: Annotated[bool, typer.Option("--yes", help="confirm: delete the workspace and everything in it")] = False,
 ) -> None:
-    """Delete a workspace: its graph, vector collection and ingest state; the other workspaces stay as they are."""
-    try:
-        settings = get_settings().for_workspace(workspaces.checked(name))
-    except (workspaces.WorkspaceNameError, ValueError) as exc:
-        raise fail(str(exc)) from None
+    """Delete a workspace: its graph, vector collections, ingest state, caches and registry entry; the other
+    workspaces stay as they are. Run again, it finishes a delete that was cut short."""
+    settings = _settings_of(name)
     if not yes:
         raise fail(f"this deletes workspace {name!r}: run `graphwire workspace delete {name} --yes` to do it")
-    nodes, vectors = empty_workspace(settings, f"graphwire workspace delete {name}")
-    console.print(f"deleted workspace {name!r}: {nodes} nodes, {vectors} vectors and its ingest state")
+    done = empty_workspace(settings, f"graphwire workspace delete {name}", keep_entry=False)
+    console.print(f"deleted workspace {name!r}: {done.nodes} nodes, {done.vectors} vectors and its ingest state")

@@ -111,6 +111,9 @@ class Settings(BaseSettings):
     # the workspace this process reads and writes (the API: when a request names none); its Chroma collection, ingest
     # state and caches are named after it (core/workspaces.py); `default` keeps the names of the settings below
     workspace: str = DEFAULT_WORKSPACE
+    # the most workspaces besides its own an API process keeps loaded (retrieval caches, job worker); past it, the one
+    # asked least recently with no job running is let go, and loaded again on its next request
+    workspaces_loaded_max: int = Field(default=16, ge=1)
     # Where `graphwire neo4j start` keeps its data, password file, pid file and logs.
     neo4j_home: Path = Path(".graphwire/neo4j")
     neo4j_http_port: int = 7474  # HTTP port of the local Neo4j (Neo4j Browser at http://127.0.0.1:<port>/browser/)

@@ -76,6 +76,10 @@ class JobRunner:
         running = self._running
         return running[0] if running is not None else None
 
+    def idle(self) -> bool:
+        """No job running or waiting in this process."""
+        return self._running is None and self._queue.empty()
+
     def cancel(self, job_id: str) -> None:
         """Cancel a queued job now, or ask a running one to stop at its next batch boundary."""
         if self.store.cancel_queued(job_id, CANCELLED_REASON):

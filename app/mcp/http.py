@@ -3,7 +3,8 @@ over the network (Cursor, VS Code, an MCP client library).
 
 Stateless and JSON: every POST is one MCP request answered with one JSON body, so no session outlives a request, an
 API restart breaks no client and several workers need nothing shared. The key check is the API's own
-(`ApiKeyMiddleware` guards /mcp as it guards /v1: 401 without the key); the tools run on the app's `Services`.
+(`ApiKeyMiddleware` guards /mcp as it guards /v1: 401 without the key); the tools run on the `Services` of the
+request's workspace (`X-Graphwire-Workspace`, else the server's), as the /v1 routes do.
 Without API_KEY, on a loopback API_HOST, requests must also name this machine in their Host header (localhost,
 127.0.0.1, [::1]): the SDK's DNS-rebinding protection, so that a web page cannot reach the tools through a name
 that resolves to 127.0.0.1.
@@ -23,9 +24,10 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from graphwire.app.errors import error_response
-from graphwire.app.mcp.server import GraphwireMCP, build_server
+from graphwire.app.mcp.server import GraphwireMCP, build_server, current_caller
 from graphwire.app.middleware import MCP_PATH
 from graphwire.app.services import Services
+from graphwire.app.workspaces import WorkspaceServices
 from graphwire.core.settings import AuthMode, Settings
 
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
@@ -89,9 +91,9 @@ def install_mcp(app: FastAPI, settings: Settings) -> McpEndpoint:
     # the SDK logs "Terminating session" for every stateless request; the access log has one line per request already
     logging.getLogger("mcp.server.streamable_http").setLevel(max(logging.WARNING, logging.getLogger().level))
 
-    def services() -> Services:
-        current: Services = app.state.services
-        return current
+    def services() -> Services:  # the caller's workspace (X-Graphwire-Workspace), as for the /v1 routes
+        spaces: WorkspaceServices = app.state.workspaces
+        return spaces.of(current_caller().workspace)
 
     endpoint = McpEndpoint(build_server(settings, services), settings)
     app.router.routes.append(Route(MCP_PATH, endpoint, include_in_schema=False))  # an ASGI app: any method

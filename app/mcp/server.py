@@ -44,7 +44,8 @@ INSTRUCTIONS = (
 )
 
 
-# the principal of the tool call running now: what the writing tools name in the audit log (current_caller)
+# the principal of the tool call or resource read running now: whose workspace it reads, what the writing tools name
+# in the audit log (current_caller)
 _CALLER: ContextVar[Principal | None] = ContextVar("graphwire_mcp_caller", default=None)
 
 
@@ -82,6 +83,7 @@ class GraphwireMCP(MCPServer[Any]):
         refusal = refused(context, Role.READER)
         if refusal is not None:
             raise ResourceError(f"{refusal} (forbidden)")
+        token = _CALLER.set(caller(context))
         try:
             return await super().read_resource(uri, context)
         except UnexpectedResourceError as exc:
@@ -91,11 +93,13 @@ class GraphwireMCP(MCPServer[Any]):
             if error.status == 404:  # an unknown document or chunk id: the client's mistake (invalid params)
                 raise ResourceNotFoundError(api_message(error)) from exc.__cause__
             raise ResourceError(api_message(error)) from exc.__cause__
+        finally:
+            _CALLER.reset(token)
 
 
 def refused(context: Context[Any, Any] | None, needed: Role) -> str | None:
-    """Why the caller may not do what needs `needed` in the server's workspace (the only one /mcp serves), or None
-    when it may. Over HTTP the caller is the principal the API's middleware authenticated for this request; over
+    """Why the caller may not do what needs `needed` in the workspace it acts in (its request's), or None when it
+    may. Over HTTP the caller is the principal the API's middleware authenticated for this request; over
     stdio (no request) it is the local user who started `graphwire mcp`, who may do everything."""
     request = _request(context)
     if request is None:

@@ -3,8 +3,9 @@
 To add a feature router: create `app/routers/<name>.py` with `router = APIRouter(tags=[...])` (no prefix; paths
 are relative to /v1), then add ONE line to `V1_ROUTERS` below: "graphwire.app.routers.<name>". Nothing else to touch.
 Each of its routes needs the reader role; a route that writes adds `dependencies=[WRITER]` (app/deps.py), which
-tests/unit/test_route_roles.py checks for every route that is not a GET. /v1/auth (`AUTH_ROUTER`) checks roles per
-route: whoever is authenticated may ask who they are.
+tests/unit/test_route_roles.py checks for every route that is not a GET. /v1/auth (`AUTH_ROUTER`) and
+/v1/workspaces (`WORKSPACES_ROUTER`) check roles per route: whoever is authenticated may ask who they are and which
+workspaces they hold a role in.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ V1_ROUTERS: list[str] = [
     "graphwire.app.routers.curation",
     "graphwire.app.routers.exchange",
 ]
+# routers whose routes check roles one by one (in the workspace a path names, or the server admin's)
 AUTH_ROUTER = "graphwire.app.routers.auth"
+WORKSPACES_ROUTER = "graphwire.app.routers.workspaces"
 
 
 def build_v1_router(extra: Sequence[APIRouter] = (), secured: bool = True) -> APIRouter:
@@ -43,4 +46,5 @@ def build_v1_router(extra: Sequence[APIRouter] = (), secured: bool = True) -> AP
     for router in extra:
         v1.include_router(router, dependencies=[READER])
     v1.include_router(import_module(AUTH_ROUTER).router)
+    v1.include_router(import_module(WORKSPACES_ROUTER).router)
     return v1

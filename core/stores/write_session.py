@@ -2,7 +2,8 @@
 `db reset`, `db check --repair`, the API's document jobs and deletes, the Python API):
 
 1. the writer lock and lease (`core/stores/store_lock.py`): one writer per store across processes and machines; another
-   writer holding them is a `StoreBusyError` naming it;
+   writer holding them is a `StoreBusyError` naming it; the workspace is entered in the registry
+   (core/stores/workspace_registry.py), and one being deleted refuses every writer but its delete;
 2. the writes (each batch stamps the store as it commits, so readers see them at once);
 3. on close, whatever happened in 2: a last version stamp, the lock and lease released, and this process's caches
    told (`on_change`), so a writer cannot forget a step.
@@ -22,6 +23,7 @@ from types import TracebackType
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.core.stores.store_lock import WriterLock
+from graphwire.core.stores.workspace_registry import WorkspaceDeletingError, register
 
 log = logging.getLogger(__name__)
 
@@ -34,18 +36,30 @@ class WriteSession:
         purpose: str,
         on_change: Callable[[], None] | None = None,
         stamp: bool = True,
+        deleting: bool = False,
     ) -> None:
-        """`stamp=False` for a writer that empties the store: the stamp goes with it, which readers see as a change."""
+        """`stamp=False` for a writer that empties the store: the stamp goes with it, which readers see as a change.
+        `deleting`: the writer that deletes the workspace, the one that may open on a workspace being deleted."""
         self.graph = graph
         self.stamp = stamp
+        self.deleting = deleting
         self.purpose = purpose
         self.on_change = on_change
         self.lock = WriterLock.for_settings(settings, graph)
         self.held = False
 
     def open(self, wait_s: float = 0.0) -> WriteSession:
-        """Take the writer lock and lease, waiting up to `wait_s` (StoreBusyError when another writer keeps them)."""
+        """Take the writer lock and lease, waiting up to `wait_s` (StoreBusyError when another writer keeps them),
+        and enter the workspace in the registry (`WorkspaceDeletingError` when it is being deleted)."""
         self.lock.acquire(self.purpose, wait_s)
+        try:
+            _, deleting = register(self.graph(), self.purpose)
+        except BaseException:
+            self.lock.release()
+            raise
+        if deleting and not self.deleting:
+            self.lock.release()
+            raise WorkspaceDeletingError(self.graph().workspace)
         self.held = True
         return self
 

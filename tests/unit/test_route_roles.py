@@ -33,6 +33,12 @@ AUTH_ROUTES = {
     ("POST", "/v1/auth/keys/{key_id}/revoke"): SERVER_ADMIN,
     ("GET", "/v1/auth/audit"): SERVER_ADMIN,
 }
+WORKSPACE_ROUTES = {
+    ("GET", "/v1/workspaces"): None,  # whoever is authenticated: the workspaces they hold a role in
+    ("POST", "/v1/workspaces"): SERVER_ADMIN,
+    ("GET", "/v1/workspaces/{name}"): Role.READER.value,  # in the workspace the path names
+    ("DELETE", "/v1/workspaces/{name}"): SERVER_ADMIN,
+}
 ADMIN_ROUTES = {("PUT", "/v1/documents/{document_id:path}/access"): Role.ADMIN.value}  # who may read a document
 
 
@@ -60,6 +66,8 @@ def needed(route: RouteContext) -> str | None:
 def expected(method: str, path: str) -> str | None:
     if path.startswith("/v1/auth/"):
         return AUTH_ROUTES.get((method, path), "unlisted /v1/auth route")
+    if path == "/v1/workspaces" or path.startswith("/v1/workspaces/"):
+        return WORKSPACE_ROUTES.get((method, path), "unlisted /v1/workspaces route")
     if (method, path) in ADMIN_ROUTES:
         return ADMIN_ROUTES[(method, path)]
     return Role.READER.value if method in ("GET", "HEAD") or path in READ_POSTS else Role.WRITER.value
@@ -84,7 +92,7 @@ def test_every_v1_route_needs_its_role(tmp_path: Path) -> None:
     app = _app(tmp_path)
     assert wrong_routes(app) == []
     paths = {(m, r.path or "") for r in v1_routes(app) for m in r.methods or ()}
-    assert set(AUTH_ROUTES) <= paths  # every listed /v1/auth route exists
+    assert set(AUTH_ROUTES) <= paths and set(WORKSPACE_ROUTES) <= paths  # every listed route exists
     writes = {p for m, p in paths if m not in ("GET", "HEAD") and p.startswith("/v1/") and p not in READ_POSTS}
     assert {"/v1/documents", "/v1/documents/{document_id:path}", "/v1/graph/import", "/v1/graph/edits"} <= writes
 

@@ -154,10 +154,13 @@ def test_browser_pages_stay_out_of_the_openapi_schema(client: TestClient) -> Non
     assert "/v1/query" in paths and not {p for p in paths if p.startswith(("/ui", "/docs", "/redoc"))}
 
 
-def test_ui_config_says_whether_the_api_wants_a_key(client: TestClient, tmp_path: Path) -> None:
-    assert client.get("/ui/config.json").json() == {"api_key_required": False}
-    with TestClient(create_app(_settings(tmp_path, api_key=API_KEY))) as guarded:
-        assert guarded.get("/ui/config.json").json() == {"api_key_required": True}
+def test_ui_config_says_whether_the_api_wants_a_key_and_which_workspace_it_serves(
+    client: TestClient, tmp_path: Path
+) -> None:
+    assert client.get("/ui/config.json").json() == {"api_key_required": False, "workspace": "default"}
+    settings = _settings(tmp_path, api_key=API_KEY).for_workspace("team-b")
+    with TestClient(create_app(settings)) as guarded:
+        assert guarded.get("/ui/config.json").json() == {"api_key_required": True, "workspace": "team-b"}
         assert guarded.get("/ui/").status_code == 200  # the page itself is public; its /v1 calls send the key
         assert guarded.get("/v1/modes").status_code == 401
         assert guarded.get("/v1/modes", headers={"X-API-Key": API_KEY}).status_code == 200

@@ -15,14 +15,15 @@ import pytest
 from graphwire import cypher
 
 SCOPED = {"Entity", "Chunk", "Document", "Date", "Edit", "CurationRule", "StoreVersion", "RejectedPair",
-          "WriterLease", "Publication"}  # fmt: skip
+          "WriterLease", "Publication", "Workspace"}  # fmt: skip
 NODE = re.compile(r"\((\w*)\s*:\s*(\w+(?:\s*:\s*\w+)*)\s*(\{[^}]*\})?\s*\)")
 UNSCOPED_FOLDERS = ("schema/", "bench/")  # constraints and indexes span workspaces; bench statements use their own
 WHOLE_STORE = {"admin/wipe"}  # the tests' reset: every workspace at once
-# statements about the workspaces themselves (listing them, whether others share the store, moving a pre-workspace
-# store's nodes)
+# statements about the workspaces themselves (listing them and the deletes to finish, whether others share the store,
+# moving a pre-workspace store's nodes)
 # and the caches' change signal (count-store lookups, which know no workspace)
-ACROSS = {"store/shared_workspaces", "store/workspaces", "admin/assign_default_workspace", "graph/fingerprint"}
+ACROSS = {"store/shared_workspaces", "store/workspaces", "store/deleting_workspaces", "admin/assign_default_workspace",
+          "graph/fingerprint"}  # fmt: skip
 
 
 WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE)\b")

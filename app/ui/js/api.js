@@ -1,7 +1,10 @@
-// The one way the page talks to the API: JSON in and out, the API key from sessionStorage, errors as ApiError.
+// The one way the page talks to the API: JSON in and out, the API key and the chosen workspace from sessionStorage,
+// errors as ApiError.
 
 const KEY_STORAGE = "graphwire.apiKey";
-let config = { api_key_required: false };
+const WORKSPACE_STORAGE = "graphwire.workspace";
+const WORKSPACE_HEADER = "X-Graphwire-Workspace";
+let settings = { api_key_required: false, workspace: "default" };
 let keyPrompt = null; // set by main.js: async (reason) => key or null
 
 export class ApiError extends Error {
@@ -21,14 +24,29 @@ export function storeKey(key) {
   else sessionStorage.removeItem(KEY_STORAGE);
 }
 
+// the workspace every request names (this tab's choice, else the server's)
+export function currentWorkspace() {
+  return sessionStorage.getItem(WORKSPACE_STORAGE) || settings.workspace;
+}
+
+// the server's UI settings (config.json), once loaded
+export function config() {
+  return settings;
+}
+
+export function chooseWorkspace(name) {
+  if (name && name !== settings.workspace) sessionStorage.setItem(WORKSPACE_STORAGE, name);
+  else sessionStorage.removeItem(WORKSPACE_STORAGE);
+}
+
 export function onKeyNeeded(prompt) {
   keyPrompt = prompt;
 }
 
 export async function loadConfig() {
   const response = await fetch("config.json", { headers: { Accept: "application/json" } });
-  config = await response.json();
-  return config;
+  settings = await response.json();
+  return settings;
 }
 
 let pendingKey = null; // one dialog at a time: parallel requests refused together wait for the same answer
@@ -65,7 +83,7 @@ async function errorOf(response) {
 
 // fetch a /v1 path; body: an object (sent as JSON) or FormData; retries once after asking for the key on 401
 async function send(path, { method = "GET", body, query, accept = "application/json" } = {}) {
-  if (config.api_key_required && !storedKey()) await ensureKey("This server asks for an API key.");
+  if (settings.api_key_required && !storedKey()) await ensureKey("This server asks for an API key.");
   const url = new URL(path, window.location.origin);
   for (const [name, value] of Object.entries(query || {})) {
     if (value !== undefined && value !== null && value !== "") url.searchParams.set(name, value);
@@ -74,6 +92,7 @@ async function send(path, { method = "GET", body, query, accept = "application/j
     const headers = { Accept: accept };
     const key = storedKey();
     if (key) headers["X-API-Key"] = key;
+    headers[WORKSPACE_HEADER] = currentWorkspace();
     let payload = body;
     if (body !== undefined && !(body instanceof FormData)) {
       headers["Content-Type"] = "application/json";

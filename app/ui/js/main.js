@@ -1,6 +1,8 @@
 // Start-up: the server's UI config, the API key dialog, the views and the #hash router.
 
-import { api, loadConfig, onKeyNeeded, storeKey, storedKey } from "./api.js";
+import {
+  api, chooseWorkspace, config, currentWorkspace, loadConfig, onKeyNeeded, storeKey, storedKey,
+} from "./api.js";
 import { AskView } from "./ask.js";
 import { CompareView } from "./compare.js";
 import { fillSelect } from "./dom.js";
@@ -78,6 +80,24 @@ async function loadStats() {
   document.getElementById("graph-stats").textContent = `${docs} documents \u00b7 ${rels} relationships`;
 }
 
+// the workspaces this caller holds a role in; choosing another reloads the page in it (this tab only)
+async function loadWorkspaces() {
+  const select = document.getElementById("workspace-select");
+  const names = (await api("/v1/workspaces")).map((w) => w.name);
+  let current = currentWorkspace();
+  if (!names.includes(current) && current !== config().workspace) {
+    chooseWorkspace(null); // this tab's choice is gone (deleted, or no role there any more): the server's
+    current = currentWorkspace();
+  }
+  if (!names.includes(current)) names.push(current);
+  fillSelect(select, names.sort(), current);
+  document.getElementById("workspace-picker").hidden = names.length < 2;
+  select.addEventListener("change", () => {
+    chooseWorkspace(select.value);
+    window.location.reload();
+  });
+}
+
 async function start() {
   setUpKeyDialog();
   await loadConfig();
@@ -85,6 +105,7 @@ async function start() {
   window.graphwire = { views }; // for the browser tests and the curious: views.ask.graph.cy is the graph
   document.addEventListener("click", followAnchors);
   window.addEventListener("hashchange", () => route(views));
+  await loadWorkspaces().catch(() => {}); // the picker stays hidden: the page works in its workspace
   await loadChoices();
   route(views);
   loadStats().catch((error) => {
