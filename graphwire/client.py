@@ -7,6 +7,7 @@ One object per process: it opens Neo4j and the vector store on first use, builds
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,7 @@ from graphwire.core.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from graphwire.core.clients.graph import Graph
+    from graphwire.core.stores.workspace_registry import DeleteResult, WorkspaceInfo
     from graphwire.ingest.curation.models import Candidate, EditRecord, EditResult, EditSpec, Rejection
     from graphwire.ingest.curation.service import Curation
     from graphwire.ingest.exchange.models import ImportReport
@@ -205,6 +207,39 @@ class Graphwire:
         from graphwire.retrieval.registry import mode_names
 
         return mode_names()
+
+    # workspaces -----------------------------------------------------------------------------------------
+    def workspaces(self) -> list[WorkspaceInfo]:
+        """Every workspace of the store with its counts (`graphwire workspace list`)."""
+        from graphwire.core.stores import workspace_registry
+
+        return workspace_registry.entries(self.graph)
+
+    def describe_workspace(self) -> WorkspaceInfo | None:
+        """This object's workspace with its counts, or None while it does not exist."""
+        from graphwire.core.stores import workspace_registry
+
+        return workspace_registry.describe(self.graph)
+
+    def create_workspace(self) -> bool:
+        """Create this object's workspace, empty (its first ingest creates it too); False when it existed."""
+        from graphwire.core.stores import workspace_registry
+
+        return workspace_registry.create(self.graph, by="graphwire Python API")
+
+    def delete_workspace(self) -> DeleteResult:
+        """Delete this object's workspace and everything in it, as `graphwire workspace delete` does; run again, it
+        finishes a delete that was cut short."""
+        from graphwire.core.clients.chroma import open_client
+        from graphwire.core.stores import workspace_registry
+        from graphwire.core.stores.write_session import WriteSession
+
+        purpose = "graphwire Python API: Graphwire.delete_workspace"
+        session = WriteSession(self.settings, lambda: self.graph, purpose, stamp=False, deleting=True)
+        chroma = partial(open_client, self.settings)
+        done = workspace_registry.delete(self.settings, self.graph, session.open, chroma, by=purpose)
+        self._context = None  # its caches described what is gone
+        return done
 
     # lifecycle ------------------------------------------------------------------------------------------
     def close(self) -> None:

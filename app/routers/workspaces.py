@@ -39,7 +39,12 @@ def list_workspaces(caller: PrincipalDep, spaces: WorkspacesDep) -> list[Workspa
     return spaces.entries(caller)
 
 
-@router.post("", status_code=201, response_model=WorkspaceInfo)
+@router.post(
+    "",
+    status_code=201,
+    response_model=WorkspaceInfo,
+    responses={200: {"model": WorkspaceInfo, "description": "The workspace existed already; nothing changed."}},
+)
 def create_workspace(
     body: NewWorkspace, caller: ServerAdminDep, spaces: WorkspacesDep, response: Response
 ) -> WorkspaceInfo:

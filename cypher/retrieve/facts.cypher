@@ -17,7 +17,9 @@
 // one of these count (null: every chunk). For such a reader a relationship's `support` (what every bound below
 // orders by) is its number of readable supporting chunks, a relationship with none is not read, and its
 // $chunks_per_fact chunks are its first readable ones: unreadable chunks never decide which readable facts are read.
-// Without $lists, `support` is the length of its chunk_ids.
+// Without $lists, `support` is the length of its chunk_ids. The hub bound ($two_hop_max_degree) counts such a reader's
+// relationships of a neighbour: the mentions by readable chunks and the relationships with readable support (never more
+// than all of them, so the store-wide count is read first and the readable one only for a hub).
 // Deterministic and bounded on hub entities: every LIMIT follows an ORDER BY that ends in a unique key (a
 // relationship is identified by its type and its end nodes' keys, a chunk by its id), so the rows kept never depend
 // on the plan or on the order the graph was written in, and every expansion branch carries its own LIMIT: per
@@ -75,7 +77,15 @@ CALL () {
   CALL (a) {
     MATCH (a)-[r1]-(m:Entity)
     WHERE type(r1) <> 'REPORTED_BY' AND NOT m:Publication AND NOT m.key IN $keys
-      AND COUNT { (m)--() } <= $two_hop_max_degree  // a hub's own relationships say little about `a`
+      // a hub's own relationships say little about `a`; for a restricted reader, counted in what it may read
+      AND (COUNT { (m)--() } <= $two_hop_max_degree
+           OR $lists IS NOT NULL
+              AND COUNT { MATCH (c:Chunk {workspace: $workspace})-[:MENTIONS]->(m)
+                          WHERE c.access IS NULL OR c.access IN $lists }
+                  + COUNT { MATCH (m)-[x]-(:Entity)
+                            WHERE EXISTS { MATCH (c:Chunk {workspace: $workspace})
+                                           WHERE c.id IN coalesce(x.chunk_ids, []) AND (c.access IS NULL OR c.access IN $lists) } }
+                  <= $two_hop_max_degree)
     WITH m, r1, CASE WHEN $lists IS NULL THEN size(r1.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r1.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
     WHERE $lists IS NULL OR support > 0
     WITH m, r1 ORDER BY support DESC, m.key, type(r1), startNode(r1) = a

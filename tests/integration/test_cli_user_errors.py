@@ -73,7 +73,8 @@ def test_db_reset_empties_the_graph_the_vectors_and_the_ingest_state(
     reset = _cli(env, "db", "reset", "--yes")
     assert reset.returncode == 0, reset.stderr
     assert "deleted" in reset.stdout
-    assert graph.read("check/count_nodes")[0]["nodes"] == 0
+    assert graph.read("check/count_nodes")[0]["nodes"] == 1  # the workspace's registry entry: it stays, empty
+    assert graph.read("store/workspace_entry")[0]["registered"]
     settings = neo4j_settings.model_copy(update={"chroma_path": tmp_path / "chroma", "chroma_collection": "cli_errors"})
     emptied = ChunkStore.from_settings(settings)
     assert emptied.count() == 0

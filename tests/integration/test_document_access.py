@@ -372,6 +372,37 @@ def test_stage_three_bounds_count_only_the_chunks_a_reader_may_read(
     assert len(kept["chunk_ids"]) == max(support.values())
 
 
+def test_the_hub_bound_counts_only_what_a_reader_may_read(session_graph: Graph, context: RetrievalContext) -> None:
+    """A neighbour with more relationships than $two_hop_max_degree is a hub whose own facts are not expanded; for a
+    restricted reader its relationships are counted in what it may read, so a closed document mentioning it cannot
+    turn it into a hub for that reader (with the store-wide count, its readable two-hop facts were lost)."""
+    set_access(session_graph, {}, context)
+    key = "Organization:lumen labs"
+    [busiest] = session_graph.read("check/busiest_neighbour", key=key)
+    bounds = {
+        "keys": [key], "sources": [], "windows": [], "key_limit": 0, "bridge_scan": 0, "direct_per_entity": 0,
+        "two_hop_fanout": 50, "chunks_per_fact": 100, "two_hop_per_entity": 50,
+    }  # fmt: skip
+
+    def through_hub(degree: int, lists: list[list[str]] | None) -> set[tuple[str, str, str]]:
+        [row] = session_graph.read("retrieve/facts", **bounds, two_hop_max_degree=degree, lists=lists)
+        return {(f["subject_key"], f["relationship"], f["object_key"]) for f in row["facts"]
+                if busiest["key"] in (f["subject_key"], f["object_key"])}  # fmt: skip
+
+    degree = busiest["degree"]
+    expanded, cut = through_hub(degree, None), through_hub(degree - 1, None)
+    assert cut < expanded  # one relationship fewer allowed: a hub, whose own facts are not read
+    for document in busiest["documents"]:  # close a document that mentions it, the first that leaves such facts
+        set_access(session_graph, {document: ["vault"]}, context)
+        readable = through_hub(degree, [])
+        if readable - cut:
+            break
+    assert readable - cut, "every fact through the neighbour came from a document that mentions it"
+    assert through_hub(degree - 1, []) == readable  # fewer readable relationships: not a hub for this reader
+    assert through_hub(degree - 1, None) == cut  # still one for whoever reads everything
+    set_access(session_graph, {}, context)
+
+
 def test_a_reader_of_every_document_is_counted_as_the_whole_graph(
     session_graph: Graph, context: RetrievalContext
 ) -> None:

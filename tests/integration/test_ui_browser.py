@@ -14,10 +14,11 @@ import pytest
 from playwright.sync_api import Browser, Page, Response, expect
 from pydantic import SecretStr
 from support.browser import PageWatch, load_ui, open_page, serve
-from support.demo import DEMO
+from support.demo import DEMO, ingest_documents
 from support.openai_stub import MODEL, OpenAIStub, Responder, StubReply, text
 
 from graphwire.app.main import create_app
+from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.retrieval.models import ABSTENTION
 
@@ -395,6 +396,52 @@ def test_documents_filter_by_source_and_page_through(ui: tuple[Page, PageWatch],
     titles = page.locator("#documents tbody tr td:first-child").all_inner_texts()
     assert sorted(titles) == harbor
     watch.assert_clean()
+
+
+def test_the_workspace_picker_switches_this_tab_to_another_workspace(
+    chromium: Browser, demo_settings: Settings, session_graph: Graph
+) -> None:
+    """With a second workspace the page offers a choice; the chosen one is what every view reads, for this tab only;
+    once it is deleted, the tab falls back to the server's."""
+    other = "team-ui"
+    record = UPLOADED | {"published_at": UPLOADED["published_at"][:10]}  # a corpus record's date
+    ingest_documents(session_graph.in_workspace(other), demo_settings.for_workspace(other), [record])
+    with serve(create_app(demo_settings)) as url:
+        page, watch = open_page(chromium)
+        load_ui(page, url, "documents")
+        picker = page.locator("#workspace-select")
+        expect(page.locator("#workspace-picker")).to_be_visible()
+        assert picker.locator("option").all_inner_texts() == ["default", other]
+        expect(page.locator("#documents-caption")).to_have_text(re.compile(r"of 22 documents$"))
+        expect(page.locator("#graph-stats")).to_have_text(re.compile(r"^22 documents"))  # no request left open
+        picker.select_option(other)
+        page.wait_for_selector("body[data-ready='true']")
+        expect(page.locator("#documents-caption")).to_have_text("1\u20131 of 1 documents")
+        expect(page.locator("#graph-stats")).to_have_text(re.compile(r"^1 documents"))
+        assert picker.input_value() == other
+        page.click("[data-view-link='ask']")
+        ask(page, NEW_QUESTION)
+        assert page.inner_text("#answer-text") == "Mira Holt"  # only that workspace knows it
+
+        fresh, fresh_watch = open_page(chromium)  # another tab starts in the server's workspace
+        load_ui(fresh, url, "documents")
+        expect(fresh.locator("#documents-caption")).to_have_text(re.compile(r"of 22 documents$"))
+
+        assert page.request.delete(f"{url}/v1/workspaces/{other}").status == 202
+        page.wait_for_function(
+            f"fetch('/v1/workspaces').then(r => r.json()).then(l => !l.some(w => w.name === '{other}'))",
+            polling=200,
+            timeout=60_000,
+        )
+        page.reload()  # its choice is gone: back to the server's workspace
+        page.wait_for_selector("body[data-ready='true']")
+        page.click("[data-view-link='documents']")
+        expect(page.locator("#documents-caption")).to_have_text(re.compile(r"of 22 documents$"))
+        expect(page.locator("#workspace-picker")).to_be_hidden()
+        watch.assert_clean()
+        fresh_watch.assert_clean()
+        for tab in (page, fresh):
+            tab.context.close()
 
 
 UPLOADED = {  # a chief executive for a demo company that has none in the demo corpus

@@ -9,7 +9,9 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -18,6 +20,7 @@ from support.demo import DEMO, ingest_demo, ingest_documents
 from support.jobs import wait_for_job
 from typer.testing import CliRunner
 
+from graphwire import Graphwire
 from graphwire.app.auth import operations as ops
 from graphwire.app.main import create_app
 from graphwire.cli.main import app
@@ -25,7 +28,10 @@ from graphwire.core.auth.models import LOCAL, Role
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import AuthMode, Settings
+from graphwire.core.stores import workspace_registry
 from graphwire.core.stores.bootstrap import apply_schema, empty_graph
+from graphwire.core.stores.workspace_registry import WorkspaceDeletingError
+from graphwire.core.stores.write_session import WriteSession
 from graphwire.core.workspaces import WorkspaceNameError
 from graphwire.ingest.exchange.service import GraphExchange
 from graphwire.retrieval.registry import MODES, RetrievalContext
@@ -196,9 +202,31 @@ def test_the_api_serves_the_workspace_a_request_names_and_checks_roles_there(
 
         bad = client.post("/v1/retrieve", json=body, headers=admin | {"X-Graphwire-Workspace": "../x"})
         assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_workspace"
-        mcp = client.post("/mcp", json={}, headers=admin | in_other)
-        assert mcp.status_code == 422 and "MCP endpoint serves workspace 'default'" in mcp.text
+        unknown = {"X-Graphwire-Workspace": "team-x"}  # valid, never created
+        missing = client.post("/v1/retrieve", json=body, headers=admin | unknown)
+        assert missing.status_code == 404 and missing.json()["error"]["code"] == "unknown_workspace"
+        assert client.post("/v1/retrieve", json=body, headers=rita | unknown).status_code == 403  # no oracle
+
+        # the MCP endpoint serves the workspace the request names, with the same role checks
+        listed = mcp(client, "list_documents", {"limit": 100}, admin | in_other)
+        assert [d["title"] for d in listed["structuredContent"]["items"]] == [ONLY_IN_OTHER["title"]]
+        assert mcp(client, "list_documents", {"limit": 100}, admin)["structuredContent"]["total"] == 22
+        assert mcp(client, "list_documents", {"limit": 100}, team.headers(bea) | in_other)["isError"] is False
+        assert mcp(client, "list_documents", {"limit": 100}, team.headers(bea))["isError"] is True
+        assert mcp(client, "list_documents", {"limit": 100}, admin | unknown)["isError"] is True
     assert len(graph.read("check/document_titles")) == 22  # nothing of team-b came into default
+
+
+MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+def mcp(client: TestClient, tool: str, arguments: dict[str, object], headers: dict[str, str]) -> dict[str, Any]:
+    """One MCP tool call over the API's /mcp: its result."""
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    answer = client.post("/mcp", json=call, headers=MCP_HEADERS | headers)
+    assert answer.status_code == 200, answer.text
+    result: dict[str, Any] = answer.json()["result"]
+    return result
 
 
 def test_two_workspaces_ingest_through_jobs_at_once_and_deleting_one_leaves_the_other_serving(
@@ -210,6 +238,7 @@ def test_two_workspaces_ingest_through_jobs_at_once_and_deleting_one_leaves_the_
     in_other = {"X-Graphwire-Workspace": OTHER}
     body = {"question": QUESTION, "mode": "joint", "top_k": 5}
     with TestClient(create_app(served)) as client:
+        assert client.post("/v1/workspaces", json={"name": OTHER}).status_code == 201
         here = client.post("/v1/documents", json={"documents": records})  # each workspace's own job worker
         there = client.post("/v1/documents", json={"documents": [*records[:5], ONLY_IN_OTHER]}, headers=in_other)
         assert here.status_code == there.status_code == 202, (here.text, there.text)
@@ -239,3 +268,139 @@ def test_two_workspaces_ingest_through_jobs_at_once_and_deleting_one_leaves_the_
         assert client.get("/v1/graph/export").text == before
         assert client.get("/v1/documents", headers=in_other).json()["total"] == 0
     assert chunk_ids(graph.in_workspace(OTHER)) == set()
+
+
+def test_workspaces_are_created_listed_described_and_deleted_over_http(
+    graph: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    """/v1/workspaces: a server admin creates and deletes, a workspace's readers describe it, everyone lists those
+    they hold a role in; a delete answers at once and finishes behind it; the other workspaces do not change."""
+    team = make_team(tmp_path / "auth.sqlite")
+    ops.add_principal(team.store, LOCAL, ops.NewPrincipal(name="bea"))
+    ops.grant(team.store, LOCAL, ops.GrantRequest(principal="bea", role=Role.WRITER, workspace="team-c"))
+    bea = team.headers(ops.create_key(team.store, LOCAL, "bea", ops.NewKey()).key)
+    admin, rita = team.headers(team.admin_key), team.headers(team.reader_key)
+    served = settings.model_copy(
+        update={"chroma_path": tmp_path / "chroma", "ingest_state_path": tmp_path / "state",
+                "auth_mode": AuthMode.PRINCIPALS, "auth_store_path": tmp_path / "auth.sqlite"}
+    )  # fmt: skip
+    ingest_demo(graph, served)
+    before = export(graph, served)
+    in_c = {"X-Graphwire-Workspace": "team-c"}
+    with TestClient(create_app(served)) as client:
+        assert client.post("/v1/documents", json={"documents": [ONLY_IN_OTHER]}, headers=bea | in_c).status_code == 404
+        assert client.post("/v1/workspaces", json={"name": "team-c"}, headers=bea).status_code == 403
+        bad = client.post("/v1/workspaces", json={"name": "Team C"}, headers=admin)
+        assert bad.status_code == 422
+        made = client.post("/v1/workspaces", json={"name": "team-c"}, headers=admin)
+        assert made.status_code == 201, made.text
+        assert made.json() | {"created_at": None} == {
+            "name": "team-c", "state": "ready", "documents": 0, "chunks": 0, "entities": 0, "relationships": 0,
+            "created_at": None, "created_by": "root", "deleting_since": None}  # fmt: skip
+        assert client.post("/v1/workspaces", json={"name": "team-c"}, headers=admin).status_code == 200
+
+        assert [w["name"] for w in client.get("/v1/workspaces", headers=admin).json()] == ["default", "team-c"]
+        assert [w["name"] for w in client.get("/v1/workspaces", headers=rita).json()] == ["default"]
+        assert [w["name"] for w in client.get("/v1/workspaces", headers=bea).json()] == ["team-c"]
+        assert client.get("/v1/workspaces/team-c", headers=rita).status_code == 403
+        assert client.get("/v1/workspaces/team-x", headers=rita).status_code == 403  # no existence oracle
+        assert client.get("/v1/workspaces/team-x", headers=admin).status_code == 404
+        assert client.get("/v1/workspaces/..%2Fx", headers=admin).status_code in (404, 422)
+
+        posted = client.post("/v1/documents", json={"documents": [ONLY_IN_OTHER]}, headers=bea | in_c)
+        assert posted.status_code == 202, posted.text
+        assert wait_for_job(client, posted.json()["job_id"], headers=bea | in_c)["state"] == "succeeded"
+        described = client.get("/v1/workspaces/team-c", headers=bea).json()
+        assert (described["documents"], described["chunks"]) == (1, 1)
+        assert described["entities"] > 0 and described["relationships"] > 0
+        default = client.get("/v1/workspaces/default", headers=rita).json()
+        assert default["documents"] == 22 and default["created_at"] is None
+        other_settings = served.for_workspace("team-c")
+        assert ChunkStore.from_settings(other_settings).count() == 1 and other_settings.ingest_state_path.is_dir()
+
+        assert client.delete("/v1/workspaces/team-c", headers=bea).status_code == 403
+        assert client.delete("/v1/workspaces/default", headers=admin).json()["error"]["code"] == "served_workspace"
+        deleting = client.delete("/v1/workspaces/team-c", headers=admin)
+        assert deleting.status_code == 202 and deleting.json()["state"] == "deleting"
+        assert deleting.json()["documents"] == 1
+        assert _gone(client, "team-c", admin), "the delete did not finish"
+        assert client.post("/v1/retrieve", json={"question": QUESTION}, headers=bea | in_c).status_code == 404
+        assert ChunkStore.from_settings(other_settings).count() == 0
+        assert not other_settings.ingest_state_path.exists()
+        assert export(graph, served) == before
+        assert client.get("/v1/documents", headers=admin).json()["total"] == 22
+
+        events = client.get("/v1/auth/audit", params={"target": "team-c"}, headers=admin).json()
+        assert [(e["action"], e["workspace"]) for e in reversed(events)] == [
+            ("workspace.create", "team-c"), ("workspace.delete", "team-c")]  # fmt: skip
+        again = client.post("/v1/workspaces", json={"name": "team-c"}, headers=admin)
+        assert again.status_code == 201 and again.json()["documents"] == 0  # a new, empty one
+    assert graph.in_workspace("team-c").read("store/workspace_entry")[0]["registered"]
+
+
+def _gone(client: TestClient, workspace: str, headers: dict[str, str], timeout_s: float = 120.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if client.get(f"/v1/workspaces/{workspace}", headers=headers).status_code == 404:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_delete_cut_short_refuses_writers_and_is_finished_when_the_api_starts(
+    graph: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    """A delete that marked its workspace and died (a killed process) leaves it refusing every writer; the API
+    finishes it as it starts, and `graphwire workspace delete` run again finishes another."""
+    served = settings.model_copy(update={"chroma_path": tmp_path / "chroma", "ingest_state_path": tmp_path / "state"})
+    ingest_demo(graph, served)
+    before = export(graph, served)
+    for name in ("team-d", "team-e"):
+        ingest_documents(graph.in_workspace(name), served.for_workspace(name), [ONLY_IN_OTHER])
+        workspace_registry.mark_deleting(graph.in_workspace(name), by="a delete that was killed")
+    d_settings = served.for_workspace("team-d")
+    assert ChunkStore.from_settings(d_settings).count() == 1
+
+    with pytest.raises(WorkspaceDeletingError, match="being deleted"):
+        WriteSession(d_settings, lambda: graph.in_workspace("team-d"), "a writer").open()
+    env = {**os.environ, "NEO4J_URI": served.neo4j_uri, "NEO4J_PASSWORD": served.resolved_neo4j_password(),
+           "CHROMA_PATH": str(served.chroma_path), "INGEST_STATE_PATH": str(served.ingest_state_path),
+           "STORE_LOCK_DIR": str(served.store_lock_dir), "HOME": str(tmp_path), "COLUMNS": "200"}  # fmt: skip
+    reset = _cli(env, "-w", "team-e", "db", "reset", "--yes")
+    assert reset.returncode == 1 and "is being deleted" in reset.stderr
+    listed = _cli(env, "workspace", "list")
+    assert "deleting" in next(line for line in listed.stdout.splitlines() if "team-e" in line)
+    finished = _cli(env, "workspace", "delete", "team-e", "--yes")
+    assert finished.returncode == 0, finished.stderr
+    assert workspace_registry.describe(graph.in_workspace("team-e")) is None
+
+    with TestClient(create_app(served)) as client:
+        refused = client.post("/v1/documents", json={"documents": [ONLY_IN_OTHER]}, headers={"X-Graphwire-Workspace":
+                              "team-d"})  # fmt: skip
+        assert refused.status_code in (404, 409)  # being deleted, or deleted already
+        assert _gone(client, "team-d", {}), "the API did not finish the delete"
+        assert [w["name"] for w in client.get("/v1/workspaces").json()] == ["default"]
+    assert chunk_ids(graph.in_workspace("team-d")) == set()
+    assert ChunkStore.from_settings(d_settings).count() == 0
+    assert export(graph, served) == before
+
+
+def test_the_python_api_creates_describes_lists_and_deletes_its_workspace(
+    graph: Graph, settings: Settings, tmp_path: Path
+) -> None:
+    served = settings.model_copy(update={"chroma_path": tmp_path / "chroma", "ingest_state_path": tmp_path / "state"})
+    ingest_demo(graph, served)
+    before = export(graph, served)
+    with Graphwire(served, workspace="team-p") as gw:
+        assert gw.describe_workspace() is None
+        assert gw.create_workspace() is True and gw.create_workspace() is False
+        assert gw.describe_workspace().documents == 0  # type: ignore[union-attr]
+        gw.ingest([ONLY_IN_OTHER], extractor="offline")
+        info = gw.describe_workspace()
+        assert info is not None and (info.documents, info.chunks, info.state) == (1, 1, "ready")
+        assert {w.name: w.documents for w in gw.workspaces()} == {"default": 22, "team-p": 1}
+        assert gw.retrieve(QUESTION, mode="bm25").chunks
+        done = gw.delete_workspace()
+        assert done.nodes > 0 and done.vectors == 1 and gw.describe_workspace() is None
+        assert [w.name for w in gw.workspaces()] == ["default"]
+    assert export(graph, served) == before
