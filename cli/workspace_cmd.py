@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from graphwire.app.audit_events import cli_audit, local_operator
 from graphwire.cli.common import NEO4J_ERRORS, fail, neo4j_error_line, open_graph_or_exit
 from graphwire.cli.db_cmd import empty_workspace
 from graphwire.core import workspaces
@@ -48,6 +49,8 @@ def create(name: NameArg) -> None:
     """Create an empty workspace (ingesting into one with `-w NAME ingest` creates it too)."""
     settings = _settings_of(name)
     created = _on_graph(settings, lambda graph: workspace_registry.create(graph, by="graphwire workspace create"))
+    if created:
+        cli_audit(settings).record(local_operator(), [("workspace.create", name, {})], workspace=name)
     console.print(f"created workspace {name!r}" if created else f"workspace {name!r} exists already")
 
 
@@ -83,4 +86,6 @@ def delete(
     if not yes:
         raise fail(f"this deletes workspace {name!r}: run `graphwire workspace delete {name} --yes` to do it")
     done = empty_workspace(settings, f"graphwire workspace delete {name}", keep_entry=False)
+    detail = {"nodes": done.nodes, "vectors": done.vectors}
+    cli_audit(settings).record(local_operator(), [("workspace.delete", name, detail)], workspace=name)
     console.print(f"deleted workspace {name!r}: {done.nodes} nodes, {done.vectors} vectors and its ingest state")

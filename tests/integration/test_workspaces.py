@@ -4,6 +4,7 @@ moves into `default`; the CLI works in the workspace it is given."""
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import subprocess
@@ -25,6 +26,7 @@ from graphwire.app.auth import operations as ops
 from graphwire.app.main import create_app
 from graphwire.cli.main import app
 from graphwire.core.auth.models import LOCAL, Role
+from graphwire.core.auth.store import SqlitePrincipalStore
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import AuthMode, Settings
@@ -373,6 +375,8 @@ def test_a_delete_cut_short_refuses_writers_and_is_finished_when_the_api_starts(
     finished = _cli(env, "workspace", "delete", "team-e", "--yes")
     assert finished.returncode == 0, finished.stderr
     assert workspace_registry.describe(graph.in_workspace("team-e")) is None
+    [event] = SqlitePrincipalStore(Path(os.environ["AUTH_STORE_PATH"])).audit(target="team-e")
+    assert (event.action, event.workspace, event.actor) == ("workspace.delete", "team-e", f"local:{getpass.getuser()}")
 
     with TestClient(create_app(served)) as client:
         refused = client.post("/v1/documents", json={"documents": [ONLY_IN_OTHER]}, headers={"X-Graphwire-Workspace":
