@@ -2,9 +2,11 @@
 (the offline extractor, vectors in a temporary Chroma folder), then one uvicorn worker asked the same questions in
 each workspace in turn (`X-Graphwire-Workspace`), its VmRSS read after each workspace's first questions. A workspace's
 first request builds its services (retrieval context: name index, PPR snapshot, flat index; job worker), so the
-growth per workspace is what one more loaded workspace costs.
+growth per workspace is what one more loaded workspace costs. The server keeps at most WORKSPACES_LOADED_MAX of them
+besides its own (`--loaded-max`, default the setting's): past that, RSS shows what letting one go gives back, and the
+first workspaces asked again show what loading one again costs.
 
-    NEO4J_URI=... NEO4J_PASSWORD=... python -m bench.workspace_memory --wipe --workspaces 20 \\
+    NEO4J_URI=... NEO4J_PASSWORD=... python -m bench.workspace_memory --wipe --workspaces 24 \\
         --out bench/workspace_memory
 """
 
@@ -48,9 +50,10 @@ def ingest(settings: Settings, names: list[str]) -> float:
     return time.perf_counter() - started
 
 
-def serve_and_measure(settings: Settings, names: list[str]) -> dict[str, Any]:
+def serve_and_measure(settings: Settings, names: list[str], loaded_max: int, again: int) -> dict[str, Any]:
     env = {"CHROMA_PATH": str(settings.chroma_path), "INGEST_STATE_PATH": str(settings.ingest_state_path),
-           "STORE_LOCK_DIR": str(settings.store_lock_dir), "LOG_LEVEL": "WARNING"}  # fmt: skip
+           "STORE_LOCK_DIR": str(settings.store_lock_dir), "LOG_LEVEL": "WARNING",
+           "WORKSPACES_LOADED_MAX": str(loaded_max)}  # fmt: skip
     port = free_port()
     server = start_api(port, env=env, timeout_s=300)
     rows = []
@@ -59,7 +62,7 @@ def serve_and_measure(settings: Settings, names: list[str]) -> dict[str, Any]:
             while client.get("/health/ready").status_code != 200:
                 time.sleep(0.2)
             base = status_mib(server.pid, "VmRSS")
-            for name in tqdm(names, desc="workspaces"):
+            for name in tqdm([*names, *names[:again]], desc="workspaces"):
                 headers = {"X-Graphwire-Workspace": name}
                 times = []
                 for question in QUESTIONS:
@@ -76,41 +79,48 @@ def serve_and_measure(settings: Settings, names: list[str]) -> dict[str, Any]:
     finally:
         server.terminate()
         server.wait(timeout=60)
-    return {"rss_ready_mib": base, "peak_rss_mib": peak, "workspaces": rows}
+    return {"rss_ready_mib": base, "peak_rss_mib": peak, "loaded_max": loaded_max, "workspaces": rows}
 
 
 def markdown(r: dict[str, Any]) -> str:
-    rows = r["served"]["workspaces"]
+    rows, bound = r["served"]["workspaces"], r["served"]["loaded_max"]
     base = r["served"]["rss_ready_mib"]
-    growth = [(b["rss_mib"] - a["rss_mib"]) for a, b in zip(rows, rows[1:], strict=False)]
+    first = rows[: min(bound, r["workspaces"])]
+    growth = [(b["rss_mib"] - a["rss_mib"]) for a, b in zip(first, first[1:], strict=False)]
     lines = [
         "# Memory of one API process serving many workspaces",
         "",
         f"Command: `{r['command']}`",
         "",
         f"Machine: {r['machine']}; load average {r['load']} (1, 5, 15 min) at the end. The demo corpus (22 articles) "
-        f"ingested into each of {len(rows)} workspaces of one store ({r['ingest_s']} s); one uvicorn worker "
-        "(`graphwire.app.main:create_app`, the default mode, the extractive answerer) asked "
-        f"{len(QUESTIONS)} questions in each workspace in turn (X-Graphwire-Workspace), VmRSS read after them.",
+        f"ingested into each of {r['workspaces']} workspaces of one store ({r['ingest_s']} s); one uvicorn worker "
+        f"(`graphwire.app.main:create_app`, WORKSPACES_LOADED_MAX={bound}, the default mode, the extractive answerer) "
+        f"asked {len(QUESTIONS)} questions in each workspace in turn (X-Graphwire-Workspace), then in the first "
+        f"{len(rows) - r['workspaces']} again; VmRSS read after each.",
         "",
         f"- RSS when ready (the server's own workspace, `default`, warmed and empty): {base} MiB",
-        f"- RSS with all {len(rows)} workspaces loaded: {rows[-1]['rss_mib']} MiB "
-        f"(peak {r['served']['peak_rss_mib']} MiB)",
-        f"- growth per workspace loaded after the first: median {statistics.median(growth):.1f} MiB, "
-        f"max {max(growth):.1f} MiB"
+        f"- RSS with {len(first)} workspaces loaded: {first[-1]['rss_mib']} MiB; after all {len(rows)} requests: "
+        f"{rows[-1]['rss_mib']} MiB (peak {r['served']['peak_rss_mib']} MiB)",
+        f"- growth per workspace loaded after the first, up to the bound: median {statistics.median(growth):.1f} "
+        f"MiB, max {max(growth):.1f} MiB"
         if growth
         else "",
         "",
-        "| workspaces loaded | RSS MiB | first question in it ms | next questions (median) ms |",
-        "|---|---|---|---|",
+        "| request | workspace | loaded | RSS MiB | first question in it ms | next questions (median) ms |",
+        "|---|---|---|---|---|---|",
     ]
-    lines += [f"| {i} | {row['rss_mib']} | {row['first_ms']} | {row['next_ms']} |" for i, row in enumerate(rows, 1)]
+    lines += [
+        f"| {i} | {row['workspace']} | {min(i, bound)} | {row['rss_mib']} | {row['first_ms']} | {row['next_ms']} |"
+        for i, row in enumerate(rows, 1)
+    ]
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workspaces", type=int, default=20)
+    parser.add_argument("--workspaces", type=int, default=24)
+    parser.add_argument("--loaded-max", type=int, default=Settings.model_fields["workspaces_loaded_max"].default)
+    parser.add_argument("--again", type=int, default=4, help="ask the first N workspaces again at the end")
     parser.add_argument("--out", type=Path, default=Path("bench/workspace_memory"))
     add_wipe_flag(parser)
     args = parser.parse_args()
@@ -126,11 +136,11 @@ def main() -> None:
     names = [f"team-{i:02d}" for i in range(1, args.workspaces + 1)]
     try:
         ingest_s = ingest(settings, names)
-        served = serve_and_measure(settings, names)
+        served = serve_and_measure(settings, names, args.loaded_max, args.again)
     finally:
         shutil.rmtree(stores, ignore_errors=True)
     results = {"command": command_line(), "machine": machine(), "load": [round(x, 2) for x in os.getloadavg()],
-               "ingest_s": round(ingest_s, 1), "served": served}  # fmt: skip
+               "ingest_s": round(ingest_s, 1), "workspaces": len(names), "served": served}  # fmt: skip
     write_results(args.out, results, markdown(results))
     print(markdown(results))
 

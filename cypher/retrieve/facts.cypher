@@ -77,15 +77,17 @@ CALL () {
   CALL (a) {
     MATCH (a)-[r1]-(m:Entity)
     WHERE type(r1) <> 'REPORTED_BY' AND NOT m:Publication AND NOT m.key IN $keys
-      // a hub's own relationships say little about `a`; for a restricted reader, counted in what it may read
-      AND (COUNT { (m)--() } <= $two_hop_max_degree
-           OR $lists IS NOT NULL
-              AND COUNT { MATCH (c:Chunk {workspace: $workspace})-[:MENTIONS]->(m)
-                          WHERE c.access IS NULL OR c.access IN $lists }
-                  + COUNT { MATCH (m)-[x]-(:Entity)
-                            WHERE EXISTS { MATCH (c:Chunk {workspace: $workspace})
-                                           WHERE c.id IN coalesce(x.chunk_ids, []) AND (c.access IS NULL OR c.access IN $lists) } }
-                  <= $two_hop_max_degree)
+      // a hub's own relationships say little about `a`; for a restricted reader, counted in what it may read (a CASE,
+      // so the readable count is only read for a neighbour whose store-wide count is over the bound)
+      AND CASE WHEN COUNT { (m)--() } <= $two_hop_max_degree THEN true
+               WHEN $lists IS NULL THEN false
+               ELSE COUNT { MATCH (c:Chunk {workspace: $workspace})-[:MENTIONS]->(m)
+                            WHERE c.access IS NULL OR c.access IN $lists }
+                    + COUNT { MATCH (m)-[x]-(:Entity)
+                              WHERE EXISTS { MATCH (c:Chunk {workspace: $workspace})
+                                             WHERE c.id IN coalesce(x.chunk_ids, [])
+                                               AND (c.access IS NULL OR c.access IN $lists) } }
+                    <= $two_hop_max_degree END
     WITH m, r1, CASE WHEN $lists IS NULL THEN size(r1.chunk_ids) ELSE COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.id IN r1.chunk_ids AND (c.access IS NULL OR c.access IN $lists) } END AS support
     WHERE $lists IS NULL OR support > 0
     WITH m, r1 ORDER BY support DESC, m.key, type(r1), startNode(r1) = a
