@@ -4,7 +4,9 @@ each workspace in turn (`X-Graphwire-Workspace`), its VmRSS read after each work
 first request builds its services (retrieval context: name index, PPR snapshot, flat index; job worker), so the
 growth per workspace is what one more loaded workspace costs. The server keeps at most WORKSPACES_LOADED_MAX of them
 besides its own (`--loaded-max`, default the setting's): past that, RSS shows what letting one go gives back, and the
-first workspaces asked again show what loading one again costs.
+first workspaces asked again show what loading one again costs. Last, a fresh process searches each workspace's two
+Chroma collections once with the embedded client: what that client keeps per workspace, which letting a workspace
+go cannot release.
 
     NEO4J_URI=... NEO4J_PASSWORD=... python -m bench.workspace_memory --wipe --workspaces 24 \\
         --out bench/workspace_memory
@@ -13,10 +15,13 @@ first workspaces asked again show what loading one again costs.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -106,6 +111,12 @@ def markdown(r: dict[str, Any]) -> str:
         if growth
         else "",
         "",
+        f"- the embedded Chroma client, in a fresh process, searching each of the {r['chroma']['collections']} "
+        f"collections (two a workspace: chunks and sentences) once: {r['chroma']['growth_mib']} MiB in all, median "
+        f"{r['chroma']['median_per_collection_mib']} MiB a collection. The client keeps every index it has searched "
+        "and letting a workspace go cannot release it: that is the growth past the bound below (a workspace asked "
+        "again costs little). Run Chroma as a server (CHROMA_HOST) to keep the indexes out of the API process.",
+        "",
         "| request | workspace | loaded | RSS MiB | first question in it ms | next questions (median) ms |",
         "|---|---|---|---|---|---|",
     ]
@@ -116,14 +127,42 @@ def markdown(r: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def chroma_probe(path: Path) -> None:
+    """In its own process: search every collection under `path` once, printing VmRSS (MiB) after each as JSON."""
+    import chromadb
+    import numpy as np
+    from chromadb.config import Settings as ChromaSettings
+
+    client = chromadb.PersistentClient(path=str(path), settings=ChromaSettings(anonymized_telemetry=False))
+    names = sorted(c.name for c in client.list_collections())
+    query = np.random.default_rng(0).random(384).tolist()
+    rows = [{"collection": "", "rss_mib": status_mib(os.getpid(), "VmRSS")}]
+    for name in names:
+        client.get_collection(name).query(query_embeddings=[query], n_results=5)
+        rows.append({"collection": name, "rss_mib": status_mib(os.getpid(), "VmRSS")})
+    print(json.dumps(rows))
+
+
+def measure_chroma(settings: Settings) -> dict[str, Any]:
+    probe = [sys.executable, "-m", "bench.workspace_memory", "--chroma-probe", str(settings.chroma_path)]
+    rows = json.loads(subprocess.run(probe, check=True, capture_output=True, text=True, cwd=ROOT).stdout)
+    per_collection = [b["rss_mib"] - a["rss_mib"] for a, b in zip(rows, rows[1:], strict=False)]
+    return {"collections": len(per_collection), "growth_mib": round(rows[-1]["rss_mib"] - rows[0]["rss_mib"], 1),
+            "median_per_collection_mib": round(statistics.median(per_collection), 2)}  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workspaces", type=int, default=24)
     parser.add_argument("--loaded-max", type=int, default=Settings.model_fields["workspaces_loaded_max"].default)
     parser.add_argument("--again", type=int, default=4, help="ask the first N workspaces again at the end")
     parser.add_argument("--out", type=Path, default=Path("bench/workspace_memory"))
+    parser.add_argument("--chroma-probe", type=Path, help=argparse.SUPPRESS)  # the fresh process of measure_chroma
     add_wipe_flag(parser)
     args = parser.parse_args()
+    if args.chroma_probe is not None:
+        chroma_probe(args.chroma_probe)
+        return
     require_wipe(parser, args)
     logging.disable(logging.WARNING)
     stores = Path(tempfile.mkdtemp(prefix="graphwire-workspaces-"))
@@ -137,10 +176,12 @@ def main() -> None:
     try:
         ingest_s = ingest(settings, names)
         served = serve_and_measure(settings, names, args.loaded_max, args.again)
+        chroma = measure_chroma(settings)
     finally:
         shutil.rmtree(stores, ignore_errors=True)
     results = {"command": command_line(), "machine": machine(), "load": [round(x, 2) for x in os.getloadavg()],
-               "ingest_s": round(ingest_s, 1), "workspaces": len(names), "served": served}  # fmt: skip
+               "ingest_s": round(ingest_s, 1), "workspaces": len(names), "served": served,
+               "chroma": chroma}  # fmt: skip
     write_results(args.out, results, markdown(results))
     print(markdown(results))
 
