@@ -89,7 +89,7 @@ class WorkspaceServices:
 
     def _require_usable(self, workspace: str) -> None:
         exists, deleting = workspace_registry.state(self.graph(workspace))
-        if deleting or self.deleter.pending(workspace):
+        if deleting:
             raise _deleting(workspace)
         if not exists:
             raise ApiError(
@@ -98,6 +98,8 @@ class WorkspaceServices:
                 f"no workspace {workspace!r}: a server admin creates it with POST /v1/workspaces",
                 {"workspace": workspace},
             )
+        if self.deleter.pending(workspace):  # created again while this process still finishes the old one
+            raise _deleting(workspace)
 
     def entries(self, caller: Principal) -> list[WorkspaceInfo]:
         """Every workspace the caller holds a role in (a server admin: every one), with its counts."""
@@ -186,8 +188,12 @@ class Deleter:
     def submit(self, workspace: str, released: Services | None = None) -> None:
         """Finish deleting `workspace`; `released`: its services, whose job worker is stopped first."""
         with self._lock:
+            queued = workspace in self._pending
             self._pending.add(workspace)
-        self._queue.put((workspace, released))
+        if not queued:
+            self._queue.put((workspace, released))
+        elif released is not None:
+            released.stop_workspace()
 
     def pending(self, workspace: str) -> bool:
         with self._lock:
