@@ -26,7 +26,7 @@ from graphwire.core.settings import Settings
 from graphwire.core.stores.store_version import bump
 from graphwire.eval.datasets import DEFAULT_QUESTIONS, load_questions
 from graphwire.eval.selection import select
-from graphwire.retrieval.access import AccessMap, retrieve_as
+from graphwire.retrieval.access import AccessMap, access_map, retrieve_as
 from graphwire.retrieval.registry import RetrievalContext, mode_names
 
 GROUPS = 10
@@ -103,6 +103,21 @@ def measure(ctx: RetrievalContext, modes: list[str], queries: list[str], top_k: 
     return runs
 
 
+def routes(ctx: RetrievalContext, queries: list[str], top_k: int) -> dict[str, int]:
+    """The mode `auto` picks for each question, open and in the question's reader's scope (the router reads only what
+    the reader may read, so it may pick another mode): counts of `open -> restricted` pairs."""
+    pairs: dict[str, int] = {}
+    for i, query in enumerate(queries):
+        scope = access_map(ctx).scope(Reader.of([f"group-{i % GROUPS}"]))
+        picked = [
+            view.retriever("auto").retrieve(query, top_k=top_k).details["router"]["mode"]
+            for view in (ctx, ctx.scoped(scope) if scope is not None else ctx)
+        ]
+        pair = " -> ".join(picked)
+        pairs[pair] = pairs.get(pair, 0) + 1
+    return dict(sorted(pairs.items(), key=lambda kv: -kv[1]))
+
+
 def summary(runs: dict[str, dict[str, Any]], top_k: int) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for mode, run in runs.items():
@@ -152,6 +167,14 @@ def render(report: dict[str, Any]) -> str:
         f"p50 {report['scopes']['first_ms']['p50']} ms, p95 {report['scopes']['first_ms']['p95']} ms a group; the "
         f"{GROUPS} scopes' views hold {report['scopes']['rss_mb']} MB more resident memory.",
     ]
+    if report.get("auto_routes"):
+        pairs = ", ".join(f"{pair} {n}" for pair, n in report["auto_routes"].items())
+        lines += [
+            "",
+            "`auto` routes each question to one mode; the router reads only what the reader may read, so a restricted "
+            f"reader's question may go to another mode than the open caller's (open -> restricted: {pairs}). Its p95 "
+            "ratio is the cost of the modes it picks, whose own ratios are in the rows above.",
+        ]
     return "\n".join(lines) + "\n" + report.get("notes", "")
 
 
@@ -178,6 +201,7 @@ def main() -> None:
             runs = measure(ctx, modes, queries[:1], args.top_k)  # warm the shared state first
             built = scopes(ctx, modes, queries[0], args.top_k)
             runs = measure(ctx, modes, queries, args.top_k)
+            routed = routes(ctx, queries, args.top_k) if "auto" in modes else {}
     finally:
         graph.close()
     report = {
@@ -190,6 +214,7 @@ def main() -> None:
         "modes": modes,
         "latency_ms": summary(runs, args.top_k),
         "scopes": built,
+        "auto_routes": routed,
         "access_map": {
             "read_ms": map_ms,
             "chunks": len(access.chunks),
