@@ -25,7 +25,7 @@ def init() -> None:
     settings = get_settings()
     graph = open_graph_or_exit(settings)
     try:
-        applied = apply_schema(graph)
+        applied = apply_schema(graph, migrate=False)  # open_graph_or_exit moved a pre-workspace store
     except NEO4J_ERRORS as exc:
         raise fail(neo4j_error_line(settings, exc)) from None
     finally:

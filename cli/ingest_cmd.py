@@ -120,7 +120,7 @@ def ingest(
         raise fail(neo4j_error_line(settings, exc)) from None
     lost: BaseException | None = None
     try:
-        apply_schema(graph)
+        apply_schema(graph, migrate=False)  # open_graph_or_exit moved a pre-workspace store
         store = chunk_store(settings) if vectors else None
         if delete:
             caps = ProvenanceCaps.of(configured_schema(settings), settings)

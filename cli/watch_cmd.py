@@ -41,7 +41,7 @@ def watch(
         raise fail("no feeds: give feed URLs, or set FEED_URLS")
     graph = open_graph_or_exit(settings)
     try:
-        apply_schema(graph)
+        apply_schema(graph, migrate=False)  # open_graph_or_exit moved a pre-workspace store
         options = WatchOptions.from_settings(settings)
         if interval is not None:
             options = WatchOptions(interval, options.backoff_max_s, options.load)

@@ -7,10 +7,12 @@ from graphwire.core.clients.graph import Graph
 from graphwire.core.workspaces import DEFAULT_WORKSPACE
 
 
-def apply_schema(graph: Graph, await_timeout_s: int = 60, limit: int = 10_000) -> list[str]:
+def apply_schema(graph: Graph, await_timeout_s: int = 60, limit: int = 10_000, *, migrate: bool = True) -> list[str]:
     """Create what is missing, wait for the indexes to come online, return the statement names applied. A store
-    written before workspaces moves into `default` first (`move_into_default`)."""
-    move_into_default(graph, limit)
+    written before workspaces moves into `default` first (`move_into_default`), unless the caller has just done it
+    (`migrate=False`: the CLI's `open_graph_or_exit`), since finding out is a scan of the nodes."""
+    if migrate:
+        move_into_default(graph, limit)
     applied = []
     for name, _ in cypher.statements_in("schema"):
         graph.write(name)
