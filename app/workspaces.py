@@ -21,12 +21,10 @@ from collections import OrderedDict
 
 from graphwire.app.errors import ApiError
 from graphwire.app.services import Services
-from graphwire.core import workspaces
 from graphwire.core.auth.models import Principal
 from graphwire.core.clients.graph import Graph
 from graphwire.core.stores import workspace_registry
 from graphwire.core.stores.workspace_registry import WorkspaceDeletingError, WorkspaceInfo
-from graphwire.core.stores.write_session import WriteSession
 
 log = logging.getLogger(__name__)
 RETRY_S = 10.0  # a delete that failed (Neo4j away, another writer) is tried again this much later
@@ -49,7 +47,7 @@ class WorkspaceServices:
 
     def graph(self, workspace: str | None = None) -> Graph:
         """A view of the process's graph in `workspace` (the served one when None)."""
-        return self.served.graph_provider.get().in_workspace(workspaces.checked(workspace or self.name))
+        return self.served.graph_provider.get().in_workspace(workspace or self.name)  # it checks the name
 
     def of(self, workspace: str) -> Services:
         """The services of `workspace`: 404 when it does not exist, 409 while it is being deleted."""
@@ -141,16 +139,12 @@ class WorkspaceServices:
 
     def finish_delete(self, workspace: str) -> workspace_registry.DeleteResult:
         """Delete what is left of a marked workspace; raises when it cannot (tried again by the deleter)."""
-        settings = self.served.settings.for_workspace(workspace)
-        graph = self.graph(workspace)
-        purpose = f"graphwire API delete workspace {workspace}"
-        session = WriteSession(settings, lambda: graph, purpose, stamp=False, deleting=True)
         return workspace_registry.delete(
-            settings,
-            graph,
-            lambda: session.open(wait_s=WRITER_WAIT_S),
+            self.served.settings.for_workspace(workspace),
+            self.graph(workspace),
             self.served.chroma_provider.get,
-            by=purpose,
+            by=f"graphwire API delete workspace {workspace}",
+            wait_s=WRITER_WAIT_S,
         )
 
     def start(self) -> None:
@@ -198,11 +192,6 @@ class Deleter:
     def pending(self, workspace: str) -> bool:
         with self._lock:
             return workspace in self._pending
-
-    def idle(self) -> bool:
-        """No delete waiting or under way."""
-        with self._lock:
-            return not self._pending
 
     def stop(self) -> None:
         self._stopping.set()

@@ -13,7 +13,6 @@ from graphwire.core.stores import workspace_registry
 from graphwire.core.stores.bootstrap import apply_schema
 from graphwire.core.stores.store_lock import StoreBusyError
 from graphwire.core.stores.workspace_registry import DeleteResult
-from graphwire.core.stores.write_session import WriteSession
 
 app = typer.Typer(help="Database administration.", no_args_is_help=True)
 console = Console()
@@ -59,11 +58,8 @@ def empty_workspace(settings: Settings, purpose: str, *, keep_entry: bool = True
     writer, its vector collections and its ingest state (core/stores/workspace_registry.py). Ends the command on a
     busy or absent store; run again, it finishes a delete cut short."""
     graph = open_graph_or_exit(settings)
-    session = WriteSession(settings, lambda: graph, purpose, stamp=False, deleting=not keep_entry)
     try:
-        return workspace_registry.delete(
-            settings, graph, session.open, lambda: _chroma(settings), keep_entry=keep_entry, by=purpose
-        )
+        return workspace_registry.delete(settings, graph, lambda: _chroma(settings), keep_entry=keep_entry, by=purpose)
     except StoreBusyError as exc:  # another writer, or (emptying) a workspace being deleted
         raise fail(str(exc)) from None
     except NEO4J_ERRORS as exc:

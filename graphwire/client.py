@@ -232,12 +232,10 @@ class Graphwire:
         finishes a delete that was cut short."""
         from graphwire.core.clients.chroma import open_client
         from graphwire.core.stores import workspace_registry
-        from graphwire.core.stores.write_session import WriteSession
 
-        purpose = "graphwire Python API: Graphwire.delete_workspace"
-        session = WriteSession(self.settings, lambda: self.graph, purpose, stamp=False, deleting=True)
         chroma = partial(open_client, self.settings)
-        done = workspace_registry.delete(self.settings, self.graph, session.open, chroma, by=purpose)
+        by = "graphwire Python API: Graphwire.delete_workspace"
+        done = workspace_registry.delete(self.settings, self.graph, chroma, by=by)
         self._context = None  # its caches described what is gone
         return done
 

@@ -103,13 +103,14 @@ def describe(graph: Graph) -> WorkspaceInfo | None:
 
 
 def _info(name: str, counts: dict[str, int], row: Any) -> WorkspaceInfo:
-    since = row.get("deleting_since") if row else None
+    """`row`: a record with the registry entry's fields (none of them for a workspace without one)."""
+    since = row.get("deleting_since")
     return WorkspaceInfo(
         name=name,
         state="deleting" if since else "ready",
         **{kind: int(counts.get(kind, 0)) for kind in KINDS},
-        created_at=row.get("created_at") if row else None,
-        created_by=row.get("created_by") if row else None,
+        created_at=row.get("created_at"),
+        created_by=row.get("created_by"),
         deleting_since=since,
     )
 
@@ -127,20 +128,23 @@ def unfinished_deletes(graph: Graph) -> list[str]:
 def delete(
     settings: Settings,
     graph: Graph,
-    open_writer: Callable[[], Any],
     chroma: Callable[[], Any],
     *,
     keep_entry: bool = False,
     by: str = "graphwire",
+    wait_s: float = 0.0,
 ) -> DeleteResult:
-    """Delete the workspace of `settings` (`graph` is its view): mark it, then empty it under its writer
-    (`open_writer()` returns an opened `WriteSession`; a busy store raises `StoreBusyError`, the mark stays and a
-    later run finishes the job), then its vectors, ingest state and caches; last the entry, unless `keep_entry`
-    (`graphwire db reset`: the workspace stays, empty). Running it again after any failure finishes it."""
+    """Delete the workspace of `settings` (`graph` is its view): mark it, then empty it under its writer (a
+    `WriteSession` named `by`, waiting up to `wait_s`; a busy store raises `StoreBusyError`, the mark stays and a later
+    run finishes the job), then its vectors, ingest state and caches; last the entry, unless `keep_entry` (`graphwire
+    db reset`: the workspace stays, empty, and a workspace being deleted refuses it). Running it again after any
+    failure finishes it."""
+    from graphwire.core.stores.write_session import WriteSession  # it enters workspaces here: a cycle at import
+
     checked(settings.workspace)
     if not keep_entry:
         mark_deleting(graph, by)
-    session = open_writer()
+    session = WriteSession(settings, lambda: graph, by, stamp=False, deleting=not keep_entry).open(wait_s)
     try:
         nodes = empty_graph(graph, DELETE_BATCH)
         vectors = _drop_vectors(chroma(), settings.chroma_collection)
