@@ -63,6 +63,8 @@ class QuestionRecord(BaseModel):
     title_retrieval: TitleRetrievalScore | None = None  # title-scored sets: scores by distinct document title
     answer: str | None = None
     answerer: str | None = None
+    answer_kind: str | None = None  # how it was made (`Answer.answer_kind`: facts, entity, quote, ...)
+    quotes: list[str] = Field(default_factory=list)  # the sentences its citations quote
     answer_score: AnswerScore | None = None
     latency_ms: dict[str, float] = Field(default_factory=dict)  # "retrieve", "answer", "total" + retriever stages
     usage: Usage = Field(default_factory=Usage)

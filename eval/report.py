@@ -17,6 +17,7 @@ from graphwire.eval.summary import (  # noqa: E402
     RETRIEVAL_METRICS,
     TITLE_METRICS,
     TITLES,
+    AnswerMetrics,
     SystemSummary,
     summarize_system,
 )
@@ -149,9 +150,13 @@ def _answers_section(summaries: Sequence[SystemSummary]) -> list[str]:
         '- **CS564 lenient**: the CS564 study\'s scorer, reproduced for comparison only; it has the "no" in "unknown" '
         'bug (a "no" gold answer is matched by the abstention "Unknown").',
         "",
+        "- **answer in quote**: of the answers to answerable questions that quote sentences (`citations[].quote`) "
+        "and whose gold answer a sentence can hold (not yes/no), the share whose quoted sentences hold it "
+        "(normalised, whole words); n in brackets.",
+        "",
         "| System | Group | Answerer | n | Strict acc | Official word-overlap acc | CS564 lenient acc | Miss rate |"
-        " Hallucination rate | LLM calls/q | Tokens/q |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        " Hallucination rate | Answer in quote | LLM calls/q | Tokens/q |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for summary in summaries:
         groups = [("all", summary.overall), *((SHORT_TYPE.get(t, t), m) for t, m in summary.by_type.items())]
@@ -162,10 +167,28 @@ def _answers_section(summaries: Sequence[SystemSummary]) -> list[str]:
             lines.append(
                 f"| {summary.system} | {group} | {a.answerer} | {a.answered} | {_fmt(a.strict_accuracy)} | "
                 f"{_fmt(a.official_word_overlap_accuracy)} | {_fmt(a.cs564_lenient_accuracy)} | {_fmt(a.miss_rate)} | "
-                f"{_fmt(a.hallucination_rate)} | {metrics.llm_calls_per_question:.2f} | "
+                f"{_fmt(a.hallucination_rate)} | {_in_quote(a)} | {metrics.llm_calls_per_question:.2f} | "
                 f"{metrics.tokens_per_question:.0f} |"
             )
-    return [*lines, ""]
+    return [*lines, *_kinds_table(summaries), ""]
+
+
+def _in_quote(answers: AnswerMetrics) -> str:
+    return "-" if answers.answer_in_quote is None else f"{answers.answer_in_quote:.3f} ({answers.quotes_scored})"
+
+
+def _kinds_table(summaries: Sequence[SystemSummary]) -> list[str]:
+    """How each system's answers were made (`answer_kind`), all questions together."""
+    kinds = sorted({k for s in summaries if s.overall.answers for k in s.overall.answers.kinds})
+    if not kinds:
+        return []
+    lines = ["", "Answers by kind (`answer_kind`), all questions:", ""]
+    lines += ["| System | " + " | ".join(kinds) + " |", "|---|" + "---|" * len(kinds)]
+    for summary in summaries:
+        answers = summary.overall.answers
+        if answers is not None:
+            lines.append(f"| {summary.system} | " + " | ".join(str(answers.kinds.get(k, 0)) for k in kinds) + " |")
+    return lines
 
 
 def _latency_section(summaries: Sequence[SystemSummary]) -> list[str]:

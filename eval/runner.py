@@ -120,6 +120,8 @@ def run_one(
             return record
         record.latency_ms["answer"] = (time.perf_counter() - answer_started) * 1000
         record.answer, record.answerer, record.usage = answer.text, answer.answerer, answer.usage
+        record.answer_kind = answer.answer_kind.value
+        record.quotes = [c.quote for c in answer.citations if c.quote]
         answerable = isinstance(question, TitleQuestion) and not question.is_null  # title sets may hold null ones
         record.answer_score = score_answer(answer.text, question.answer, answerable)
     record.latency_ms["total"] = (time.perf_counter() - started) * 1000

@@ -258,6 +258,7 @@ ABSTENTION_FORMS = frozenset(
 )
 _ARTICLES = frozenset({"a", "an", "the"})
 _POLARITY = {"yes": "yes", "no": "no"}
+_POSSESSIVE_S = re.compile(r"['’]s\b")
 
 
 def normalize_answer(text: str) -> str:
@@ -301,6 +302,15 @@ def strict_outcome(prediction: str | None, gold: str, answerable: bool = False) 
         return Outcome.HALLUCINATION
     assert prediction is not None
     return Outcome.CORRECT if _strict_match(prediction, gold) else Outcome.WRONG
+
+
+def gold_in_quote(quote: str, gold: str) -> bool | None:
+    """Whether a quoted answer's sentences hold the gold answer (normalised, as whole words); None when the gold is
+    yes/no or an abstention, which no quoted sentence holds. A possessive holds its name ("OpenAI's": OpenAI)."""
+    want = normalize_answer(gold)
+    if not want or want in _POLARITY or is_abstention(gold):
+        return None
+    return f" {want} " in f" {normalize_answer(_POSSESSIVE_S.sub('', quote))} "
 
 
 class AnswerScore(BaseModel):

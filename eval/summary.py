@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -9,7 +10,8 @@ from pydantic import BaseModel, Field
 
 from graphwire.eval.questions import QUESTION_TYPES
 from graphwire.eval.records import QuestionRecord
-from graphwire.eval.scorers import Outcome
+from graphwire.eval.scorers import Outcome, gold_in_quote
+from graphwire.retrieval.models import AnswerKind
 
 RETRIEVAL_METRICS = (
     "hits_at_4",
@@ -48,6 +50,11 @@ class AnswerMetrics(BaseModel):
     miss_rate: float | None  # abstained on questions that have an answer (non-null only)
     hallucination_rate: float | None  # answered a null question (null only)
     outcomes: dict[str, int]
+    kinds: dict[str, int] = Field(default_factory=dict)  # answers by `answer_kind`
+    # answers with quoted sentences to answerable questions whose gold a sentence can hold (not yes/no), and the
+    # share whose quotes hold it
+    quotes_scored: int = 0
+    answer_in_quote: float | None = None
 
 
 class GroupMetrics(BaseModel):
@@ -83,6 +90,8 @@ def _answer_metrics(records: Sequence[QuestionRecord]) -> AnswerMetrics | None:
     outcomes = [r.answer_score.strict for r in scored if r.answer_score]
     nulls = [r for r in scored if r.question_type == "null_query"]
     non_null = [r for r in scored if r.question_type != "null_query"]
+    quoted = [r for r in non_null if r.quotes and r.answer_kind != AnswerKind.ABSTENTION]
+    in_quote = [held for r in quoted if (held := gold_in_quote(" ".join(r.quotes), r.gold_answer)) is not None]
     return AnswerMetrics(
         answered=len(scored),
         answerer=scored[0].answerer,
@@ -100,6 +109,9 @@ def _answer_metrics(records: Sequence[QuestionRecord]) -> AnswerMetrics | None:
         if nulls
         else None,
         outcomes={o.value: sum(1 for x in outcomes if x is o) for o in Outcome},
+        kinds=dict(sorted(Counter(r.answer_kind for r in scored if r.answer_kind).items())),
+        quotes_scored=len(in_quote),
+        answer_in_quote=_mean([float(held) for held in in_quote]) if in_quote else None,
     )
 
 

@@ -133,9 +133,15 @@ class Citation(BaseModel):
         description='Where in the document the chunk is: a page ("p. 4", "pp. 4-5") or a heading '
         'path ("Results > Revenue"); absent for documents without pages or headings.',
     )
+    quote: str | None = Field(
+        default=None,
+        description="The sentence of the chunk the answer rests on, word for word (answers without an LLM: the "
+        "evidence sentence of a fact, the sentence naming an entity answer, each side of a judgement, a quoted "
+        "sentence); absent when the answer rests on the chunk as a whole.",
+    )
 
     @classmethod
-    def of(cls, chunk: ChunkRecord | Excerpt) -> Citation:
+    def of(cls, chunk: ChunkRecord | Excerpt, quote: str | None = None) -> Citation:
         """The citation of a retrieved chunk or of an excerpt of one (its outlet is the chunk's `source`)."""
         return cls(
             chunk_id=chunk.chunk_id,
@@ -143,6 +149,7 @@ class Citation(BaseModel):
             publication=chunk.source,
             published_at=chunk.published_at,
             locator=chunk.locator,
+            quote=quote,
         )
 
 

@@ -9,8 +9,10 @@ appended to the content after a blank line:
 
     Sources:
     [1] Quarrow Minerals doubles lithium refining for its biggest customer (Northgate Daily, 2024-02-20)
+        "Quarrow Minerals will supply Brightcell Energy with refined lithium."
 
-`[n]` is the cited chunk's rank among the retrieved chunks, the number the LLM answerer's inline markers use. The
+`[n]` is the cited chunk's rank among the retrieved chunks, the number the LLM answerer's inline markers use; a
+source the answer rests on one sentence of (answers without an LLM: `Citation.quote`) is followed by it, quoted. The
 same sources come as structured data in the extra field `citations` (non-streaming) or in the last chunk, beside the
 extra fields `answer_status` (answered, abstained or llm_failed), when the LLM failed `llm_error`, and `check`: each
 sentence of the answer against the retrieved evidence (the same object as /v1/query's; absent when ANSWER_CHECK is
@@ -201,6 +203,8 @@ def sources(citations: list[NumberedCitation]) -> str:
         where = ", ".join(part for part in (c.publication, c.published_at and c.published_at.isoformat()) if part)
         at = f", {c.locator}" if c.locator else ""
         lines.append(f"[{c.number}] {c.title}{at}" + (f" ({where})" if where else ""))
+        if c.quote:  # the sentence the answer rests on
+            lines.append(f'    "{c.quote}"')
     return "\n\nSources:\n" + "\n".join(lines)
 
 

@@ -134,18 +134,17 @@ class SentenceAnswers:
         if not pool.names_all(names):
             return None  # the passages never name something the question is about
         if analysis.yes_no or looks_yes_no(question):
-            return self._judgement(question, pool, analysis)
+            return self._judgement(question, pool, analysis) or self._sides_quote(question, pool, analysis)
         label = None if asked_label is None or _NOT_AN_ENTITY.match(question) else asked_label
         if label is not None:
-            subject = self._subject(question, result.chunks, label, analysis.outlets)
+            subject = self._subject(question, pool, result.chunks, label, analysis.outlets)
             if subject is not None:
                 return subject
         scored = pool.scored(question)
         if not scored:
             return None
-        if label is not None:
-            return self._entity(question, pool, scored, label, analysis.outlets)
-        return self._quote(self._quotable(question, scored, names))
+        entity = self._entity(question, pool, scored, label, analysis.outlets) if label is not None else None
+        return entity or self._quote(self._quotable(question, scored, names))
 
     def _judgement(self, question: str, pool: SentencePool, analysis: QuestionSummary) -> Answer | None:
         if asks_about_change(question):
@@ -165,9 +164,21 @@ class SentenceAnswers:
         holds = day1 < day2 if analysis.order == "before" else day1 > day2
         return self._make("Yes" if holds else "No", AnswerKind.JUDGEMENT, citations)
 
+    def _sides_quote(self, question: str, pool: SentencePool, analysis: QuestionSummary) -> Answer | None:
+        """A yes/no question no judgement answers (whether reports agree or changed, or both sides in one article):
+        each side's sentence quoted, or the sentences that speak to the whole question when it has no two sides."""
+        picks = judged_sides(question, pool, analysis, distinct=False)
+        if picks is not None and all(p.support >= self.limits.quote_support for p in picks):
+            quotes = list(dict.fromkeys(p.sentence for p in picks))
+            return self._make(_quoted(quotes), AnswerKind.QUOTE, [s.citation() for s in quotes])
+        scored = pool.scored(question)
+        names = question_names(question, [o.mention for o in analysis.outlets])
+        return self._quote(self._quotable(question, scored, names))
+
     def _subject(
         self,
         question: str,
+        pool: SentencePool,
         chunks: list[RankedChunk],
         label: str,
         outlets: list[PublicationMention],
@@ -185,7 +196,11 @@ class SentenceAnswers:
             return None
         best = ranked[0]
         cited = sorted(best.chunks, key=lambda chunk_id: best.ranks[chunk_id])[:MAX_QUOTES]
-        return self._make(best.name, AnswerKind.ENTITY, [Citation.of(best.chunks[c]) for c in cited])
+        citations = []
+        for chunk_id in cited:  # each with the sentence that names the answer, where one read does
+            naming = pool.naming(chunk_id, best.names)
+            citations.append(Citation.of(best.chunks[chunk_id], quote=naming.text if naming else None))
+        return self._make(best.name, AnswerKind.ENTITY, citations)
 
     def _entity(
         self, question: str, pool: SentencePool, scored: list[Scored], label: str, outlets: list[PublicationMention]
@@ -203,8 +218,10 @@ class SentenceAnswers:
             return None  # nothing, or a tie: not an answer
         best = ranked[0]
         named = sorted(best.support, key=lambda s: (-best.support[s], s.rank))
-        citations = list({s.chunk.chunk_id: s.citation() for s in named}.values())
-        return self._make(best.name, AnswerKind.ENTITY, citations[:MAX_QUOTES])
+        citations: dict[str, Citation] = {}
+        for sentence in named:  # each chunk's best sentence naming it
+            citations.setdefault(sentence.chunk.chunk_id, sentence.citation())
+        return self._make(best.name, AnswerKind.ENTITY, list(citations.values())[:MAX_QUOTES])
 
     def _quotable(self, question: str, scored: list[Scored], names: set[str]) -> list[Scored]:
         """Sentences that may be quoted: speaking to enough of the question, naming something it names (when it
@@ -219,16 +236,24 @@ class SentenceAnswers:
         if not scored:
             return None
         picked: dict[str, Sentence] = {}
-        for s in scored:  # one sentence per chunk: three ways of saying it beat one said thrice
-            picked.setdefault(s.sentence.chunk.chunk_id, s.sentence)
+        said: set[str] = set()
+        for s in scored:  # one sentence per chunk, each said once (chunks overlap): three ways of saying it beat one
+            text = " ".join(s.sentence.text.split()).casefold()
+            if s.sentence.chunk.chunk_id in picked or text in said:
+                continue
+            picked[s.sentence.chunk.chunk_id] = s.sentence
+            said.add(text)
             if len(picked) == MAX_QUOTES:
                 break
         quotes = list(picked.values())
-        text = " ".join(f'"{s.text}"' for s in quotes)
-        return self._make(text, AnswerKind.QUOTE, [s.citation() for s in quotes])
+        return self._make(_quoted(quotes), AnswerKind.QUOTE, [s.citation() for s in quotes])
 
     def _make(self, text: str, kind: AnswerKind, citations: list[Citation]) -> Answer:
         return Answer(text=text, answerer=self.name, kind=kind, citations=citations)
+
+
+def _quoted(sentences: list[Sentence]) -> str:
+    return " ".join(f'"{s.text}"' for s in sentences)
 
 
 def _sources_of(outlets: list[PublicationMention]) -> list[set[str]]:
@@ -241,14 +266,19 @@ def _named_by_enough(sources: set[str], wanted: list[set[str]]) -> bool:
     return sum(bool(sources & outlet) for outlet in wanted) >= min(len(wanted), OUTLETS_NEEDED)
 
 
-def judged_sides(question: str, pool: SentencePool, analysis: QuestionSummary | None) -> list[Scored] | None:
+def judged_sides(
+    question: str, pool: SentencePool, analysis: QuestionSummary | None, distinct: bool = True
+) -> list[Scored] | None:
     """The sentence that speaks most to each side's part of a yes/no question about two reports, from two different
-    articles; None when there are not two sides, a side has no such sentence, or both rest on one article."""
+    articles (from any, when not `distinct`); None when there are not two sides, a side has no such sentence, or
+    both rest on one article when they must not."""
     sides = _sides(question, (analysis or QuestionSummary()).outlets)
     if sides is None:
         return None
     first, second = (_best(pool, clause, sources) for clause, sources in sides)
-    if first is None or second is None or first.sentence.chunk.document_id == second.sentence.chunk.document_id:
+    if first is None or second is None:
+        return None
+    if distinct and first.sentence.chunk.document_id == second.sentence.chunk.document_id:
         return None
     return [first, second]
 

@@ -234,13 +234,14 @@ class ExtractiveAnswerer(LocalAnswerer):
         excerpts = {e.chunk_id: e for e in result.excerpts}
         citations: dict[str, Citation] = {}
         for fact in facts:
-            for chunk_id in fact.chunk_ids:
+            for i, chunk_id in enumerate(fact.chunk_ids):
                 if len(citations) >= self.max_citations:
                     break
+                evidence = (fact.evidence[i] if i < len(fact.evidence) else "") or None  # the sentence it was read from
                 if chunk_id in by_id:
-                    citations.setdefault(chunk_id, Citation.of(by_id[chunk_id]))
+                    citations.setdefault(chunk_id, Citation.of(by_id[chunk_id], quote=evidence))
                 elif chunk_id in excerpts:
-                    citations.setdefault(chunk_id, Citation.of(excerpts[chunk_id]))
+                    citations.setdefault(chunk_id, Citation.of(excerpts[chunk_id], quote=evidence))
         return list(citations.values())
 
     def _abstain(self) -> Answer:

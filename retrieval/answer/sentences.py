@@ -8,6 +8,7 @@ own evidence sentences (the sentences its facts were extracted from) count first
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pydantic import BaseModel
@@ -39,7 +40,7 @@ class Sentence:
     recorded: bool  # the graph recorded it as the evidence of a fact
 
     def citation(self) -> Citation:
-        return Citation.of(self.chunk)
+        return Citation.of(self.chunk, quote=self.text)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,14 @@ class SentencePool:
         about cannot answer it)."""
         read: set[str] = set().union(*(s.terms for s in self.sentences))
         return names <= read
+
+    def naming(self, chunk_id: str, names: Iterable[str]) -> Sentence | None:
+        """The first sentence read of this chunk that writes one of `names` (case folded)."""
+        folded = [name.casefold() for name in names if name]
+        return next(
+            (s for s in self.sentences if s.chunk.chunk_id == chunk_id and any(n in s.text.casefold() for n in folded)),
+            None,
+        )
 
     def scored(self, text: str, sources: set[str] | None = None) -> list[Scored]:
         """Sentences that speak to `text` (enough of its terms), best first: by support, the graph's recorded evidence

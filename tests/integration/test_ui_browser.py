@@ -95,6 +95,8 @@ def test_ask_shows_the_answer_its_citations_timings_and_graph(ui: tuple[Page, Pa
     citations = page.locator("#citations a.citation")
     assert CITED in citations.all_inner_texts()
     assert "The Ledger Daily, 2026-03-04" in page.inner_text("#citations")
+    quotes = page.locator("#citations .cited-quote").all_inner_texts()  # the evidence sentences the facts rest on
+    assert quotes and any("Ada Park" in q or "Lumen Labs" in q for q in quotes)
     assert page.locator("#timings th", has_text="request").count() == 1
     assert "llm calls" in page.inner_text("#usage")
     citations.filter(has_text=CITED).click()  # the link leads to the cited passage

@@ -36,11 +36,13 @@ def test_sources_number_citations_by_their_rank_among_the_retrieved_chunks() -> 
         answerer="llm:m",
         citations=[
             Citation(chunk_id="c", title="Title c", publication="Daily", published_at=date(2024, 2, 20)),
-            Citation(chunk_id="a", title="Title a"),
+            Citation(chunk_id="a", title="Title a", quote="A said x."),
             Citation(chunk_id="z", title="Title z", publication="Weekly"),  # cited but not among the chunks
         ],
     )
     numbered = numbered_citations(answer, result)
     assert [(c.chunk_id, c.number) for c in numbered] == [("c", 3), ("a", 1), ("z", 4)]
-    assert sources(numbered) == ("\n\nSources:\n[3] Title c (Daily, 2024-02-20)\n[1] Title a\n[4] Title z (Weekly)")
+    assert sources(numbered) == (
+        '\n\nSources:\n[3] Title c (Daily, 2024-02-20)\n[1] Title a\n    "A said x."\n[4] Title z (Weekly)'
+    )
     assert sources([]) == ""

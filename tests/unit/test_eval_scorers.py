@@ -9,6 +9,7 @@ from graphwire.eval.scorers import (
     article_precision_recall,
     cs564_lenient,
     first_ranks,
+    gold_in_quote,
     is_abstention,
     official_ranking_scores,
     official_word_overlap,
@@ -152,3 +153,12 @@ def test_fact_recall_at_k_is_the_share_of_gold_facts_in_the_top_k_chunks() -> No
     assert score.gold_found_at == [1, 3, None]
     assert score.recall_at_2 == 1 / 3
     assert score.recall_at_5 == 2 / 3
+
+
+def test_gold_in_quote_reads_whole_normalised_words_and_leaves_yes_no_golds_out() -> None:
+    quote = '"The FTX founder, Sam Bankman-Fried, was convicted." "OpenAI\'s board fired Sam Altman."'
+    assert gold_in_quote(quote, "Sam Bankman-Fried") is True
+    assert gold_in_quote(quote, "the OpenAI") is True  # articles and punctuation normalised
+    assert gold_in_quote(quote, "Sam") is True
+    assert gold_in_quote(quote, "Altmann") is False  # whole words only
+    assert gold_in_quote(quote, "Yes") is None and gold_in_quote(quote, "Insufficient information.") is None

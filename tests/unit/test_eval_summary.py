@@ -112,3 +112,25 @@ def test_reports_show_paths_beside_the_checkout_relative_to_it(tmp_path: Path, m
     assert shown_path(str(repo / "data" / "demo" / "questions.json")) == os.path.join("data", "demo", "questions.json")
     assert shown_path("runs/x.json") == "runs/x.json"
     assert shown_path("/elsewhere/q.json") == "/elsewhere/q.json"  # far outside: a user's own file, shown as given
+
+
+def test_answer_in_quote_counts_answers_quoting_sentences_to_answerable_questions_whose_gold_one_can_hold() -> None:
+    def quoted(qid: str, qtype: str, gold: str, answer: str, kind: str, quotes: list[str]) -> QuestionRecord:
+        record = _record(qid, qtype, gold, answer, True, 10)
+        return record.model_copy(update={"answer_kind": kind, "quotes": quotes})
+
+    convicted, grew = "Sam Bankman-Fried was convicted on Thursday.", "Alphabet said its search unit grew."
+    records = [
+        quoted("q1", "inference_query", "Sam Bankman-Fried", f'"{convicted}"', "quote", [convicted]),
+        quoted("q2", "inference_query", "Google", f'"{grew}"', "quote", [grew]),
+        quoted("q3", "comparison_query", "Yes", "Yes", "judgement", [grew, convicted]),  # yes/no: no sentence holds it
+        quoted("q4", "inference_query", "Google", "Google", "entity", ["Google's search unit grew."]),
+        quoted("q5", "inference_query", "Google", "Google", "entity", []),  # nothing quoted
+        quoted("q6", "null_query", "Insufficient information.", f'"{grew}"', "quote", [grew]),  # a null question
+        quoted("q7", "inference_query", "Meta", "Insufficient information.", "abstention", []),
+    ]
+    answers = summarize_system("s", records).overall.answers
+    assert answers is not None
+    assert (answers.quotes_scored, answers.answer_in_quote) == (3, pytest.approx(2 / 3))
+    assert answers.kinds == {"abstention": 1, "entity": 2, "judgement": 1, "quote": 3}
+    assert summarize_system("s", RECORDS).overall.answers.answer_in_quote is None  # type: ignore[union-attr]

@@ -90,4 +90,37 @@ def test_one_outlet_named_twice_gives_two_sides_that_must_be_two_articles() -> N
     assert (answer.text, answer.answer_kind) == ("Yes", AnswerKind.JUDGEMENT)
     assert [c.chunk_id for c in answer.citations] == ["b1", "b2"]
     one_article = question.replace("Ivo Brandt opened a bakery in a quiet Oslo street", "investors cheered Skyvolt")
-    assert ANSWERER.answer(one_article, _result([outlet])).abstained  # both sides rest on b1: no judgement
+    quoted = ANSWERER.answer(one_article, _result([outlet]))  # both sides rest on b1: no judgement, b1 quoted
+    assert quoted.answer_kind is AnswerKind.QUOTE and "survey farms in Norway" in quoted.text
+    assert [c.chunk_id for c in quoted.citations] == ["b1"]
+
+
+def test_whether_reports_agree_is_not_judged_but_each_side_is_quoted() -> None:
+    question = (
+        "Do the Alpha Wire report that Greta Holm founded Skyvolt to build solar drones for farms and the Beta Post "
+        "report that Skyvolt's solar drones survey farms in Norway agree?"
+    )
+    outlets = [
+        _outlet("Alpha Wire", "Alpha Wire report that Greta Holm founded Skyvolt to build solar drones for farms"),
+        _outlet("Beta Post", "Beta Post report that Skyvolt's solar drones survey farms in Norway"),
+    ]
+    answer = ANSWERER.answer(question, _result(outlets))
+    assert answer.answer_kind is AnswerKind.QUOTE  # never a yes or no: overlap cannot tell agreement
+    assert answer.text.startswith('"Greta Holm founded Skyvolt') and "survey farms in Norway" in answer.text
+    assert [c.chunk_id for c in answer.citations] == ["a1", "b1"]
+
+
+def test_an_entity_question_without_one_entity_gets_the_sentences_that_speak_to_it_quoted() -> None:
+    tied = [
+        _chunk("c1", "Alpha Wire", date(2023, 3, 1), "Greta Holm founded Skyvolt, the maker of solar drones."),
+        _chunk("c2", "Beta Post", date(2023, 3, 2), "Ivo Brandt founded Skyvolt, a maker of solar drones for farms."),
+    ]
+    question = "Who founded Skyvolt, the maker of solar drones?"
+    result = RetrievalResult(mode="joint", chunks=tied, analysis=QuestionSummary())
+    answer = ANSWERER.answer(question, result)
+    assert answer.answer_kind is AnswerKind.QUOTE  # two founders, each named once: no one entity
+    assert (
+        "Greta Holm" in answer.text
+        and "Ivo Brandt" in answer.text
+        and {c.chunk_id for c in answer.citations} == {"c1", "c2"}
+    )

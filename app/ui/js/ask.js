@@ -51,7 +51,8 @@ export function renderCitations(list, citations, anchorPrefix) {
     list.append(
       el("li", {}, el("a", { href: `#${chunkAnchor(anchorPrefix, c.chunk_id)}`, class: "citation" }, c.title),
         c.locator ? el("span", { class: "locator" }, ` (${c.locator})`) : "",
-        sourceLine(c) ? ` \u2014 ${sourceLine(c)}` : ""),
+        sourceLine(c) ? ` \u2014 ${sourceLine(c)}` : "",
+        c.quote ? el("blockquote", { class: "cited-quote" }, c.quote) : ""),
     );
   }
 }
