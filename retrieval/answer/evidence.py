@@ -168,7 +168,7 @@ class SentenceAnswers:
         """A yes/no question no judgement answers (whether reports agree or changed, or both sides in one article):
         each side's sentence quoted, or the sentences that speak to the whole question when it has no two sides."""
         picks = judged_sides(question, pool, analysis, distinct=False)
-        if picks is not None and all(p.support >= self.limits.quote_support for p in picks):
+        if picks is not None and all(p.support >= self.limits.quote_support and not p.sentence.fragment for p in picks):
             quotes = list(dict.fromkeys(p.sentence for p in picks))
             return self._make(_quoted(quotes), AnswerKind.QUOTE, [s.citation() for s in quotes])
         scored = pool.scored(question)
@@ -227,7 +227,11 @@ class SentenceAnswers:
         """Sentences that may be quoted: speaking to enough of the question, naming something it names (when it
         names anything), and for an amount or a time holding such a number."""
         enough = self.limits.quote_support
-        quotable = [s for s in scored if s.support >= enough and (not names or s.sentence.terms & names)]
+        quotable = [
+            s
+            for s in scored
+            if s.support >= enough and not s.sentence.fragment and (not names or s.sentence.terms & names)
+        ]
         needed = _AMOUNT if _ASKS_AN_AMOUNT.match(question) else _NUMBER if _ASKS_A_TIME.match(question) else None
         return [s for s in quotable if needed.search(s.sentence.text)] if needed is not None else quotable
 

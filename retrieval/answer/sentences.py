@@ -8,6 +8,7 @@ own evidence sentences (the sentences its facts were extracted from) count first
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -31,6 +32,9 @@ class SentenceLimits(BaseModel):
     max_chars: int = 600
 
 
+_ENDED = re.compile(r"[.!?][\"'”’)\]]*\s*$")  # a sentence's end, closing quotes and brackets after it
+
+
 @dataclass(frozen=True, eq=False)  # one object per sentence read: identity is equality
 class Sentence:
     text: str
@@ -38,9 +42,10 @@ class Sentence:
     rank: int  # the chunk's place in the retrieval, best first
     terms: frozenset[str]
     recorded: bool  # the graph recorded it as the evidence of a fact
+    fragment: bool = False  # cut by the chunk's start or end (chunks overlap mid-sentence): never quoted
 
     def citation(self) -> Citation:
-        return Citation.of(self.chunk, quote=self.text)
+        return Citation.of(self.chunk, quote=None if self.fragment else self.text)
 
 
 @dataclass(frozen=True)
@@ -69,10 +74,12 @@ class SentencePool:
         recorded = {e.strip() for fact in result.facts for e in fact.evidence if e}
         self.sentences: list[Sentence] = []
         for rank, chunk in enumerate(result.chunks[: limits.chunks]):
-            for text in sentences(strip_prefix(chunk.text)):
+            pieces = sentences(strip_prefix(chunk.text))
+            for i, text in enumerate(pieces):
                 if limits.min_chars <= len(text) <= limits.max_chars:
                     terms = frozenset(content_terms(text))
-                    self.sentences.append(Sentence(text, chunk, rank, terms, text in recorded))
+                    cut = (i == 0 and text[0].islower()) or (i == len(pieces) - 1 and not _ENDED.search(text))
+                    self.sentences.append(Sentence(text, chunk, rank, terms, text in recorded, fragment=cut))
 
     def names_all(self, names: set[str]) -> bool:
         """Whether the sentences read name every one of `names` (a passage set that never names what the question is
@@ -81,10 +88,14 @@ class SentencePool:
         return names <= read
 
     def naming(self, chunk_id: str, names: Iterable[str]) -> Sentence | None:
-        """The first sentence read of this chunk that writes one of `names` (case folded)."""
+        """The first whole sentence read of this chunk that writes one of `names` (case folded)."""
         folded = [name.casefold() for name in names if name]
         return next(
-            (s for s in self.sentences if s.chunk.chunk_id == chunk_id and any(n in s.text.casefold() for n in folded)),
+            (
+                s
+                for s in self.sentences
+                if s.chunk.chunk_id == chunk_id and not s.fragment and any(n in s.text.casefold() for n in folded)
+            ),
             None,
         )
 

@@ -124,3 +124,14 @@ def test_an_entity_question_without_one_entity_gets_the_sentences_that_speak_to_
         and "Ivo Brandt" in answer.text
         and {c.chunk_id for c in answer.citations} == {"c1", "c2"}
     )
+
+
+def test_a_sentence_cut_by_the_chunk_boundary_is_never_quoted() -> None:
+    cut = _chunk("c1", "Beta Post", date(2023, 5, 9),
+                 "farms in Norway use Skyvolt solar drones because they are cheap. Greta Holm says farms in Norway "
+                 "like Skyvolt solar drones. Skyvolt solar drones also survey farms in Norway and")  # fmt: skip
+    result = RetrievalResult(mode="joint", chunks=[cut], analysis=QuestionSummary())
+    answer = ANSWERER.answer("Why do farms in Norway use Skyvolt solar drones?", result)
+    assert answer.answer_kind is AnswerKind.QUOTE
+    assert answer.text == '"Greta Holm says farms in Norway like Skyvolt solar drones."'  # not the cut first or last
+    assert [c.quote for c in answer.citations] == ["Greta Holm says farms in Norway like Skyvolt solar drones."]
