@@ -44,6 +44,17 @@ class Alignment:
             pages[rows] = np.maximum(pages[rows], weight)
         return self.on_flat(pages)
 
+    def linked_from(self, positions: np.ndarray) -> Scores:
+        """1 on the pages the chunks at these flat positions link to (pages whose title entity they mention), 0
+        elsewhere, in flat order: where a passage's own words send a reader next."""
+        rows = self.walk_of_flat[positions]
+        rows = rows[rows >= 0]
+        if not len(rows):
+            return np.zeros(len(self.walk_of_flat), dtype=np.float64)
+        titled = self.walk.titled
+        entities = {int(e): 1.0 for e in np.unique(self.walk.mentions[rows].indices) if int(e) in titled}
+        return self.titled_by(entities)
+
     def on_flat(self, walk_scores: np.ndarray) -> Scores:
         present = self.walk_of_flat >= 0
         out = np.zeros(len(self.walk_of_flat), dtype=np.float64)

@@ -5,8 +5,11 @@ Every signal scores the same chunks; which graph evidence leads depends on what 
   `flat` (the flat+ ranking: dense + BM25 + named outlets, dates, one pick per outlet and claim), `lexical` (BM25
   alone), `entity_walk` (Personalized PageRank from the question's linked entities) and `passage_walk` (PPR from the
   passages dense similarity ranks first, as HippoRAG 2 does: the walk starts from what dense retrieval knows and adds
-  the bridge passage that shares an entity with them but few words with the question), and `title` (each compared
-  thing's own page, when the question compares two or more titled things it names: retrieval/alignment.py).
+  the bridge passage that shares an entity with them but few words with the question), `title` (each compared
+  thing's own page, when the question compares two or more titled things it names: retrieval/alignment.py), and
+  `linked`: the pages the first-ranked passage of that fusion links to (whose title entity it mentions), by their
+  dense similarity to the question, fused in a second time (the bridge page reached through the page the question
+  names).
 - A question that names no title entity (news: entities mentioned here and there, outlets, dates) gets flat+ guided
   by the five-stage graph retriever's chunk ranking (its KEY/BRIDGE/DIRECT facts, publications and dates), as one
   more reciprocal-rank signal beside dense and BM25, ranked twice: the bridge entity of the first ranking's top
@@ -46,7 +49,9 @@ from graphwire.retrieval.timing import StageTimer
 if TYPE_CHECKING:
     from graphwire.retrieval.registry import RetrievalContext
 
-SIGNALS = ("flat", "dense", "lexical", "entity_walk", "passage_walk", "title")
+_POSITIVE = 1e-9  # the least score a signal gives a chunk it reaches
+
+SIGNALS = ("flat", "dense", "lexical", "entity_walk", "passage_walk", "title", "linked")
 
 
 class JointConfig(BaseModel):
@@ -62,6 +67,10 @@ class JointConfig(BaseModel):
     # the pages of the title entities a comparing question names ("Are X and Y both ...?", "X or Y?"): each compared
     # thing's own page, ahead of the pages that only mention it (bench/title_pages.md)
     title_weight: float = Field(default=1.0, ge=0.0)
+    # the pages the first-ranked passages link to (whose title entity they mention), by their dense similarity: the
+    # bridge page a question reaches through the page it names (bench/linked_pages.md)
+    linked_weight: float = Field(default=1.0, ge=0.0)
+    linked_from: int = Field(default=1, ge=0)  # how many of the first fused ranking's chunks are followed (0 = off)
     guidance: HybridConfig = Field(default_factory=HybridConfig)  # how the graph's chunk ranking guides flat+
     passage_seeds: int = Field(default=20, ge=1)  # dense top passages that seed the passage walk
     rrf_k: int = Field(default=60, ge=1)
@@ -271,9 +280,25 @@ class JointRetriever:
         with timer.stage("fuse"):
             ranks = signal_ranks(signals)
             fused = fuse(signals, self.config.weights(), self.config.rrf_k, ranks)
+            linked = self._linked(fused, features.dense, alignment)
+            if linked.any():  # the first ranking's top passages point at their next pages: rank again with them
+                signals["linked"] = linked
+                ranks = signal_ranks(signals)
+                fused = fuse(signals, self.config.weights(), self.config.rrf_k, ranks)
+        details["linked_pages"] = int(np.count_nonzero(linked))
         details["passage_seeds"] = len(passage_seeds)
         details["top_entities"] = top_entities(walk.snapshot, entity_run.entity_scores)
         return fused, signals, ranks
+
+    def _linked(self, fused: Scores, dense: Scores, alignment: Alignment) -> Scores:
+        """The pages the first `linked_from` chunks of the fused ranking link to, scored by their dense similarity to
+        the question (kept above 0 so each linked page ranks); 0 elsewhere."""
+        depth = min(self.config.linked_from, len(fused))
+        if depth <= 0 or self.config.linked_weight <= 0:
+            return np.zeros(len(fused), dtype=np.float64)
+        top = np.argsort(-fused, kind="stable")[:depth]
+        pages = alignment.linked_from(top)
+        return np.where(pages > 0, np.maximum(dense, _POSITIVE), 0.0)
 
     def guided_flat(
         self,

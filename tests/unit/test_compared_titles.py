@@ -1,5 +1,6 @@
-"""joint's title signal (retrieval/alignment.py): a question that compares two or more things it names, each a
-document's subject, ranks each one's own page; other questions and a single titled seed add nothing."""
+"""joint's title signals (retrieval/alignment.py): a question that compares two or more things it names, each a
+document's subject, ranks each one's own page; other questions and a single titled seed add nothing. A passage links
+to the pages whose title entity it mentions (the `linked` signal)."""
 
 from __future__ import annotations
 
@@ -68,3 +69,11 @@ def test_the_alignment_maps_flat_positions_and_skips_chunks_one_side_lacks() -> 
         if walk_row >= 0:
             assert SNAP.chunk_ids[walk_row] == FLAT_ORDER[position]
     assert alignment.titled_by({TIDES: 0.5}).tolist() == [0.5, 0.0, 0.0, 0.0]
+
+
+def test_a_passage_links_to_the_pages_whose_title_entity_it_mentions() -> None:
+    alignment = _alignment()
+    # the band's page names both members: their pages (and its own) are where it sends a reader next
+    assert alignment.linked_from(np.array([0])).tolist() == [1.0, 1.0, 0.0, 1.0]
+    assert alignment.linked_from(np.array([3])).tolist() == [0.0, 0.0, 0.0, 1.0]  # Venn's page names only her
+    assert not alignment.linked_from(np.array([2])).any()  # a chunk the graph lacks links nowhere

@@ -36,7 +36,7 @@ def test_diversity_holds_back_a_documents_second_chunk_until_the_others_had_a_pl
 
 def test_the_config_names_a_weight_for_every_signal() -> None:
     weights = JointConfig(lexical_weight=0.0).weights()
-    assert set(weights) == {"flat", "dense", "lexical", "entity_walk", "passage_walk", "title"}
+    assert set(weights) == {"flat", "dense", "lexical", "entity_walk", "passage_walk", "title", "linked"}
     assert weights["lexical"] == 0.0
 
 
