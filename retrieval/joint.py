@@ -280,8 +280,9 @@ class JointRetriever:
         with timer.stage("fuse"):
             ranks = signal_ranks(signals)
             fused = fuse(signals, self.config.weights(), self.config.rrf_k, ranks)
-            linked = self._linked(fused, features.dense, alignment)
-            if linked.any():  # the first ranking's top passages point at their next pages: rank again with them
+            # a bridge question's first-ranked passage points at its next page (a comparing one has its pages)
+            linked = np.zeros_like(fused) if signals["title"].any() else self._linked(fused, features.dense, alignment)
+            if linked.any():  # rank again with them
                 signals["linked"] = linked
                 ranks = signal_ranks(signals)
                 fused = fuse(signals, self.config.weights(), self.config.rrf_k, ranks)

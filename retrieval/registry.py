@@ -288,7 +288,7 @@ class ModeSpec:
 MODES: dict[str, ModeSpec] = {
     spec.name: spec
     for spec in (
-        ModeSpec("joint", "the default: flat+ guided by the five-stage graph's facts, or, when the question names a title entity, fused with PageRank walks from its entities and its closest passages; the graph's facts kept", "graphwire.retrieval.joint:joint_mode", needs_graph=True, needs_chroma=True),  # noqa: E501
+        ModeSpec("joint", "the default: flat+ guided by the five-stage graph's facts, or, when the question names a title entity, fused with PageRank walks from its entities and its closest passages and with the pages its first passage links to; the graph's facts kept", "graphwire.retrieval.joint:joint_mode", needs_graph=True, needs_chroma=True),  # noqa: E501
         ModeSpec("graph", "five-stage deterministic graph retriever (KEY/BRIDGE/DIRECT facts)", "graphwire.retrieval.registry:graph_mode", needs_graph=True),  # noqa: E501
         ModeSpec("ppr", "Personalized PageRank over entities, facts and passages (HippoRAG 2 / FastGraphRAG)", "graphwire.retrieval.ppr.mode:ppr_mode", needs_graph=True),  # noqa: E501
         ModeSpec("vector", "ChromaDB top-k over the chunks (the vector baseline)", "graphwire.retrieval.flat.modes:vector_mode", needs_chroma=True),  # noqa: E501

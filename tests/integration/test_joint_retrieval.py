@@ -134,9 +134,12 @@ def test_a_question_naming_a_page_gets_the_walks_and_reaches_the_bridge(encyclop
     result = encyclopedia.retriever("joint").retrieve("Where was the director of Glass Harbour born?", top_k=4)
 
     assert result.details["ranking"] == "walks" and result.details["titled_seeds"] >= 1
-    assert set(result.details["signals"]) == {"flat", "dense", "lexical", "entity_walk", "passage_walk", "title"}
+    signals = {"flat", "dense", "lexical", "entity_walk", "passage_walk", "title", "linked"}
+    assert set(result.details["signals"]) == signals
     assert result.details["signals"]["title"] == 0  # it compares nothing: no compared page is ranked
     assert result.details["passage_seeds"] >= 1
+    # the first-ranked passage, Glass Harbour's page, names its director: his page is among the pages it links to
+    assert result.details["linked_pages"] >= 1 and result.details["signals"]["linked"] >= 1
     # the page the question names and the bridge it never names (Glass Harbour's director), above the namesakes
     assert {c.title for c in result.chunks[:2]} == {"Glass Harbour", "Mateo Brandt"}
     assert {"walk", "fuse"} <= set(result.timings_ms)
@@ -169,4 +172,20 @@ def test_a_question_comparing_two_named_pages_ranks_both_first(encyclopedia: Ret
 
     assert result.details["ranking"] == "walks" and result.details["titled_seeds"] >= 2
     assert result.details["signals"]["title"] >= 2  # both compared pages came from the title signal's top
+    assert result.details["linked_pages"] == 0  # a comparing question has its pages: no link is followed
     assert {c.title for c in result.chunks[:2]} == {"Glass Harbour", "The Lantern Keepers"}
+
+
+def test_the_pages_the_first_passage_links_to_bring_the_next_hop_up(encyclopedia: RetrievalContext) -> None:
+    from graphwire.retrieval.joint import JointConfig
+
+    joint = encyclopedia.retriever("joint")
+    assert isinstance(joint, JointRetriever)
+    unlinked = JointRetriever(joint.flat, joint.ppr, joint.graph, JointConfig(linked_weight=0.0))
+    question = "In which country was the director of Winter Ledger born?"  # Winter Ledger -> its director -> Varnholm
+    without = [c.title for c in unlinked.retrieve(question, top_k=10).chunks]
+    result = joint.retrieve(question, top_k=10)
+    titles = [c.title for c in result.chunks]
+    assert "Varnholm" not in without  # no other signal reaches the birthplace's page
+    # the director's page, ranked first, names her birthplace: its page comes third, after the film's
+    assert titles[:3] == ["Ilse Marrow", "Winter Ledger", "Varnholm"] and result.details["linked_pages"] >= 1
