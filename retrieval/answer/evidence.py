@@ -14,8 +14,12 @@
   schema's labels) that the retrieved sentences name most, weighted by how much each naming sentence speaks to the
   question; it must not be named by the question, must be named by a sentence that speaks to it, in two or more
   chunks and, when the question names outlets, in the chunks of two of them (of the one it names); a tie is no answer;
-- other questions: the one to three sentences that speak to the question most and name something it names, each
-  cited, as a quote (for an amount, only sentences with a number that is not a year; for a time, with a number).
+- other questions, and those the rules above leave unanswered: the one to three sentences that speak to the question
+  most and name something it names, each cited, as a quote (for an amount, only sentences with a number that is not
+  a year; for a time, with a number); for a yes/no question about two reports, each side's sentence (never a yes or
+  no). A sentence cut by its chunk's start or end is never quoted.
+
+Every answer cites, in each citation's `quote`, the sentence of the chunk it rests on.
 
 Nothing is answered when the passages never name one of the question's proper names, or it names an outlet the corpus
 does not have.
