@@ -7,9 +7,8 @@ Every signal scores the same chunks; which graph evidence leads depends on what 
   passages dense similarity ranks first, as HippoRAG 2 does: the walk starts from what dense retrieval knows and adds
   the bridge passage that shares an entity with them but few words with the question), `title` (each compared
   thing's own page, when the question compares two or more titled things it names: retrieval/alignment.py), and
-  `linked`: the pages the first-ranked passage of that fusion links to (whose title entity it mentions), by their
-  dense similarity to the question, fused in a second time (the bridge page reached through the page the question
-  names).
+  `linked`: the pages the first-ranked passage of that fusion links to (whose title entity it mentions), in flat+'s
+  order, fused in a second time (the bridge page reached through the page the question names).
 - A question that names no title entity (news: entities mentioned here and there, outlets, dates) gets flat+ guided
   by the five-stage graph retriever's chunk ranking (its KEY/BRIDGE/DIRECT facts, publications and dates), as one
   more reciprocal-rank signal beside dense and BM25, ranked twice: the bridge entity of the first ranking's top
@@ -67,8 +66,8 @@ class JointConfig(BaseModel):
     # the pages of the title entities a comparing question names ("Are X and Y both ...?", "X or Y?"): each compared
     # thing's own page, ahead of the pages that only mention it (bench/title_pages.md)
     title_weight: float = Field(default=1.0, ge=0.0)
-    # the pages the first-ranked passages link to (whose title entity they mention), by their dense similarity: the
-    # bridge page a question reaches through the page it names (bench/linked_pages.md)
+    # the pages the first-ranked passages link to (whose title entity they mention), in flat+'s order: the bridge
+    # page a question reaches through the page it names (bench/linked_pages.md)
     linked_weight: float = Field(default=1.0, ge=0.0)
     linked_from: int = Field(default=1, ge=0)  # how many of the first fused ranking's chunks are followed (0 = off)
     guidance: HybridConfig = Field(default_factory=HybridConfig)  # how the graph's chunk ranking guides flat+
@@ -281,7 +280,7 @@ class JointRetriever:
             ranks = signal_ranks(signals)
             fused = fuse(signals, self.config.weights(), self.config.rrf_k, ranks)
             # a bridge question's first-ranked passage points at its next page (a comparing one has its pages)
-            linked = np.zeros_like(fused) if signals["title"].any() else self._linked(fused, features.dense, alignment)
+            linked = np.zeros_like(fused) if signals["title"].any() else self._linked(fused, flat_scores, alignment)
             if linked.any():  # rank again with them
                 signals["linked"] = linked
                 ranks = signal_ranks(signals)
@@ -291,15 +290,15 @@ class JointRetriever:
         details["top_entities"] = top_entities(walk.snapshot, entity_run.entity_scores)
         return fused, signals, ranks
 
-    def _linked(self, fused: Scores, dense: Scores, alignment: Alignment) -> Scores:
-        """The pages the first `linked_from` chunks of the fused ranking link to, scored by their dense similarity to
-        the question (kept above 0 so each linked page ranks); 0 elsewhere."""
+    def _linked(self, fused: Scores, flat: Scores, alignment: Alignment) -> Scores:
+        """The pages the first `linked_from` chunks of the fused ranking link to, scored by flat+ (dense similarity,
+        BM25 and the question's parts; kept above 0 so each linked page ranks); 0 elsewhere."""
         depth = min(self.config.linked_from, len(fused))
         if depth <= 0 or self.config.linked_weight <= 0:
             return np.zeros(len(fused), dtype=np.float64)
         top = np.argsort(-fused, kind="stable")[:depth]
         pages = alignment.linked_from(top)
-        return np.where(pages > 0, np.maximum(dense, _POSITIVE), 0.0)
+        return np.where(pages > 0, np.maximum(flat, _POSITIVE), 0.0)
 
     def guided_flat(
         self,
