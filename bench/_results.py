@@ -45,6 +45,13 @@ def write_results(out: Path, results: Any, markdown: str | None = None) -> None:
         out.with_suffix(".md").write_text(markdown if markdown.endswith("\n") else markdown + "\n", encoding="utf-8")
 
 
+def show_and_write(out: Path | None, results: Any, markdown: str) -> None:
+    """Print `markdown`, then write both as `write_results` does when `out` is given."""
+    print(markdown)
+    if out is not None:
+        write_results(out, results, markdown)
+
+
 def finish_report(out: Path, report: dict[str, Any], render: Any, notes: Path | None) -> None:
     """Record the load average and the notes file (markdown appended to the report), then write `<out>.json` and
     `render(report)` as `<out>.md`."""

@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bench._results import command_line, machine, write_results
+from bench._results import command_line, machine, show_and_write
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.datasets import load_questions
@@ -77,10 +77,7 @@ def main() -> None:
         "questions": len(questions),
         "runs": [{"weight": w, "depth": d, "result": run(base, questions, w, d)} for w, d in GRID],
     }
-    text = markdown(report)
-    print(text)
-    if args.out:
-        write_results(args.out, report, text)
+    show_and_write(args.out, report, markdown(report))
 
 
 if __name__ == "__main__":
