@@ -281,9 +281,8 @@ class JointRetriever:
             fused = fuse(signals, self.config.weights(), self.config.rrf_k, ranks)
             # a bridge question's first-ranked passage points at its next page (a comparing one has its pages)
             linked = np.zeros_like(fused) if signals["title"].any() else self._linked(fused, flat_scores, alignment)
-            if linked.any():  # rank again with them
-                signals["linked"] = linked
-                ranks = signal_ranks(signals)
+            if linked.any():  # rank again with them (the other signals' ranks stand)
+                signals["linked"], ranks["linked"] = linked, ranks_of(linked)
                 fused = fuse(signals, self.config.weights(), self.config.rrf_k, ranks)
         details["linked_pages"] = int(np.count_nonzero(linked))
         details["passage_seeds"] = len(passage_seeds)

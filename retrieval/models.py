@@ -49,6 +49,10 @@ class Fact(BaseModel):
     def render(self) -> str:
         return f"[{self.tier.value}] {self.subject} -[{self.relationship}]-> {self.object}"
 
+    def evidence_at(self, i: int) -> str | None:
+        """The sentence the fact was read from in its `i`-th chunk (`evidence` runs beside `chunk_ids`), if kept."""
+        return self.evidence[i] if i < len(self.evidence) else None
+
 
 class ChunkRecord(BaseModel):
     """A chunk as retrieval reads it: its text and the document metadata it carries."""

@@ -138,7 +138,7 @@ class SentenceAnswers:
         if not pool.names_all(names):
             return None  # the passages never name something the question is about
         if analysis.yes_no or looks_yes_no(question):
-            return self._judgement(question, pool, analysis) or self._sides_quote(question, pool, analysis)
+            return self._judgement(question, pool, analysis) or self._sides_quote(question, pool, analysis, names)
         label = None if asked_label is None or _NOT_AN_ENTITY.match(question) else asked_label
         if label is not None:
             subject = self._subject(question, pool, result.chunks, label, analysis.outlets)
@@ -168,16 +168,16 @@ class SentenceAnswers:
         holds = day1 < day2 if analysis.order == "before" else day1 > day2
         return self._make("Yes" if holds else "No", AnswerKind.JUDGEMENT, citations)
 
-    def _sides_quote(self, question: str, pool: SentencePool, analysis: QuestionSummary) -> Answer | None:
+    def _sides_quote(
+        self, question: str, pool: SentencePool, analysis: QuestionSummary, names: set[str]
+    ) -> Answer | None:
         """A yes/no question no judgement answers (whether reports agree or changed, or both sides in one article):
         each side's sentence quoted, or the sentences that speak to the whole question when it has no two sides."""
         picks = judged_sides(question, pool, analysis, distinct=False)
         if picks is not None and all(p.support >= self.limits.quote_support and not p.sentence.fragment for p in picks):
             quotes = list(dict.fromkeys(p.sentence for p in picks))
             return self._make(_quoted(quotes), AnswerKind.QUOTE, [s.citation() for s in quotes])
-        scored = pool.scored(question)
-        names = question_names(question, [o.mention for o in analysis.outlets])
-        return self._quote(self._quotable(question, scored, names))
+        return self._quote(self._quotable(question, pool.scored(question), names))
 
     def _subject(
         self,

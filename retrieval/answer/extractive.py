@@ -237,7 +237,7 @@ class ExtractiveAnswerer(LocalAnswerer):
             for i, chunk_id in enumerate(fact.chunk_ids):
                 if len(citations) >= self.max_citations:
                     break
-                evidence = (fact.evidence[i] if i < len(fact.evidence) else "") or None  # the sentence it was read from
+                evidence = fact.evidence_at(i) or None  # an empty one quotes nothing
                 if chunk_id in by_id:
                     citations.setdefault(chunk_id, Citation.of(by_id[chunk_id], quote=evidence))
                 elif chunk_id in excerpts:

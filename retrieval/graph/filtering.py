@@ -142,7 +142,7 @@ def rank_chunks(
             chunk = fact_chunks.get(chunk_id)
             if chunk is None or chunk_id in entries:
                 continue
-            evidence = fact.evidence[i] if i < len(fact.evidence) else None
+            evidence = fact.evidence_at(i)
             lexical = _weighted_overlap(weights, total_weight, chunk)
             sort_key: tuple[float, ...] = (_BUCKET[fact.tier], -(float(chunk.named) + 3.0 * lexical), rank)
             entries[chunk_id] = (sort_key, chunk, evidence)

@@ -157,7 +157,7 @@ class GraphRetriever:
                 if chunk is None or chunk_id in have:
                     continue
                 have.add(chunk_id)
-                evidence = fact.evidence[i] if i < len(fact.evidence) else None
+                evidence = fact.evidence_at(i)
                 extra.append(_excerpt(chunk, evidence, self.caps.excerpt_chars))
         return extra
 
