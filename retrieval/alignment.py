@@ -45,15 +45,21 @@ class Alignment:
         return self.on_flat(pages)
 
     def linked_from(self, positions: np.ndarray) -> Scores:
-        """1 on the pages the chunks at these flat positions link to (pages whose title entity they mention), 0
-        elsewhere, in flat order: where a passage's own words send a reader next."""
-        rows = self.walk_of_flat[positions]
-        rows = rows[rows >= 0]
+        """1 on the pages the chunks at these flat positions link to (whose title entity they mention) and on those
+        chunks themselves, 0 elsewhere (all 0 when they link nowhere), in flat order: where a passage's own words
+        send a reader next. The rest of a passage's own document is not a link (a news article whose headline was
+        read as an entity names it in every chunk)."""
+        known = positions[self.walk_of_flat[positions] >= 0]
+        rows = self.walk_of_flat[known]
         if not len(rows):
             return np.zeros(len(self.walk_of_flat), dtype=np.float64)
-        titled = self.walk.titled
+        titled = self.walk.titled - set(self.walk.titles[rows].indices.tolist())
         entities = {int(e): 1.0 for e in np.unique(self.walk.mentions[rows].indices) if int(e) in titled}
-        return self.titled_by(entities)
+        if not entities:
+            return np.zeros(len(self.walk_of_flat), dtype=np.float64)
+        pages = self.titled_by(entities)
+        pages[known] = 1.0
+        return pages
 
     def on_flat(self, walk_scores: np.ndarray) -> Scores:
         present = self.walk_of_flat >= 0

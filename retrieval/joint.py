@@ -9,10 +9,12 @@ Every signal scores the same chunks; which graph evidence leads depends on what 
   thing's own page, when the question compares two or more titled things it names: retrieval/alignment.py), and
   `linked`: the pages the first-ranked passage of that fusion links to (whose title entity it mentions), in flat+'s
   order, fused in a second time (the bridge page reached through the page the question names).
-- A question that names no title entity (news: entities mentioned here and there, outlets, dates) gets flat+ guided
-  by the five-stage graph retriever's chunk ranking (its KEY/BRIDGE/DIRECT facts, publications and dates), as one
-  more reciprocal-rank signal beside dense and BM25, ranked twice: the bridge entity of the first ranking's top
-  chunks (retrieval/bridge.py) joins the second ranking's outlet and claim picks.
+- A question that names no title entity (news: entities mentioned here and there, outlets, dates; an encyclopedia
+  question that describes its first page instead of naming it) gets flat+ guided by the five-stage graph retriever's
+  chunk ranking (its KEY/BRIDGE/DIRECT facts, publications and dates), as one more reciprocal-rank signal beside dense
+  and BM25, ranked twice: the bridge entity of the first ranking's top chunks (retrieval/bridge.py) joins the second
+  ranking's outlet and claim picks. When its first-ranked chunk links to pages (names their title entity), they are
+  fused in as `linked`, as above.
 
 The question is embedded once (as are flat+'s clauses, each on its own); the graph retriever runs once and its facts,
 excerpts and analysis are the result's, so graph mode reads its own result from the same pass (`run`). An optional
@@ -228,6 +230,7 @@ class JointRetriever:
             "titled_seeds": titled,
             "matches": matches,
             "bridge": None,
+            "linked_pages": 0,
         }
         if titled:
             scores, signals, ranks = self._walks(features, walk, alignment, entity_seeds, timer, details)
@@ -240,6 +243,9 @@ class JointRetriever:
             details["bridge"] = bridge.name if bridge else None
             signals = {"graph_guided_flat": scores}
             ranks = signal_ranks(signals)
+            with timer.stage("fuse"):  # an encyclopedia question naming no title: its first page's links too
+                weights = {"graph_guided_flat": config.flat_weight, "linked": config.linked_weight}
+                scores = self._with_linked(scores, scores, alignment, signals, ranks, weights, details)
         with timer.stage("order"):
             # the documents of all chunks only when the diversity rule needs them (it is off by default)
             document_ids = [chunk.document_id for chunk in snapshot.chunks] if config.per_document else []
@@ -280,24 +286,41 @@ class JointRetriever:
             ranks = signal_ranks(signals)
             fused = fuse(signals, self.config.weights(), self.config.rrf_k, ranks)
             # a bridge question's first-ranked passage points at its next page (a comparing one has its pages)
-            linked = np.zeros_like(fused) if signals["title"].any() else self._linked(fused, flat_scores, alignment)
-            if linked.any():  # rank again with them (the other signals' ranks stand)
-                signals["linked"], ranks["linked"] = linked, ranks_of(linked)
-                fused = fuse(signals, self.config.weights(), self.config.rrf_k, ranks)
-        details["linked_pages"] = int(np.count_nonzero(linked))
+            if not signals["title"].any():
+                fused = self._with_linked(fused, flat_scores, alignment, signals, ranks, self.config.weights(), details)
         details["passage_seeds"] = len(passage_seeds)
         details["top_entities"] = top_entities(walk.snapshot, entity_run.entity_scores)
         return fused, signals, ranks
 
+    def _with_linked(
+        self,
+        fused: Scores,
+        flat: Scores,
+        alignment: Alignment,
+        signals: dict[str, Scores],
+        ranks: dict[str, npt.NDArray[np.int64]],
+        weights: dict[str, float],
+        details: dict[str, Any],
+    ) -> Scores:
+        """`fused` ranked again with the `linked` signal beside `signals` (their ranks stand), when the first-ranked
+        chunks link to any page; `signals` and `ranks` gain it."""
+        linked = self._linked(fused, flat, alignment)
+        details["linked_pages"] = int(np.count_nonzero(linked))
+        if not linked.any():
+            return fused
+        signals["linked"], ranks["linked"] = linked, ranks_of(linked)
+        return fuse(signals, weights, self.config.rrf_k, ranks)
+
     def _linked(self, fused: Scores, flat: Scores, alignment: Alignment) -> Scores:
         """The pages the first `linked_from` chunks of the fused ranking link to, scored by flat+ (dense similarity,
-        BM25 and the question's parts; kept above 0 so each linked page ranks); 0 elsewhere."""
+        BM25 and the question's parts; kept above 0 so each linked page ranks, unless flat+ may not rank it); 0
+        elsewhere."""
         depth = min(self.config.linked_from, len(fused))
         if depth <= 0 or self.config.linked_weight <= 0:
             return np.zeros(len(fused), dtype=np.float64)
         top = np.argsort(-fused, kind="stable")[:depth]
         pages = alignment.linked_from(top)
-        return np.where(pages > 0, np.maximum(flat, _POSITIVE), 0.0)
+        return np.where((pages > 0) & np.isfinite(flat), np.maximum(flat, _POSITIVE), 0.0)
 
     def guided_flat(
         self,

@@ -189,3 +189,22 @@ def test_the_pages_the_first_passage_links_to_bring_the_next_hop_up(encyclopedia
     assert "Varnholm" not in without  # no other signal reaches the birthplace's page
     # the director's page, ranked first, names her birthplace: its page comes third, after the film's
     assert titles[:3] == ["Ilse Marrow", "Winter Ledger", "Varnholm"] and result.details["linked_pages"] >= 1
+
+
+def test_a_question_describing_its_first_page_follows_that_pages_links(encyclopedia: RetrievalContext) -> None:
+    from graphwire.retrieval.joint import JointConfig
+
+    joint = encyclopedia.retriever("joint")
+    assert isinstance(joint, JointRetriever)
+    unlinked = JointRetriever(joint.flat, joint.ppr, joint.graph, JointConfig(linked_weight=0.0))
+    question = "Where was the actor who played a lighthouse keeper born?"  # names no page: his is found by its words
+    without = [c.title for c in unlinked.retrieve(question, top_k=4).chunks]
+    result = joint.retrieve(question, top_k=4)
+
+    assert result.details["ranking"] == "graph_guided_flat" and result.details["titled_seeds"] == 0
+    assert set(result.details["signals"]) == {"graph_guided_flat", "linked"}
+    assert "Varnholm" not in without
+    # the actor's page, ranked first, names his birthplace: its page joins the first four
+    titles = [c.title for c in result.chunks]
+    assert titles[0] == "Emil Castellane" and "Varnholm" in titles
+    assert result.details["linked_pages"] >= 1 and result.details["signals"]["linked"] >= 1

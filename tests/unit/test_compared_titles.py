@@ -73,7 +73,24 @@ def test_the_alignment_maps_flat_positions_and_skips_chunks_one_side_lacks() -> 
 
 def test_a_passage_links_to_the_pages_whose_title_entity_it_mentions() -> None:
     alignment = _alignment()
-    # the band's page names both members: their pages (and its own) are where it sends a reader next
+    # the band's page names both members: their pages (and itself) are where it sends a reader next
     assert alignment.linked_from(np.array([0])).tolist() == [1.0, 1.0, 0.0, 1.0]
-    assert alignment.linked_from(np.array([3])).tolist() == [0.0, 0.0, 0.0, 1.0]  # Venn's page names only her
+    assert not alignment.linked_from(np.array([3])).any()  # Venn's page names only her: it links nowhere
     assert not alignment.linked_from(np.array([2])).any()  # a chunk the graph lacks links nowhere
+
+
+def test_the_rest_of_a_passages_own_document_is_not_a_link() -> None:
+    # a two-chunk article titled by one entity (a news headline read as an entity) that names it in both chunks
+    snap = build_snapshot(
+        [EntityRow("Person:headline", "Headline", "Person"), EntityRow("Person:ola brandt", "Ola Brandt", "Person")],
+        [
+            MentionRow("a-1", "Person:headline", 1, True),
+            MentionRow("a-2", "Person:headline", 1, True),
+            MentionRow("a-1", "Person:ola brandt", 1),
+            MentionRow("p-brandt", "Person:ola brandt", 1, True),
+        ],
+        [],
+    )
+    flat = SimpleNamespace(chunks=[SimpleNamespace(id=cid) for cid in ["a-1", "a-2", "p-brandt"]])
+    alignment = Alignment.of(cast(Any, flat), snap)
+    assert alignment.linked_from(np.array([0])).tolist() == [1.0, 0.0, 1.0]
