@@ -1,6 +1,7 @@
-"""joint's `linked` signal (retrieval/joint.py): the pages the first-ranked passage links to, by their dense
-similarity, fused in for questions that name a title entity. Off against its weight and its depth (how many of the
-first ranking's chunks are followed), on a title-scored set, every other setting the default.
+"""joint's `linked` signal (retrieval/joint.py): the pages the first-ranked passage links to, in flat+'s order, fused
+into either ranking (the walks of a question that names a title entity, the guided flat+ of one that does not). Off
+against its weight and its depth (how many of the first ranking's chunks are followed), on a title-scored set, every
+other setting the default.
 
 Run against a store holding the set's corpus (NEO4J_URI, CHROMA_PATH of `graphwire ingest <corpus> --extractor
 offline`):

@@ -9,12 +9,10 @@ Every signal scores the same chunks; which graph evidence leads depends on what 
   thing's own page, when the question compares two or more titled things it names: retrieval/alignment.py), and
   `linked`: the pages the first-ranked passage of that fusion links to (whose title entity it mentions), in flat+'s
   order, fused in a second time (the bridge page reached through the page the question names).
-- A question that names no title entity (news: entities mentioned here and there, outlets, dates; an encyclopedia
-  question that describes its first page instead of naming it) gets flat+ guided by the five-stage graph retriever's
-  chunk ranking (its KEY/BRIDGE/DIRECT facts, publications and dates), as one more reciprocal-rank signal beside dense
-  and BM25, ranked twice: the bridge entity of the first ranking's top chunks (retrieval/bridge.py) joins the second
-  ranking's outlet and claim picks. When its first-ranked chunk links to pages (names their title entity), they are
-  fused in as `linked`, as above.
+- A question that names no title entity (news; a page described, not named) gets flat+ guided by the five-stage
+  graph retriever's chunk ranking (its KEY/BRIDGE/DIRECT facts, publications and dates), as one more reciprocal-rank
+  signal beside dense and BM25, ranked twice: the bridge entity of the first ranking's top chunks (retrieval/bridge.py)
+  joins the second ranking's outlet and claim picks; then `linked`, as above, when its first chunk links anywhere.
 
 The question is embedded once (as are flat+'s clauses, each on its own); the graph retriever runs once and its facts,
 excerpts and analysis are the result's, so graph mode reads its own result from the same pass (`run`). An optional
@@ -82,8 +80,9 @@ class JointConfig(BaseModel):
     # entity; 0 = one ranking, no bridge feedback: retrieval/bridge.py)
     bridge_depth: int = Field(default=10, ge=0)
 
-    def weights(self) -> dict[str, float]:
-        return {name: float(getattr(self, f"{name}_weight")) for name in SIGNALS}
+    def weights(self) -> dict[str, float]:  # flat+ guided by the graph (no title entity named) weighs as `flat`
+        weights = {name: float(getattr(self, f"{name}_weight")) for name in SIGNALS}
+        return weights | {"graph_guided_flat": weights["flat"]}
 
 
 def linked_names(matches: list[EntityMatch], word_case: WordCase) -> list[EntityMatch]:
@@ -244,8 +243,7 @@ class JointRetriever:
             signals = {"graph_guided_flat": scores}
             ranks = signal_ranks(signals)
             with timer.stage("fuse"):  # an encyclopedia question naming no title: its first page's links too
-                weights = {"graph_guided_flat": config.flat_weight, "linked": config.linked_weight}
-                scores = self._with_linked(scores, scores, alignment, signals, ranks, weights, details)
+                scores = self._with_linked(scores, scores, alignment, signals, ranks, details)
         with timer.stage("order"):
             # the documents of all chunks only when the diversity rule needs them (it is off by default)
             document_ids = [chunk.document_id for chunk in snapshot.chunks] if config.per_document else []
@@ -287,7 +285,7 @@ class JointRetriever:
             fused = fuse(signals, self.config.weights(), self.config.rrf_k, ranks)
             # a bridge question's first-ranked passage points at its next page (a comparing one has its pages)
             if not signals["title"].any():
-                fused = self._with_linked(fused, flat_scores, alignment, signals, ranks, self.config.weights(), details)
+                fused = self._with_linked(fused, flat_scores, alignment, signals, ranks, details)
         details["passage_seeds"] = len(passage_seeds)
         details["top_entities"] = top_entities(walk.snapshot, entity_run.entity_scores)
         return fused, signals, ranks
@@ -299,7 +297,6 @@ class JointRetriever:
         alignment: Alignment,
         signals: dict[str, Scores],
         ranks: dict[str, npt.NDArray[np.int64]],
-        weights: dict[str, float],
         details: dict[str, Any],
     ) -> Scores:
         """`fused` ranked again with the `linked` signal beside `signals` (their ranks stand), when the first-ranked
@@ -309,7 +306,7 @@ class JointRetriever:
         if not linked.any():
             return fused
         signals["linked"], ranks["linked"] = linked, ranks_of(linked)
-        return fuse(signals, weights, self.config.rrf_k, ranks)
+        return fuse(signals, self.config.weights(), self.config.rrf_k, ranks)
 
     def _linked(self, fused: Scores, flat: Scores, alignment: Alignment) -> Scores:
         """The pages the first `linked_from` chunks of the fused ranking link to, scored by flat+ (dense similarity,

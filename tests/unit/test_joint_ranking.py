@@ -35,9 +35,11 @@ def test_diversity_holds_back_a_documents_second_chunk_until_the_others_had_a_pl
 
 
 def test_the_config_names_a_weight_for_every_signal() -> None:
-    weights = JointConfig(lexical_weight=0.0).weights()
-    assert set(weights) == {"flat", "dense", "lexical", "entity_walk", "passage_walk", "title", "linked"}
+    weights = JointConfig(lexical_weight=0.0, flat_weight=0.75).weights()
+    signals = {"flat", "dense", "lexical", "entity_walk", "passage_walk", "title", "linked", "graph_guided_flat"}
+    assert set(weights) == signals
     assert weights["lexical"] == 0.0
+    assert weights["graph_guided_flat"] == weights["flat"] == 0.75  # flat+ guided by the graph weighs as flat+
 
 
 def _match(mention: str, tier: MatchTier = MatchTier.EXACT) -> EntityMatch:
