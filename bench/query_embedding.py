@@ -1,7 +1,8 @@
 """What embedding a request's question texts costs: flat+ (and so hybrid and joint) embeds the question, the part of
-it about each named outlet and its claim segments. Measured two ways on the same texts, in one process: all in one
-ONNX batch (as before) and each text in a run of its own (`OnnxEmbedder.embed_queries` now); also how far the
-batched vectors are from the ones each text gets alone.
+it about each named outlet and its claim segments. Measured three ways on the same texts, in one process: all in one
+ONNX batch (before 2026-12-03), each text in a run of its own one after the other (2026-12-03), and each text in a run
+of its own side by side, one core each (`OnnxEmbedder.embed_queries` since 2026-12-04); also how far the batched
+vectors are from the ones each text gets alone, and whether side by side changes any vector.
 
     python -m bench.query_embedding --sample 200 --joint --out bench/query_embedding
 
@@ -60,15 +61,26 @@ def timed(requests: list[list[str]], embed: Callable[[list[str]], Vectors], roun
     return times
 
 
+def in_one_batch(self: OnnxEmbedder, texts: Sequence[str]) -> Vectors:
+    return self.embed([self.query_prefix + text for text in texts])
+
+
+def one_after_the_other(self: OnnxEmbedder, texts: Sequence[str]) -> Vectors:
+    return np.concatenate([self.embed([self.query_prefix + text]) for text in texts])
+
+
+WAYS = {
+    "all in one batch": in_one_batch,
+    "each text alone, one after the other": one_after_the_other,
+    "each text alone, side by side (embed_queries)": OnnxEmbedder.embed_queries,
+}
+
+
 def joint_side_by_side(questions: list[str], top_k: int = 10) -> dict[str, dict[str, list[float]]]:
-    """The default mode's total and embed-stage milliseconds per question, with the question texts embedded in one
-    batch and one by one, in turn (alternating which goes first)."""
-    one_by_one = OnnxEmbedder.embed_queries
-
-    def in_one_batch(self: OnnxEmbedder, texts: Sequence[str]) -> Vectors:
-        return self.embed([self.query_prefix + text for text in texts])
-
-    ways = {"all in one batch (before)": in_one_batch, "each text alone (embed_queries)": one_by_one}
+    """The default mode's total and embed-stage milliseconds per question, with the question texts embedded each
+    way in turn (rotating which goes first)."""
+    side_by_side = OnnxEmbedder.embed_queries
+    ways = WAYS
     times: dict[str, dict[str, list[float]]] = {way: {"total": [], "embed": []} for way in ways}
     settings = Settings()
     graph = Graph.from_settings(settings)
@@ -78,21 +90,22 @@ def joint_side_by_side(questions: list[str], top_k: int = 10) -> dict[str, dict[
         ctx.warm()
         retriever.retrieve(questions[0], top_k=top_k)
         for i, question in enumerate(tqdm(questions, desc="joint", leave=False)):
-            for way in list(ways)[:: 1 if i % 2 == 0 else -1]:
+            names = list(ways)
+            for way in names[i % len(names) :] + names[: i % len(names)]:
                 OnnxEmbedder.embed_queries = ways[way]  # type: ignore[method-assign]
                 started = time.perf_counter()
                 result = retriever.retrieve(question, top_k=top_k)
                 times[way]["total"].append((time.perf_counter() - started) * 1000)
                 times[way]["embed"].append(result.timings_ms.get("embed", 0.0))
     finally:
-        OnnxEmbedder.embed_queries = one_by_one  # type: ignore[method-assign]
+        OnnxEmbedder.embed_queries = side_by_side  # type: ignore[method-assign]
         graph.close()
     return times
 
 
 def render(report: dict[str, Any]) -> str:
     lines = [
-        "# Embedding a request's question texts: one batch or one text at a time",
+        "# Embedding a request's question texts: one batch, one text at a time, or side by side",
         "",
         f"Command: `{report['command']}`",
         "",
@@ -110,7 +123,7 @@ def render(report: dict[str, Any]) -> str:
     if "joint_ms" in report:
         lines += [
             "",
-            "The default mode (`joint`) end to end in process, each question answered both ways in turn:",
+            "The default mode (`joint`) end to end in process, each question answered every way in turn:",
             "",
             "| texts embedded | total p50 ms | total p95 ms | embed stage p50 ms | embed stage p95 ms |",
             "|---|---:|---:|---:|---:|",
@@ -123,7 +136,8 @@ def render(report: dict[str, Any]) -> str:
         "",
         f"Batched vectors against each text's vector alone: cosine min {drift['min_cosine']}, mean "
         f"{drift['mean_cosine']} (the int8 model quantises activations with ranges taken over the whole batch, so a "
-        "batched question's vector depends on the other texts of its request).",
+        "batched question's vector depends on the other texts of its request). Side by side against one after the "
+        f"other: largest difference of any vector component {report['side_by_side_max_difference']}.",
     ]
     return "\n".join(lines) + "\n" + report.get("notes", "")
 
@@ -146,6 +160,9 @@ def main() -> None:
     def batched(texts: list[str]) -> Vectors:
         return embedder.embed([prefix + text for text in texts])
 
+    def sequential(texts: list[str]) -> Vectors:
+        return one_after_the_other(embedder, texts)
+
     embedder.embed_queries(requests[0])  # the session loaded before the clock starts
     cosines = [
         float(a @ b) for texts in requests for a, b in zip(batched(texts), embedder.embed_queries(texts), strict=True)
@@ -159,9 +176,15 @@ def main() -> None:
         "rounds": args.rounds,
         "texts_per_request": round(float(np.mean([len(t) for t in requests])), 2),
         "latency_ms": {
-            "all in one batch (before)": latency_stats(timed(requests, batched, args.rounds)),
-            "each text alone (embed_queries)": latency_stats(timed(requests, embedder.embed_queries, args.rounds)),
+            "all in one batch": latency_stats(timed(requests, batched, args.rounds)),
+            "each text alone, one after the other": latency_stats(timed(requests, sequential, args.rounds)),
+            "each text alone, side by side (embed_queries)": latency_stats(
+                timed(requests, embedder.embed_queries, args.rounds)
+            ),
         },
+        "side_by_side_max_difference": max(
+            float(np.abs(sequential(texts) - embedder.embed_queries(texts)).max()) for texts in requests
+        ),
         "batched_vs_alone": {"min_cosine": round(min(cosines), 4), "mean_cosine": round(float(np.mean(cosines)), 5)},
     }
     if args.joint:

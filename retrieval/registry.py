@@ -172,7 +172,8 @@ class RetrievalContext:
         if spec.needs_chroma:
             steps += [
                 ("flat_index", self._warm_flat_index),
-                ("embeddings", lambda: embedder_from_settings(settings).embed_query(WARM_TEXT)),
+                # two texts: the session that embeds a request's texts side by side is loaded too
+                ("embeddings", lambda: embedder_from_settings(settings).embed_queries([WARM_TEXT, WARM_TEXT])),
             ]
         if settings.answer_check or not settings.llm_configured:  # the checker's and the extractive answerer's NER
             steps.append(("nlp", lambda: ner_docs([WARM_TEXT])))

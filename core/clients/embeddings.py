@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -130,6 +131,7 @@ class OnnxEmbedder:
         self.verify_model = verify_model
         self._lock = threading.Lock()
         self._session: Any = None
+        self._side: tuple[Any, ThreadPoolExecutor] | None = None  # a request's texts side by side: embed_queries
         self._tokenizer: Any = None
         self._input_names: frozenset[str] = frozenset()
 
@@ -176,14 +178,29 @@ class OnnxEmbedder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
         return ort.InferenceSession(str(self.files().model), sess_options=options, providers=["CPUExecutionProvider"])
 
-    def _encode_batch(self, texts: list[str]) -> Vectors:
+    @property
+    def query_workers(self) -> int:
+        """How many of a request's texts `embed_queries` runs at once: `threads` (0: one per core)."""
+        return self.threads or os.cpu_count() or 1
+
+    def _side_by_side(self) -> tuple[Any, ThreadPoolExecutor]:
+        """A session of one intra-op thread and the pool that runs several of them at once (made on first use)."""
+        if self._session is None:
+            self._load()
+        with self._lock:
+            if self._side is None:
+                pool = ThreadPoolExecutor(max_workers=self.query_workers, thread_name_prefix="graphwire-embed")
+                self._side = (self.new_session(1), pool)
+            return self._side
+
+    def _encode_batch(self, texts: list[str], session: Any = None) -> Vectors:
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        hidden = (session or self._session).run(None, feeds)[0]
         if self.pooling == "cls":
             return l2_normalise(hidden[:, 0])
         weights = mask[..., None].astype(np.float32)
@@ -207,9 +224,15 @@ class OnnxEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         """Each text in an ONNX run of its own: a batch pads every text to the longest, and the int8 model takes its
-        activation ranges over the whole batch, so a text's vector would hang on its batchmates (query_embedding.md)."""
+        activation ranges over the whole batch, so a text's vector would hang on its batchmates. Several texts run
+        side by side, each on one core: a short text gains little from a second intra-op thread, and two runs at once
+        finish sooner than one after the other (the same vectors; bench/query_embedding.md)."""
         prefixed = [self.query_prefix + text for text in texts]
-        return np.concatenate([self.embed([text]) for text in prefixed]) if prefixed else self.embed([])
+        if len(prefixed) < 2 or self.query_workers < 2:
+            return np.concatenate([self.embed([text]) for text in prefixed]) if prefixed else self.embed([])
+        session, pool = self._side_by_side()
+        with tracing.span("embed queries", {"graphwire.embedding.texts": len(prefixed), "graphwire.backend": "onnx"}):
+            return np.concatenate(list(pool.map(lambda text: self._encode_batch([text], session), prefixed)))
 
     def embed_query(self, text: str) -> Vectors:
         return self.embed_queries([text])[0]

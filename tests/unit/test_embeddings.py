@@ -188,3 +188,14 @@ def test_bge_ranks_the_matching_passage_first(bge: BgeSmallOnnxEmbedder) -> None
     ]
     similarities = bge.embed_queries(questions) @ bge.embed(passages).T
     assert list(similarities.argmax(axis=1)) == list(range(len(questions)))
+
+
+def test_a_requests_texts_run_side_by_side_one_thread_each_with_the_vectors_each_gives_alone(
+    bge: BgeSmallOnnxEmbedder,
+) -> None:
+    texts = [f"question {i} about the night market" + " and its stalls" * i for i in range(6)]
+    together = bge.embed_queries(texts)
+    np.testing.assert_array_equal(together, np.stack([bge.embed_query(text) for text in texts]))  # in order
+    session, pool = bge._side_by_side()
+    assert session.get_session_options().intra_op_num_threads == 1
+    assert pool._max_workers == bge.query_workers >= 1
