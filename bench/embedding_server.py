@@ -29,7 +29,8 @@ from pydantic import BaseModel
 
 from bench._results import command_line, machine, write_results
 from graphwire.core.clients.chunk_store import embedding_groups
-from graphwire.core.clients.embeddings import Embedder, OpenAIEmbedder, embedder_from_settings
+from graphwire.core.clients.embeddings import Embedder, embedder_from_settings
+from graphwire.core.clients.openai_embedder import OpenAIEmbedder
 from graphwire.core.settings import Settings
 from graphwire.eval.datasets import DEFAULT_CORPUS
 from graphwire.ingest.chunker import chunk_article

@@ -28,10 +28,10 @@ from graphwire.core.clients.embeddings import (
     MINILM_MODEL_ID,
     Embedder,
     EmbeddingError,
-    OpenAIEmbedder,
     embedder_from_settings,
     offline_embedder_for,
 )
+from graphwire.core.clients.openai_embedder import OpenAIEmbedder
 from graphwire.core.clients.sentence_vectors import SUFFIX, SentenceCollection, SentenceRows, chunk_sentences
 from graphwire.core.documents import Chunk
 from graphwire.core.settings import EmbeddingBackend, Settings, get_settings

@@ -13,7 +13,8 @@ import pytest
 from support.chroma_server import on_chroma
 
 from graphwire.core.clients.chunk_store import ChunkStore
-from graphwire.core.clients.embeddings import EmbeddingError, OpenAIEmbedder
+from graphwire.core.clients.embeddings import EmbeddingError
+from graphwire.core.clients.openai_embedder import OpenAIEmbedder
 from graphwire.core.documents import Chunk
 from graphwire.core.settings import Settings
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from graphwire.core.clients import embeddings
 from graphwire.core.clients.llm_retry import RetryPolicy
+from graphwire.core.clients.openai_embedder import OpenAIEmbedder
 from graphwire.core.servers.neo4j_server import LocalNeo4j
 from graphwire.core.settings import Settings, default_of
 from graphwire.ingest.chunker import chunk_article
@@ -68,7 +69,7 @@ PAIRS: list[tuple[Any, str, str]] = [
     (RetryPolicy, "max_retries", "llm_max_retries"),
     (RetryPolicy, "backoff_base_s", "llm_backoff_base_s"),
     (RetryPolicy, "backoff_max_s", "llm_backoff_max_s"),
-    (embeddings.OpenAIEmbedder.__init__, "max_retries", "llm_max_retries"),
+    (OpenAIEmbedder.__init__, "max_retries", "llm_max_retries"),
     (embeddings.OnnxEmbedder.__init__, "batch_size", "embedding_batch_size"),
     (embeddings.BgeSmallOnnxEmbedder.__init__, "batch_size", "embedding_batch_size"),
     (LocalNeo4j.__init__, "http_port", "neo4j_http_port"),

@@ -18,13 +18,13 @@ from graphwire.core.clients.embeddings import (
     BgeSmallOnnxEmbedder,
     EmbeddingError,
     MiniLMOnnxEmbedder,
-    OpenAIEmbedder,
     bge_small_present,
     embedder_from_settings,
     l2_normalise,
     offline_embedder_for,
     verify_sha256,
 )
+from graphwire.core.clients.openai_embedder import OpenAIEmbedder
 from graphwire.core.settings import EmbeddingBackend, OfflineEmbeddingModel, Settings
 
 
