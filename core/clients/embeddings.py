@@ -131,7 +131,8 @@ class OnnxEmbedder:
         self.verify_model = verify_model
         self._lock = threading.Lock()
         self._session: Any = None
-        self._side: tuple[Any, ThreadPoolExecutor] | None = None  # a request's texts side by side: embed_queries
+        # embed_queries' one-thread session and pool, with the pid that made them (a forked child makes its own)
+        self._side: tuple[int, Any, ThreadPoolExecutor] | None = None
         self._tokenizer: Any = None
         self._input_names: frozenset[str] = frozenset()
 
@@ -188,10 +189,10 @@ class OnnxEmbedder:
         if self._session is None:
             self._load()
         with self._lock:
-            if self._side is None:
+            if self._side is None or self._side[0] != os.getpid():  # a pool's threads do not survive a fork
                 pool = ThreadPoolExecutor(max_workers=self.query_workers, thread_name_prefix="graphwire-embed")
-                self._side = (self.new_session(1), pool)
-            return self._side
+                self._side = (os.getpid(), self.new_session(1), pool)
+            return self._side[1], self._side[2]
 
     def _encode_batch(self, texts: list[str], session: Any = None) -> Vectors:
         encodings = self._tokenizer.encode_batch(texts)

@@ -199,3 +199,28 @@ def test_a_requests_texts_run_side_by_side_one_thread_each_with_the_vectors_each
     session, pool = bge._side_by_side()
     assert session.get_session_options().intra_op_num_threads == 1
     assert pool._max_workers == bge.query_workers >= 1
+
+
+def test_a_forked_child_embeds_a_requests_texts_with_its_own_pool(bge: BgeSmallOnnxEmbedder) -> None:
+    import os
+    import select
+    import signal
+
+    texts = ["when does the night market open?", "who runs the night market?"]
+    expected = bge.embed_queries(texts)  # the parent's pool exists before the fork
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its pool must be its own, or the texts would wait on threads the fork did not copy
+        try:
+            os.write(write, bge.embed_queries(texts).tobytes())
+        finally:
+            os._exit(0)
+    os.close(write)
+    ready, _, _ = select.select([read], [], [], 60)
+    if not ready:  # the child waits on a pool thread that does not exist in it
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    assert ready, "the forked child's embed_queries never returned"
+    with os.fdopen(read, "rb") as pipe:
+        got = pipe.read()
+    np.testing.assert_array_equal(np.frombuffer(got, dtype=np.float32).reshape(expected.shape), expected)
