@@ -54,9 +54,9 @@ SIGNALS = ("flat", "dense", "lexical", "entity_walk", "passage_walk", "title", "
 
 
 class JointConfig(BaseModel):
-    """Reciprocal-rank weights of the six signals (questions that name a title entity), the graph guidance of flat+
-    (questions that do not), the walk's passage seeds and the diversity rule. Chosen by bench/joint_tune.py; the
-    evidence is in bench/joint_tune.md."""
+    """Reciprocal-rank weights of the seven signals (questions that name a title entity; `linked` also beside the
+    guided flat+ of those that do not), the graph guidance of flat+, the walk's passage seeds and the diversity rule.
+    Chosen by bench/joint_tune.py; the evidence is in bench/joint_tune.md and bench/linked_pages.md."""
 
     flat_weight: float = Field(default=1.0, ge=0.0)
     dense_weight: float = Field(default=0.25, ge=0.0)
