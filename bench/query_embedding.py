@@ -80,8 +80,7 @@ def joint_side_by_side(questions: list[str], top_k: int = 10) -> dict[str, dict[
     """The default mode's total and embed-stage milliseconds per question, with the question texts embedded each
     way in turn (rotating which goes first)."""
     side_by_side = OnnxEmbedder.embed_queries
-    ways = WAYS
-    times: dict[str, dict[str, list[float]]] = {way: {"total": [], "embed": []} for way in ways}
+    times: dict[str, dict[str, list[float]]] = {way: {"total": [], "embed": []} for way in WAYS}
     settings = Settings()
     graph = Graph.from_settings(settings)
     try:
@@ -90,9 +89,9 @@ def joint_side_by_side(questions: list[str], top_k: int = 10) -> dict[str, dict[
         ctx.warm()
         retriever.retrieve(questions[0], top_k=top_k)
         for i, question in enumerate(tqdm(questions, desc="joint", leave=False)):
-            names = list(ways)
+            names = list(WAYS)
             for way in names[i % len(names) :] + names[: i % len(names)]:
-                OnnxEmbedder.embed_queries = ways[way]  # type: ignore[method-assign]
+                OnnxEmbedder.embed_queries = WAYS[way]  # type: ignore[method-assign]
                 started = time.perf_counter()
                 result = retriever.retrieve(question, top_k=top_k)
                 times[way]["total"].append((time.perf_counter() - started) * 1000)

@@ -51,11 +51,10 @@ class Alignment:
         read as an entity names it in every chunk)."""
         known = positions[self.walk_of_flat[positions] >= 0]
         rows = self.walk_of_flat[known]
-        if not len(rows):
-            return np.zeros(len(self.walk_of_flat), dtype=np.float64)
-        titled = self.walk.titled - set(self.walk.titles[rows].indices.tolist())
-        entities = {int(e): 1.0 for e in np.unique(self.walk.mentions[rows].indices) if int(e) in titled}
-        if not entities:
+        titled, own = self.walk.titled, set(self.walk.titles[rows].indices.tolist())
+        mentioned = (int(e) for e in np.unique(self.walk.mentions[rows].indices))
+        entities = {e: 1.0 for e in mentioned if e in titled and e not in own}
+        if not entities:  # also when no passage is in the graph
             return np.zeros(len(self.walk_of_flat), dtype=np.float64)
         pages = self.titled_by(entities)
         pages[known] = 1.0
