@@ -67,6 +67,7 @@ class RetrievalContext:
     _scoped: OrderedDict[str, RetrievalContext] = field(default_factory=OrderedDict, init=False, repr=False)
     _services: tuple[int, Any] | None = field(default=None, init=False, repr=False)
     _flat: dict[str, Any] | None = field(default=None, init=False, repr=False)
+    _own_chroma: Any = field(default=None, init=False, repr=False)
     _built: dict[str, tuple[int, Retriever]] = field(default_factory=dict, init=False, repr=False)
     _answerers: dict[str, Answerer] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
@@ -103,7 +104,8 @@ class RetrievalContext:
         with self._lock:
             view = self._scoped.get(scope.key)
             if view is None:
-                view = self._scoped[scope.key] = RetrievalContext(self.settings, self.graph, self.chroma, scope, self)
+                view = RetrievalContext(self.settings, self.graph, self.chroma_client, scope, self)
+                self._scoped[scope.key] = view
                 while len(self._scoped) > SCOPES_KEPT:
                     self._scoped.popitem(last=False)
             self._scoped.move_to_end(scope.key)
@@ -116,6 +118,18 @@ class RetrievalContext:
             return None
         return lambda: self.services().access.get()
 
+    def chroma_client(self) -> Any:
+        """The Chroma client every mode of this context reads: the surface's (`chroma`), else one opened from the
+        settings on first use and kept, so a context built without a getter ranks as the API's does."""
+        if self.chroma is not None:
+            return self.chroma()
+        with self._lock:
+            if self._own_chroma is None:
+                from graphwire.core.clients.chroma import open_client
+
+                self._own_chroma = open_client(self.settings)
+            return self._own_chroma
+
     def flat_retrievers(self) -> dict[str, FlatRetriever]:
         with self._lock:
             if self._flat is None and self.parent is not None and self.scope is not None:
@@ -124,13 +138,12 @@ class RetrievalContext:
                 shared = self.parent.flat_retrievers()
                 self._flat = dict(scoped_flat_retrievers(shared, self.settings, self.schema, self.scope))
             if self._flat is None:
-                from graphwire.core.clients.chroma import open_client
                 from graphwire.core.clients.chunk_store import ChunkStore
                 from graphwire.core.clients.embeddings import embedder_from_settings
                 from graphwire.retrieval.flat import build_flat_retrievers
 
                 settings = self.settings
-                client = self.chroma() if self.chroma is not None else open_client(settings)
+                client = self.chroma_client()
                 embedder = embedder_from_settings(settings)
                 store = ChunkStore(client, settings.chroma_collection, embedder, sentences=settings.sentence_vectors)
                 self._flat = dict(build_flat_retrievers(store, settings, self.schema))

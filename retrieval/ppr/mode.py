@@ -3,6 +3,7 @@ title/name dictionary, with relation cues from the schema's descriptions and pas
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from graphwire.core.clients.embeddings import Embedder, embedder_from_settings
@@ -16,6 +17,7 @@ from graphwire.retrieval.ppr.retriever import PassageScorer, PPRRetriever
 from graphwire.schema.model import GraphSchema
 
 if TYPE_CHECKING:
+    from graphwire.core.clients.chunk_store import ChunkStore
     from graphwire.retrieval.flat.dense import DenseRetriever
     from graphwire.retrieval.registry import RetrievalContext
     from graphwire.retrieval.services import GraphServices
@@ -48,15 +50,21 @@ class GraphStageMatcher:
 
 
 class ChunkStorePassageScorer:
-    """Passage similarity from the Chroma chunk store (cosine), for passage seeds."""
+    """Passage similarity from the Chroma chunk store (cosine), for passage seeds; the client is asked for on the
+    first question (a graph-only context opens no store it never reads)."""
 
-    def __init__(self, chroma_client: object, collection: str, embedder: Embedder) -> None:
-        from graphwire.core.clients.chunk_store import ChunkStore
-
-        self.store = ChunkStore(chroma_client, collection, embedder)
+    def __init__(self, chroma_client: Callable[[], object], collection: str, embedder: Embedder) -> None:
+        self.chroma_client = chroma_client
+        self.collection = collection
+        self.embedder = embedder
+        self._store: ChunkStore | None = None
 
     def score(self, question: str, top_n: int) -> dict[str, float]:
-        return dict(self.store.query(question, top_n))
+        if self._store is None:
+            from graphwire.core.clients.chunk_store import ChunkStore
+
+            self._store = ChunkStore(self.chroma_client(), self.collection, self.embedder)
+        return dict(self._store.query(question, top_n))
 
 
 class DensePassageScorer:
@@ -98,14 +106,14 @@ def ppr_mode(ctx: RetrievalContext) -> PPRRetriever:
     )
     embedder = embedder_from_settings(settings)
     passages: PassageScorer | None = None
-    if ctx.chroma is not None and settings.ppr_passage_seeds > 0:
+    if settings.ppr_passage_seeds > 0:
         from graphwire.retrieval.flat.dense import DenseRetriever
 
         dense = ctx.flat_retrievers()["vector"] if ctx.scope is not None else None
         if isinstance(dense, DenseRetriever):  # a restricted reader's view: seeds among the passages it may read
             passages = DensePassageScorer(dense)
         else:
-            passages = ChunkStorePassageScorer(ctx.chroma(), settings.chroma_collection, embedder)
+            passages = ChunkStorePassageScorer(ctx.chroma_client, settings.chroma_collection, embedder)
     return PPRRetriever(
         graph,
         services.snapshots,

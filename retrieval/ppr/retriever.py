@@ -96,6 +96,7 @@ class PPRRetriever:
         # Recall@5 0.905 without passage seeds, 0.790 with); one that only names entities mentioned here and there
         # (news) needs them (MultiHop-RAG: Perfect@10 0.29 without, 0.53 with). bench/eval/{hotpotqa,full}
         passage_seeds = {} if titled else self._passage_seeds(snap, question, details)
+        details["passage_seeds"] = len(passage_seeds)
         relevance = self._relevance(question, details) if entity_seeds else {}
         lap("seeds")
         if not entity_seeds and not passage_seeds:

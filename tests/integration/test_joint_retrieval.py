@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from support.chains import GoldExtractor, chain_articles, chain_records
 
+from graphwire.core.clients.chroma import open_client
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
@@ -56,6 +57,18 @@ def test_joint_ranks_the_bridge_and_says_what_each_signal_brought(context: Retri
         (f.subject, f.relationship, f.object) for f in result.facts
     }
     assert {"embed", "graph", "flat", "total", "graph.templates"} <= set(result.timings_ms)
+
+
+def test_ppr_seeds_passages_whether_or_not_the_surface_passed_a_chroma_getter(context: RetrievalContext) -> None:
+    """A context built without a Chroma getter (a script, a benchmark) opens the store its flat modes read, so `ppr`
+    seeds its walk with passages and ranks as it does in the API (a context given the getter)."""
+    with_getter = RetrievalContext(context.settings, graph=context.graph, chroma=lambda: open_client(context.settings))
+    ours = context.retriever("ppr").retrieve(SUPPLY_QUESTION, top_k=5)
+    theirs = with_getter.retriever("ppr").retrieve(SUPPLY_QUESTION, top_k=5)
+    assert ours.details["titled_seeds"] == 0 and ours.details["passage_seeds"] > 0
+    assert "passage_seeds_error" not in ours.details
+    assert [c.chunk_id for c in ours.chunks] == [c.chunk_id for c in theirs.chunks]
+    assert context.chroma_client() is context.chroma_client()  # opened once
 
 
 def test_graph_mode_fills_from_joint_and_runs_its_stages_once(context: RetrievalContext) -> None:
