@@ -1,9 +1,11 @@
 """Retrieval latency of several modes measured side by side: for each question, every mode in turn (in a rotating
 order), in one process that has answered a warm-up question per mode and read its shared caches. Load on the machine
-then falls on every mode alike, so the ratios hold even where the absolute numbers do not.
+then falls on every mode alike, so the ratios hold even where the absolute numbers do not. With `--http`, the same
+questions are then sent the same way to `POST /v1/retrieve` of an API process started on the same stores (one
+uvicorn worker, one client: concurrency 1), timed at the client.
 
-    python -m bench.mode_latency --sample 800 --modes graph,ppr,joint --out bench/mode_latency_multihop-rag
-    python -m bench.mode_latency --questions ../shared/data/hotpotqa/questions.json --modes graph,ppr,joint \\
+    python -m bench.mode_latency --sample 800 --modes all --http --out bench/mode_latency_multihop-rag
+    python -m bench.mode_latency --questions ../shared/data/hotpotqa/questions.json --modes all --http \\
         --out bench/mode_latency_hotpotqa
 """
 
@@ -15,15 +17,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import numpy as np
 from tqdm import tqdm
 
 from bench._results import ROOT, command_line, finish_report, machine
+from bench._server import start_api
 from graphwire.core.clients.graph import Graph
+from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings
 from graphwire.eval.datasets import DEFAULT_QUESTIONS, load_questions
 from graphwire.eval.selection import select
-from graphwire.retrieval.registry import RetrievalContext
+from graphwire.retrieval.registry import RetrievalContext, mode_names
 
 
 def measure(ctx: RetrievalContext, modes: list[str], queries: list[str], top_k: int) -> dict[str, list[float]]:
@@ -39,6 +44,46 @@ def measure(ctx: RetrievalContext, modes: list[str], queries: list[str], top_k: 
             retrievers[mode].retrieve(query, top_k=top_k)
             times[mode].append((time.perf_counter() - started) * 1000)
     return times
+
+
+def measure_http(modes: list[str], queries: list[str], top_k: int, timeout_s: float = 300.0) -> dict[str, list[float]]:
+    """The same rotation against POST /v1/retrieve of a fresh API process (one worker), after /health/ready and one
+    warm-up request per mode."""
+    key = os.environ.get("API_KEY")
+    port = free_port()
+    proc = start_api(port, env={"STARTUP_WARMUP": "wait"}, timeout_s=timeout_s)
+    times: dict[str, list[float]] = {mode: [] for mode in modes}
+    try:
+        headers = {"X-API-Key": key} if key else {}
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=timeout_s) as client:
+            _wait_ready(client, timeout_s)
+
+            def ask(mode: str, query: str) -> float:
+                started = time.perf_counter()
+                client.post("/v1/retrieve", json={"question": query, "mode": mode, "top_k": top_k}).raise_for_status()
+                return (time.perf_counter() - started) * 1000
+
+            for mode in modes:
+                ask(mode, queries[0])
+            for i, query in enumerate(tqdm(queries, desc="questions over HTTP")):
+                for mode in modes[i % len(modes) :] + modes[: i % len(modes)]:
+                    times[mode].append(ask(mode, query))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    return times
+
+
+def _wait_ready(client: httpx.Client, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if client.get("/health/ready").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"the API was not ready within {timeout_s:.0f} s")
 
 
 def summary(times: dict[str, list[float]], reference: str) -> dict[str, dict[str, float]]:
@@ -65,24 +110,39 @@ def render(report: dict[str, Any]) -> str:
         f"| mode | p50 ms | p95 ms | mean ms | p95 / {reference} p95 |",
         "|---|---:|---:|---:|---:|",
     ]
-    for mode, stats in report["latency_ms"].items():
-        lines.append(
-            f"| {mode} | {stats['p50']} | {stats['p95']} | {stats['mean']} | {stats['p95_over_' + reference]} |"
-        )
+    lines += _rows(report["latency_ms"], reference)
+    if report.get("http_ms"):
+        lines += [
+            "",
+            "Over HTTP: `POST /v1/retrieve` of an API process started on the same stores (one uvicorn worker, ready "
+            "after its warm-up), one client (concurrency 1), the same rotation; timed at the client.",
+            "",
+            f"| mode | p50 ms | p95 ms | mean ms | p95 / {reference} p95 |",
+            "|---|---:|---:|---:|---:|",
+            *_rows(report["http_ms"], reference),
+        ]
     return "\n".join(lines) + "\n" + report.get("notes", "")
+
+
+def _rows(latency: dict[str, dict[str, float]], reference: str) -> list[str]:
+    return [
+        f"| {mode} | {stats['p50']} | {stats['p95']} | {stats['mean']} | {stats['p95_over_' + reference]} |"
+        for mode, stats in latency.items()
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
     parser.add_argument("--sample", type=int, default=0, help="a random sample of N questions (seed 0); 0 = all")
-    parser.add_argument("--modes", default="graph,ppr,joint")
+    parser.add_argument("--modes", default="graph,ppr,joint", help="comma-separated, or `all`")
+    parser.add_argument("--http", action="store_true", help="also over HTTP, one client, from a fresh API process")
     parser.add_argument("--reference", default="ppr", help="the mode the p95 ratios are taken against")
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--notes", type=Path, default=None, help="markdown appended to the report")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    modes = mode_names() if args.modes == "all" else [m.strip() for m in args.modes.split(",") if m.strip()]
     settings = Settings()
     graph = Graph.from_settings(settings)
     try:
@@ -91,6 +151,7 @@ def main() -> None:
         times = measure(RetrievalContext(settings, graph=lambda: graph), modes, queries, args.top_k)
     finally:
         graph.close()
+    http = measure_http(modes, queries, args.top_k) if args.http else None
     report = {
         "command": command_line(),
         "machine": machine(),
@@ -101,6 +162,7 @@ def main() -> None:
         "reference": args.reference,
         "graph_fill_mode": str(settings.graph_fill_mode),
         "latency_ms": summary(times, args.reference),
+        "http_ms": summary(http, args.reference) if http else None,
     }
     finish_report(args.out, report, render, args.notes)
 
