@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from graphwire.core.concurrency import Beside
 from graphwire.core.settings import default_of
 from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.fill import unfilled
@@ -47,10 +48,17 @@ class HybridRetriever:
 
     def retrieve(self, question: str, top_k: int = 10) -> RetrievalResult:
         started = time.perf_counter()
-        graph_result = self.graph_retriever.retrieve(question, top_k=self.config.graph_depth)
+        # The graph retriever mostly waits on Neo4j while flat+ embeds the question's texts: both run at once, and
+        # flat+ waits for the graph's ranking only to rank.
+        graph_pass = Beside(
+            lambda: self.graph_retriever.retrieve(question, top_k=self.config.graph_depth), name="hybrid-graph"
+        )
+        flat_result = self.flat.retrieve_awaiting(
+            question, top_k, lambda: self.config.guidance([c.chunk_id for c in graph_pass.result().chunks])
+        )
+        graph_result = graph_pass.result()
         graph_ids = [chunk.chunk_id for chunk in graph_result.chunks]
         guidance = self.config.guidance(graph_ids)
-        flat_result = self.flat.retrieve_guided(question, top_k, guidance)
         timings = {f"graph.{k}": v for k, v in graph_result.timings_ms.items()}
         timings |= {f"flat.{k}": v for k, v in flat_result.timings_ms.items()}
         timings["total"] = round((time.perf_counter() - started) * 1000, 3)

@@ -293,12 +293,19 @@ class FlatPlusRetriever:
         return self.retrieve_guided(question, top_k, None)
 
     def retrieve_guided(self, question: str, top_k: int, guidance: Guidance | None) -> RetrievalResult:
+        return self.retrieve_awaiting(question, top_k, lambda: guidance)
+
+    def retrieve_awaiting(self, question: str, top_k: int, guidance: Callable[[], Guidance | None]) -> RetrievalResult:
+        """flat+ guided by what `guidance` returns, asked for once the question's texts are embedded and scored
+        (hybrid's graph pass runs meanwhile)."""
         timer = StageTimer()
         with timer.stage("index"):
             snapshot = self.index.snapshot()
         features = self.features(question, snapshot, timer)
+        with timer.stage("guidance"):
+            given = guidance()
         with timer.stage("rank"):
-            positions, scores = self.rank(snapshot, features, top_k, guidance)
+            positions, scores = self.rank(snapshot, features, top_k, given)
         analysis = features.analysis
         details = {
             "publications": [m.name for m in analysis.publications],

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from support.chains import GoldExtractor, chain_articles, chain_records
 
 from graphwire.core.clients.chunk_store import ChunkStore
+from graphwire.core.clients.embeddings import Vectors
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.ingest.pipeline import IngestOptions, ingest_articles
 from graphwire.retrieval.flat import FlatIndex, FlatPlusRetriever, GuidanceMode
 from graphwire.retrieval.graph import GraphRetriever
 from graphwire.retrieval.hybrid import HybridConfig, HybridRetriever
-from graphwire.retrieval.models import RankedChunk
+from graphwire.retrieval.models import RankedChunk, RetrievalResult
 from graphwire.schema.model import load_schema
 
 pytestmark = pytest.mark.integration
@@ -107,3 +111,33 @@ def test_without_a_graph_match_hybrid_is_flat_plus(stack: tuple[GraphRetriever, 
     plain = flat.retrieve(question, top_k=5)
     assert hybrid.details["contribution"]["guidance"].startswith("none")
     assert [c.chunk_id for c in hybrid.chunks] == [c.chunk_id for c in plain.chunks]
+
+
+def test_the_graph_pass_runs_once_beside_the_embedding(stack: tuple[GraphRetriever, FlatPlusRetriever]) -> None:
+    """The graph retriever runs on its own thread, once, while flat+ embeds the question's texts; flat+ waits for its
+    ranking only to rank, and the result is the one of the serial order."""
+    graph_retriever, flat = stack
+    threads: list[str] = []
+    embedded = threading.Event()
+    original_retrieve, original_embed = graph_retriever.retrieve, flat.embedder.embed_queries
+
+    def graph_after_embedding(question: str, top_k: int = 10) -> RetrievalResult:
+        threads.append(threading.current_thread().name)
+        assert embedded.wait(timeout=30)  # serially, the graph ran first and this would wait forever
+        return original_retrieve(question, top_k)
+
+    def embed(texts: Sequence[str]) -> Vectors:
+        vectors = original_embed(texts)
+        embedded.set()
+        return vectors
+
+    hybrid = HybridRetriever(graph_retriever, flat, HybridConfig(guidance_weight=1.0, graph_depth=10))
+    expected = hybrid.retrieve(SUPPLY_QUESTION, top_k=5)
+    with (
+        patch.object(graph_retriever, "retrieve", graph_after_embedding),
+        patch.object(flat.embedder, "embed_queries", embed),
+    ):
+        result = hybrid.retrieve(SUPPLY_QUESTION, top_k=5)
+    assert threads == ["hybrid-graph"]
+    assert [c.chunk_id for c in result.chunks] == [c.chunk_id for c in expected.chunks]
+    assert "flat.guidance" in result.timings_ms
