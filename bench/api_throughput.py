@@ -5,7 +5,10 @@ For each worker count the API is started once against the store of the environme
 and waited on until /health/ready answers 200; then each mode gets a warm-up pass over the first questions and
 `--duration` seconds of load from `--concurrency` clients (questions cycled from `--questions`). The embedding loop
 runs the same questions through the offline embedder, one question per call, in as many processes as the API has
-workers, for the same duration: modes that embed the question cannot go faster than it on this machine.
+workers, for the same duration: modes that embed the question cannot go faster than it on this machine. How many
+texts each mode embeds per request (the question, and for flat+ and the modes built on it its clauses and claim
+segments) is counted in this process over the first questions, so each mode's own bound is the loop's rate divided
+by it.
 
     python -m bench.api_throughput --questions ../shared/data/multihop-rag/MultiHopRAG.json \\
         --out bench/api_throughput_multihop-rag
@@ -17,9 +20,11 @@ import argparse
 import asyncio
 import multiprocessing
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import httpx
 
@@ -33,6 +38,7 @@ from graphwire.retrieval.registry import mode_names
 
 READY_TIMEOUT_S = 600.0
 WARMUP = 5  # questions asked once per mode before the clock starts
+COUNTED = 50  # questions whose embedded texts are counted per mode
 
 
 def rss_mb(pid: int) -> float:
@@ -89,6 +95,51 @@ def embedding_loop(questions: list[str], duration_s: float, processes: int) -> f
     return round(sum(counts) / duration_s, 1)
 
 
+def texts_per_request(modes: list[str], questions: list[str]) -> dict[str, float]:
+    """Mean number of texts each mode embeds per request, counted in this process over the first COUNTED questions
+    (the shared embedder's query-side calls; a single text's `embed_queries` runs through `embed`, counted once)."""
+    from graphwire.core.clients.embeddings import embedder_from_settings
+    from graphwire.core.clients.graph import Graph
+    from graphwire.core.settings import Settings
+    from graphwire.retrieval.registry import RetrievalContext
+
+    settings = Settings()
+    embedder = embedder_from_settings(settings)
+    counted = {"texts": 0}
+    inside = threading.local()
+
+    def counting(method: Any) -> Any:
+        def call(texts: Any) -> Any:
+            if not getattr(inside, "on", False):
+                counted["texts"] += len(texts)
+            inside.on = True
+            try:
+                return method(texts)
+            finally:
+                inside.on = False
+
+        return call
+
+    graph = Graph.from_settings(settings)
+    try:
+        ctx = RetrievalContext(settings, graph=lambda: graph)
+        out: dict[str, float] = {}
+        for mode in modes:
+            retriever = ctx.retriever(mode)
+            retriever.retrieve(questions[0])  # built and warmed outside the count
+            with (
+                patch.object(embedder, "embed_queries", counting(embedder.embed_queries)),
+                patch.object(embedder, "embed", counting(embedder.embed)),
+            ):
+                counted["texts"] = 0
+                for question in questions[:COUNTED]:
+                    retriever.retrieve(question)
+                out[mode] = round(counted["texts"] / min(COUNTED, len(questions)), 2)
+        return out
+    finally:
+        graph.close()
+
+
 def measure(workers: int, modes: list[str], questions: list[str], args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     server = start_api(port, workers=workers, env={"NEO4J_APPLY_SCHEMA_ON_START": "false"})
@@ -119,21 +170,26 @@ def render(report: dict[str, Any]) -> str:
         f"{report['questions']} questions from `{report['questions_path']}` cycled; {report['concurrency']} "
         f"concurrent clients (in the benchmark's own process, on the same cores) for {report['duration_s']} s per "
         "mode after a warm-up pass; the API's settings are the environment's defaults. The embedding loop embeds one "
-        "question per call in as many processes as the API has workers, for as long.",
+        "question per call in as many processes as the API has workers, for as long. `texts / request`: the texts "
+        "a mode embeds per request (counted over the first questions); its bound is the loop's rate divided by it.",
         "",
-        "| workers | mode | req/s | / embedding loop | p50 ms | p95 ms | p99 ms | statuses | RSS MB |",
-        "|---:|---|---:|---:|---:|---:|---:|---|---:|",
+        "| workers | mode | req/s | / embedding loop | texts / request | bound req/s | / bound | p50 ms | p95 ms | "
+        "p99 ms | statuses | RSS MB |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
+    texts = report.get("texts_per_request", {})
     for result in report["results"]:
         loop = result["embeddings_per_s"]
         for run in result["runs"]:
             lat = run["latency_ms"]
+            n = texts.get(run["mode"])
+            bound = f"{loop / n:.1f} | {run['requests_per_s'] / (loop / n):.2f}" if n else "- | -"
             lines.append(
                 f"| {result['workers']} | {run['mode']} | {run['requests_per_s']} | "
-                f"{run['requests_per_s'] / loop:.2f} | {lat['p50']} | {lat['p95']} | {lat['p99']} | "
-                f"{run['statuses']} | {run['rss_mb']} |"
+                f"{run['requests_per_s'] / loop:.2f} | {'-' if n is None else n} | {bound} | {lat['p50']} | "
+                f"{lat['p95']} | {lat['p99']} | {run['statuses']} | {run['rss_mb']} |"
             )
-        lines.append(f"| {result['workers']} | *embedding loop* | {loop} | 1.00 | | | | | |")
+        lines.append(f"| {result['workers']} | *embedding loop* | {loop} | 1.00 | 1 | {loop} | 1.00 | | | | | |")
     lines += [
         "",
         "Seconds from start to ready: "
@@ -156,6 +212,7 @@ def main() -> None:
     args = parser.parse_args()
     questions = [q.query for q in select(load_questions(args.questions), sample_size=args.sample or None)]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    texts = texts_per_request(modes, questions)
     results = [measure(int(w), modes, questions, args) for w in args.workers.split(",")]
     report: dict[str, Any] = {
         "command": command_line(),
@@ -164,6 +221,7 @@ def main() -> None:
         "questions": len(questions),
         "concurrency": args.concurrency,
         "duration_s": args.duration,
+        "texts_per_request": texts,
         "results": results,
     }
     finish_report(args.out, report, render, args.notes)
