@@ -23,12 +23,13 @@ from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import get_settings
 from graphwire.eval.datasets import load_questions
 from graphwire.eval.scorers import RetrievalScore, score_retrieval
+from graphwire.retrieval.fill import graph_mode
 from graphwire.retrieval.flat.common import Guidance, GuidanceMode, ranked_chunks
 from graphwire.retrieval.flat.modes import flat_plus_mode
 from graphwire.retrieval.flat.plus import FlatPlusRetriever
 from graphwire.retrieval.hybrid import HybridConfig
 from graphwire.retrieval.models import RankedChunk
-from graphwire.retrieval.registry import RetrievalContext, graph_mode
+from graphwire.retrieval.registry import RetrievalContext
 from graphwire.retrieval.timing import StageTimer
 
 QUESTIONS = Path(__file__).resolve().parents[1].parent / "shared/data/multihop-rag/MultiHopRAG.partial.json"

@@ -6,18 +6,22 @@ the primary's facts (in its order), then the fill mode's (PPR, or `auto`, which 
 primary's other chunks. Facts, entities, excerpts and the abstention reason stay the primary's: answerers see what
 the graph found. The fill mode never runs the primary (GRAPH_FILL_MODE offers only modes that do not), so each stage
 runs once per request. The `ppr_bm25` fill is `RankFusion` of PPR and BM25: neither embeds the question
-(bench/graph_fill.md measures it against the default, `fused`).
+(bench/graph_fill.md measures it against the default, `fused`). `graph_mode` builds `mode=graph` for the registry.
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 from graphwire.core.concurrency import Beside
+from graphwire.core.settings import GraphFillMode
 from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.flat.fusion import RRF_K
 from graphwire.retrieval.models import RankedChunk, RetrievalResult
+
+if TYPE_CHECKING:
+    from graphwire.retrieval.registry import RetrievalContext
 
 
 class Pass(Protocol):
@@ -101,3 +105,24 @@ class RankFusion:
         chunks = [best[chunk_id][1].model_copy(update={"score": scores[chunk_id]}) for chunk_id in ranked]
         timings = {f"{r.mode}.{stage}": ms for r in results for stage, ms in r.timings_ms.items()}
         return RetrievalResult(mode=self.name, chunks=chunks, timings_ms=timings)
+
+
+def graph_mode(ctx: RetrievalContext) -> Retriever:
+    """The five-stage retriever, filled to top_k from GRAPH_FILL_MODE; filled from joint, it is joint's own graph
+    retriever, read from the same pass."""
+    from graphwire.retrieval.graph import GraphRetriever
+
+    fill = GraphFillMode(ctx.settings.graph_fill_mode)
+    if fill is GraphFillMode.JOINT:
+        from graphwire.retrieval.joint import JointRetriever
+
+        joint = ctx.retriever("joint")
+        if not isinstance(joint, JointRetriever):
+            raise TypeError("GRAPH_FILL_MODE=joint needs the joint retriever")
+        return FilledRetriever(joint.graph, joint)
+    graph = GraphRetriever.from_settings(ctx.require_graph(), ctx.settings, services=ctx.services())
+    if fill is GraphFillMode.NONE:
+        return graph
+    if fill is GraphFillMode.PPR_BM25:
+        return FilledRetriever(graph, RankFusion(fill.value, [ctx.retriever("ppr"), ctx.retriever("bm25")]))
+    return FilledRetriever(graph, ctx.retriever(fill.value))

@@ -22,9 +22,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, cast
 
 from graphwire.core.clients.graph import Graph
-from graphwire.core.settings import GraphFillMode, RetrievalMode, Settings
+from graphwire.core.settings import RetrievalMode, Settings
 from graphwire.retrieval.base import Answerer, Retriever
-from graphwire.retrieval.fill import FilledRetriever, RankFusion
 from graphwire.retrieval.warmup import WarmStep, Warmup
 from graphwire.schema.model import GraphSchema, load_schema
 
@@ -303,7 +302,7 @@ MODES: dict[str, ModeSpec] = {
     spec.name: spec
     for spec in (
         ModeSpec("joint", "the default: flat+ guided by the five-stage graph's facts, or, when the question names a title entity, fused with PageRank walks from its entities and its closest passages and with the pages its first passage links to; the graph's facts kept", "graphwire.retrieval.joint:joint_mode", needs_graph=True, needs_chroma=True),  # noqa: E501
-        ModeSpec("graph", "five-stage deterministic graph retriever (KEY/BRIDGE/DIRECT facts)", "graphwire.retrieval.registry:graph_mode", needs_graph=True),  # noqa: E501
+        ModeSpec("graph", "five-stage deterministic graph retriever (KEY/BRIDGE/DIRECT facts)", "graphwire.retrieval.fill:graph_mode", needs_graph=True),  # noqa: E501
         ModeSpec("ppr", "Personalized PageRank over entities, facts and passages (HippoRAG 2 / FastGraphRAG)", "graphwire.retrieval.ppr.mode:ppr_mode", needs_graph=True),  # noqa: E501
         ModeSpec("vector", "ChromaDB top-k over the chunks (the vector baseline)", "graphwire.retrieval.flat.modes:vector_mode", needs_chroma=True),  # noqa: E501
         ModeSpec("bm25", "BM25 over the same chunks", "graphwire.retrieval.flat.modes:bm25_mode", needs_chroma=True),
@@ -326,27 +325,6 @@ def check_modes(names: Iterable[str]) -> None:
 
 
 check_modes(MODES)
-
-
-def graph_mode(ctx: RetrievalContext) -> Retriever:
-    """The five-stage retriever, filled to top_k from GRAPH_FILL_MODE; filled from joint, it is joint's own graph
-    retriever, read from the same pass."""
-    from graphwire.retrieval.graph import GraphRetriever
-
-    fill = GraphFillMode(ctx.settings.graph_fill_mode)
-    if fill is GraphFillMode.JOINT:
-        from graphwire.retrieval.joint import JointRetriever
-
-        joint = ctx.retriever("joint")
-        if not isinstance(joint, JointRetriever):
-            raise TypeError("GRAPH_FILL_MODE=joint needs the joint retriever")
-        return FilledRetriever(joint.graph, joint)
-    graph = GraphRetriever.from_settings(ctx.require_graph(), ctx.settings, services=ctx.services())
-    if fill is GraphFillMode.NONE:
-        return graph
-    if fill is GraphFillMode.PPR_BM25:
-        return FilledRetriever(graph, RankFusion(fill.value, [ctx.retriever("ppr"), ctx.retriever("bm25")]))
-    return FilledRetriever(graph, ctx.retriever(fill.value))
 
 
 def mode_names() -> list[str]:
