@@ -58,7 +58,6 @@ class HybridRetriever:
         )
         graph_result = graph_pass.result()
         graph_ids = [chunk.chunk_id for chunk in graph_result.chunks]
-        guidance = self.config.guidance(graph_ids)
         timings = {f"graph.{k}": v for k, v in graph_result.timings_ms.items()}
         timings |= {f"flat.{k}": v for k, v in flat_result.timings_ms.items()}
         timings["total"] = round((time.perf_counter() - started) * 1000, 3)
@@ -70,7 +69,7 @@ class HybridRetriever:
             "graph_chunks": len(graph_ids),
             "returned_from_graph": sum(1 for cid in returned if cid in from_graph),
             "returned_flat_only": sum(1 for cid in returned if cid not in from_graph),
-            "guidance": self.config.guidance_mode.value if guidance else "none (no graph match)",
+            "guidance": self.config.guidance_mode.value if graph_ids else "none (no graph match)",
         }
         return RetrievalResult(
             mode=self.name,
