@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
+
 from graphwire.core.servers.neo4j_server import port_open
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,3 +40,16 @@ def start_api(
         time.sleep(0.2)
     proc.terminate()
     raise RuntimeError(f"uvicorn did not start within {timeout_s:.0f} s")
+
+
+def wait_ready(base: str, timeout_s: float = 600.0) -> float:
+    """Seconds until GET /health/ready of the API at `base` answers 200 (the startup warm-up done)."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < timeout_s:
+        try:
+            if httpx.get(f"{base}/health/ready", timeout=5).status_code == 200:
+                return round(time.perf_counter() - started, 1)
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"the API was not ready within {timeout_s:.0f} s")

@@ -26,17 +26,14 @@ from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
-import httpx
-
 from bench._results import ROOT, command_line, finish_report, machine
-from bench._server import start_api
+from bench._server import start_api, wait_ready
 from bench.api_load import _run
 from graphwire.core.servers.neo4j_server import free_port
 from graphwire.eval.datasets import load_questions
 from graphwire.eval.selection import select
 from graphwire.retrieval.registry import mode_names
 
-READY_TIMEOUT_S = 600.0
 WARMUP = 5  # questions asked once per mode before the clock starts
 COUNTED = 50  # questions whose embedded texts are counted per mode
 
@@ -54,19 +51,6 @@ def rss_mb(pid: int) -> float:
         total += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
         pids += [int(child) for child in children]
     return round(total / 1024, 1)
-
-
-def wait_ready(base: str) -> float:
-    """Seconds until /health/ready answers 200."""
-    started = time.perf_counter()
-    while time.perf_counter() - started < READY_TIMEOUT_S:
-        try:
-            if httpx.get(f"{base}/health/ready", timeout=5).status_code == 200:
-                return round(time.perf_counter() - started, 1)
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    raise RuntimeError(f"the API was not ready within {READY_TIMEOUT_S:.0f} s")
 
 
 def _embed_loop(questions: list[str], duration_s: float, done: Any) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 from bench._results import ROOT, command_line, finish_report, machine
-from bench._server import start_api
+from bench._server import start_api, wait_ready
 from graphwire.core.clients.graph import Graph
 from graphwire.core.servers.neo4j_server import free_port
 from graphwire.core.settings import Settings
@@ -34,56 +35,43 @@ from graphwire.retrieval.registry import RetrievalContext, mode_names
 def measure(ctx: RetrievalContext, modes: list[str], queries: list[str], top_k: int) -> dict[str, list[float]]:
     retrievers = {mode: ctx.retriever(mode) for mode in modes}
     ctx.warm()
-    for retriever in retrievers.values():
-        retriever.retrieve(queries[0], top_k=top_k)
-    times: dict[str, list[float]] = {mode: [] for mode in modes}
-    for i, query in enumerate(tqdm(queries, desc="questions")):
-        turn = modes[i % len(modes) :] + modes[: i % len(modes)]  # no mode always runs first
-        for mode in turn:
-            started = time.perf_counter()
-            retrievers[mode].retrieve(query, top_k=top_k)
-            times[mode].append((time.perf_counter() - started) * 1000)
-    return times
+    return rotation(modes, queries, lambda mode, query: retrievers[mode].retrieve(query, top_k=top_k), "questions")
 
 
 def measure_http(modes: list[str], queries: list[str], top_k: int, timeout_s: float = 300.0) -> dict[str, list[float]]:
-    """The same rotation against POST /v1/retrieve of a fresh API process (one worker), after /health/ready and one
-    warm-up request per mode."""
+    """The same rotation against POST /v1/retrieve of a fresh API process (one worker), once it is ready."""
     key = os.environ.get("API_KEY")
     port = free_port()
     proc = start_api(port, env={"STARTUP_WARMUP": "wait"}, timeout_s=timeout_s)
-    times: dict[str, list[float]] = {mode: [] for mode in modes}
+    base = f"http://127.0.0.1:{port}"
     try:
+        wait_ready(base, timeout_s)
         headers = {"X-API-Key": key} if key else {}
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=timeout_s) as client:
-            _wait_ready(client, timeout_s)
+        with httpx.Client(base_url=base, headers=headers, timeout=timeout_s) as client:
 
-            def ask(mode: str, query: str) -> float:
-                started = time.perf_counter()
+            def ask(mode: str, query: str) -> None:
                 client.post("/v1/retrieve", json={"question": query, "mode": mode, "top_k": top_k}).raise_for_status()
-                return (time.perf_counter() - started) * 1000
 
-            for mode in modes:
-                ask(mode, queries[0])
-            for i, query in enumerate(tqdm(queries, desc="questions over HTTP")):
-                for mode in modes[i % len(modes) :] + modes[: i % len(modes)]:
-                    times[mode].append(ask(mode, query))
+            return rotation(modes, queries, ask, "questions over HTTP")
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+def rotation(
+    modes: list[str], queries: list[str], ask: Callable[[str, str], object], desc: str
+) -> dict[str, list[float]]:
+    """Milliseconds of `ask(mode, query)` for every query and mode, after one warm-up question per mode; the modes
+    take turns in a rotating order, so no mode always runs first."""
+    for mode in modes:
+        ask(mode, queries[0])
+    times: dict[str, list[float]] = {mode: [] for mode in modes}
+    for i, query in enumerate(tqdm(queries, desc=desc)):
+        for mode in modes[i % len(modes) :] + modes[: i % len(modes)]:
+            started = time.perf_counter()
+            ask(mode, query)
+            times[mode].append((time.perf_counter() - started) * 1000)
     return times
-
-
-def _wait_ready(client: httpx.Client, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            if client.get("/health/ready").status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"the API was not ready within {timeout_s:.0f} s")
 
 
 def summary(times: dict[str, list[float]], reference: str) -> dict[str, dict[str, float]]:
