@@ -2,7 +2,9 @@
 it about each named outlet and its claim segments. Measured three ways on the same texts, in one process: all in one
 ONNX batch (before 2026-12-03), each text in a run of its own one after the other (2026-12-03), and each text in a run
 of its own side by side, one core each (`OnnxEmbedder.embed_queries` since 2026-12-04); also how far the batched
-vectors are from the ones each text gets alone, and whether side by side changes any vector.
+vectors are from the ones each text gets alone, and whether side by side changes any vector. And one question alone,
+as most modes embed it: on the session of a thread per core (before 2026-12-05) or on one of one thread
+(`embed_queries` since), alone and with as many concurrent callers as a loaded server has requests in flight.
 
     python -m bench.query_embedding --sample 200 --joint --out bench/query_embedding
 
@@ -18,6 +20,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +79,35 @@ WAYS = {
 }
 
 
+def one_question(embedder: OnnxEmbedder, questions: list[str], rounds: int, callers: int) -> dict[str, Any]:
+    """One question per call on each session: milliseconds alone (best of `rounds`) and questions per second with
+    `callers` threads calling at once; and the largest difference between the two sessions' vectors."""
+    texts = [embedder.query_prefix + question for question in questions]
+    sessions = {"a thread per core": embedder.new_session(0), "one thread": embedder.new_session(1)}
+    out: dict[str, Any] = {"callers": callers, "ways": {}}
+    for name, session in sessions.items():
+
+        def embed(batch: list[str], session: Any = session) -> Vectors:
+            return embedder._encode_batch(batch, session)
+
+        alone = latency_stats(timed([[text] for text in texts], embed, rounds))
+        with ThreadPoolExecutor(max_workers=callers) as pool:
+            started = time.perf_counter()
+            list(pool.map(lambda text: embed([text]), texts * rounds))
+            rate = len(texts) * rounds / (time.perf_counter() - started)
+        out["ways"][name] = {"alone_ms": alone, "per_second": round(rate, 1)}
+    out["max_difference"] = max(
+        float(
+            np.abs(
+                embedder._encode_batch([t], sessions["a thread per core"])
+                - embedder._encode_batch([t], sessions["one thread"])
+            ).max()
+        )
+        for t in texts
+    )
+    return out
+
+
 def joint_side_by_side(questions: list[str], top_k: int = 10) -> dict[str, dict[str, list[float]]]:
     """The default mode's total and embed-stage milliseconds per question, with the question texts embedded each
     way in turn (rotating which goes first)."""
@@ -119,6 +151,18 @@ def render(report: dict[str, Any]) -> str:
     ]
     for name, s in report["latency_ms"].items():
         lines.append(f"| {name} | {s['p50']} | {s['p95']} | {s['mean']} |")
+    if "one_question" in report:
+        one = report["one_question"]
+        lines += [
+            "",
+            f"One question per call (most modes embed only the question): alone, and {one['callers']} callers at once:",
+            "",
+            "| session | p50 ms alone | p95 ms alone | questions / s, concurrent callers |",
+            "|---|---:|---:|---:|",
+        ]
+        for name, s in one["ways"].items():
+            lines.append(f"| {name} | {s['alone_ms']['p50']} | {s['alone_ms']['p95']} | {s['per_second']} |")
+        lines += ["", f"Largest difference of any vector component between the two: {one['max_difference']}."]
     if "joint_ms" in report:
         lines += [
             "",
@@ -186,6 +230,7 @@ def main() -> None:
         ),
         "batched_vs_alone": {"min_cosine": round(min(cosines), 4), "mean_cosine": round(float(np.mean(cosines)), 5)},
     }
+    report["one_question"] = one_question(embedder, questions, args.rounds, callers=2 * (os.cpu_count() or 1))
     if args.joint:
         joint = joint_side_by_side(questions)
         report["joint_ms"] = {way: {k: latency_stats(v) for k, v in parts.items()} for way, parts in joint.items()}

@@ -131,7 +131,7 @@ class OnnxEmbedder:
         self.verify_model = verify_model
         self._lock = threading.Lock()
         self._session: Any = None
-        # embed_queries' one-thread session and pool, with the pid that made them (a forked child makes its own)
+        # the questions' one-thread session and pool, with the pid that made them (a forked child makes its own)
         self._side: tuple[int, Any, ThreadPoolExecutor] | None = None
         self._tokenizer: Any = None
         self._input_names: frozenset[str] = frozenset()
@@ -185,7 +185,8 @@ class OnnxEmbedder:
         return self.threads or os.cpu_count() or 1
 
     def _side_by_side(self) -> tuple[Any, ThreadPoolExecutor]:
-        """A session of one intra-op thread and the pool that runs several of them at once (made on first use)."""
+        """The questions' session of one intra-op thread and the pool that runs a request's texts side by side (made
+        on first use)."""
         if self._session is None:
             self._load()
         with self._lock:
@@ -224,15 +225,18 @@ class OnnxEmbedder:
         return out
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
-        """Each text in an ONNX run of its own: a batch pads every text to the longest, and the int8 model takes its
-        activation ranges over the whole batch, so a text's vector would hang on its batchmates. Several texts run
-        side by side, each on one core: a short text gains little from a second intra-op thread, and two runs at once
-        finish sooner than one after the other (the same vectors; bench/query_embedding.md)."""
+        """Each text in an ONNX run of its own, on a session of one intra-op thread: a batch pads every text to the
+        longest, and the int8 model takes its activation ranges over the whole batch, so a text's vector would hang on
+        its batchmates. One thread embeds a question sooner than a thread per core does (on 2 cores), and concurrent
+        requests then each keep a core instead of sharing both; a request's several texts run side by side, one per
+        core. The vectors are the passage session's to the last bit (bench/query_embedding.md)."""
         prefixed = [self.query_prefix + text for text in texts]
-        if len(prefixed) < 2 or self.query_workers < 2:
-            return np.concatenate([self.embed([text]) for text in prefixed]) if prefixed else self.embed([])
+        if not prefixed:
+            return self.embed([])
         session, pool = self._side_by_side()
         with tracing.span("embed queries", {"graphwire.embedding.texts": len(prefixed), "graphwire.backend": "onnx"}):
+            if len(prefixed) == 1:
+                return self._encode_batch(prefixed, session)
             return np.concatenate(list(pool.map(lambda text: self._encode_batch([text], session), prefixed)))
 
     def embed_query(self, text: str) -> Vectors:

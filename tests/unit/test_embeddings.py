@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -199,6 +201,23 @@ def test_a_requests_texts_run_side_by_side_one_thread_each_with_the_vectors_each
     session, pool = bge._side_by_side()
     assert session.get_session_options().intra_op_num_threads == 1
     assert pool._max_workers == bge.query_workers >= 1
+
+
+def test_one_question_runs_on_the_one_thread_session_with_the_passage_sessions_vector(
+    bge: BgeSmallOnnxEmbedder,
+) -> None:
+    question = "when does the night market open?"
+    used: list[Any] = []
+    encode = bge._encode_batch
+
+    def spy(texts: list[str], session: Any = None) -> Any:
+        used.append(session)
+        return encode(texts, session)
+
+    with patch.object(bge, "_encode_batch", spy):
+        vector = bge.embed_query(question)
+    assert used == [bge._side_by_side()[0]]  # not the passage session of a thread per core
+    np.testing.assert_array_equal(vector, bge.embed([BGE_QUERY_PREFIX + question])[0])
 
 
 def test_a_forked_child_embeds_a_requests_texts_with_its_own_pool(bge: BgeSmallOnnxEmbedder) -> None:
