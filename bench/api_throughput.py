@@ -5,7 +5,8 @@ For each worker count the API is started once against the store of the environme
 and waited on until /health/ready answers 200; then each mode gets a warm-up pass over the first questions and
 `--duration` seconds of load from `--concurrency` clients (questions cycled from `--questions`). The embedding loop
 runs the same questions through the offline embedder, one question per call, in as many processes as the API has
-workers, for the same duration: modes that embed the question cannot go faster than it on this machine. How many
+workers with a thread per core spread over them (as the API embeds concurrent requests), for the same duration: modes
+that embed the question cannot go faster than it on this machine. How many
 texts each mode embeds per request (the question, and for flat+ and the modes built on it its clauses and claim
 segments) is counted in this process over the first questions, so each mode's own bound is the loop's rate divided
 by it.
@@ -53,24 +54,34 @@ def rss_mb(pid: int) -> float:
     return round(total / 1024, 1)
 
 
-def _embed_loop(questions: list[str], duration_s: float, done: Any) -> None:
+def _embed_loop(questions: list[str], duration_s: float, threads: int, done: Any) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
     from graphwire.core.clients.embeddings import embedder_from_settings
     from graphwire.core.settings import Settings
 
     embedder = embedder_from_settings(Settings())
     embedder.embed_query(questions[0])  # the session loaded before the clock starts
-    count, stop_at = 0, time.perf_counter() + duration_s
-    while time.perf_counter() < stop_at:
-        embedder.embed_query(questions[count % len(questions)])
-        count += 1
-    done.put(count)
+    stop_at = time.perf_counter() + duration_s
+
+    def loop(offset: int) -> int:
+        count = 0
+        while time.perf_counter() < stop_at:
+            embedder.embed_query(questions[(offset + count) % len(questions)])
+            count += 1
+        return count
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        done.put(sum(pool.map(loop, [i * 7 for i in range(threads)])))
 
 
 def embedding_loop(questions: list[str], duration_s: float, processes: int) -> float:
-    """Questions embedded per second by `processes` processes, one question per call."""
+    """Questions embedded per second by `processes` processes, one question per call from a thread per core spread
+    over them."""
     context = multiprocessing.get_context("spawn")
     done = context.Queue()
-    procs = [context.Process(target=_embed_loop, args=(questions, duration_s, done)) for _ in range(processes)]
+    threads = max(1, (os.cpu_count() or 1) // processes)
+    procs = [context.Process(target=_embed_loop, args=(questions, duration_s, threads, done)) for _ in range(processes)]
     for proc in procs:
         proc.start()
     counts = [done.get() for _ in procs]
@@ -81,7 +92,7 @@ def embedding_loop(questions: list[str], duration_s: float, processes: int) -> f
 
 def texts_per_request(modes: list[str], questions: list[str]) -> dict[str, float]:
     """Mean number of texts each mode embeds per request, counted in this process over the first COUNTED questions
-    (the shared embedder's query-side calls; a single text's `embed_queries` runs through `embed`, counted once)."""
+    (the shared embedder's query-side calls, a call inside another counted once)."""
     from graphwire.core.clients.embeddings import embedder_from_settings
     from graphwire.core.clients.graph import Graph
     from graphwire.core.settings import Settings
@@ -154,11 +165,10 @@ def render(report: dict[str, Any]) -> str:
         f"{report['questions']} questions from `{report['questions_path']}` cycled; {report['concurrency']} "
         f"concurrent clients (in the benchmark's own process, on the same cores) for {report['duration_s']} s per "
         "mode after a warm-up pass; the API's settings are the environment's defaults. The embedding loop embeds one "
-        "question per call in as many processes as the API has workers, for as long. `texts / request`: the texts "
-        "a mode embeds per request (counted over the first questions), and the loop's rate divided by it: a rough "
-        "bound only, since a request's clauses and claim segments are shorter than whole questions and run side by "
-        "side, and one process embedding one question at a time does not keep both cores busy (the 2-process loop "
-        "does), so a mode can pass it.",
+        "question per call from a thread per core, spread over as many processes as the API has workers, for as "
+        "long. `texts / request`: the texts a mode embeds per request (counted over the first questions), and the "
+        "loop's rate divided by it: a rough bound only, since a request's clauses and claim segments are shorter "
+        "than whole questions, so a mode can pass it.",
         "",
         "| workers | mode | req/s | / embedding loop | texts / request | loop / texts | req/s / (loop / texts) | "
         "p50 ms | p95 ms | p99 ms | statuses | RSS MB |",

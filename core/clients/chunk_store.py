@@ -319,12 +319,13 @@ class ChunkStore:
         if chunk_ids is not None:  # Chroma fails the whole query on an unknown id: keep the stored ones
             wanted = list(dict.fromkeys(chunk_ids))
             chunk_ids = list(self._read(lambda: self.collection.get(ids=wanted, include=[]))["ids"])
-        size = self.count() if chunk_ids is None else len(chunk_ids)
-        if k <= 0 or size == 0:
+        if k <= 0 or chunk_ids == []:
             return []
+        # Chroma returns fewer than n_results when the collection holds fewer: no count() (a read) per query
+        n_results = k if chunk_ids is None else min(k, len(chunk_ids))
         found = self._read(
             lambda: self.collection.query(
-                query_embeddings=[vector], n_results=min(k, size), ids=chunk_ids, include=["distances"]
+                query_embeddings=[vector], n_results=n_results, ids=chunk_ids, include=["distances"]
             )
         )
         ids, distances = found["ids"][0], cast(list[list[float]], found["distances"])[0]

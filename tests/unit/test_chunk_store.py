@@ -63,6 +63,7 @@ def test_round_trip_query_and_delete(settings: Settings) -> None:
         ["fed:0", "fed:1"],
         ["fed:1", "fed:0"],
     )
+    assert len(store.query("football", 10)) == 4  # more asked than stored: all of them, no error
 
     store.upsert(_chunks()[:1])  # same id: replaced, not duplicated
     assert store.count() == 4
@@ -72,6 +73,8 @@ def test_round_trip_query_and_delete(settings: Settings) -> None:
     assert store.count() == 2
     assert store.revision() != after_write
     assert {c.document_id for c in store.get_all()} == {"derby"}
+    store.delete_document("derby")
+    assert store.query("football", 10) == []  # an emptied collection answers nothing, no error
 
 
 def test_reopens_in_a_fresh_process(settings: Settings) -> None:
