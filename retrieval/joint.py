@@ -35,7 +35,7 @@ from graphwire.retrieval.alignment import Alignment, compared_titles
 from graphwire.retrieval.base import Retriever
 from graphwire.retrieval.bridge import BridgeEntity, bridge_entity, entities_of
 from graphwire.retrieval.flat.common import ranked_chunks
-from graphwire.retrieval.flat.fusion import ranks_of
+from graphwire.retrieval.flat.fusion import descending_order, ranks_of
 from graphwire.retrieval.flat.index import IndexSnapshot, Scores, WordCase
 from graphwire.retrieval.flat.plus import FlatPlusConfig, FlatPlusRetriever, PlusFeatures
 from graphwire.retrieval.hybrid import HybridConfig
@@ -124,7 +124,7 @@ def fuse(
 def diverse_order(scores: Scores, document_ids: list[str], top_k: int, per_document: int) -> list[int]:
     """Positions best first, at most `per_document` chunks of one document until `top_k` places hold others."""
     positive = np.flatnonzero(scores > 0)
-    order = positive[np.argsort(-scores[positive], kind="stable")]
+    order = positive[descending_order(scores[positive])]
     if per_document <= 0:
         return [int(i) for i in order[:top_k]]
     taken: dict[str, int] = {}
@@ -315,7 +315,7 @@ class JointRetriever:
         depth = min(self.config.linked_from, len(fused))
         if depth <= 0 or self.config.linked_weight <= 0:
             return np.zeros(len(fused), dtype=np.float64)
-        top = np.argsort(-fused, kind="stable")[:depth]
+        top = descending_order(fused)[:depth]
         pages = alignment.linked_from(top)
         return np.where((pages > 0) & np.isfinite(flat), np.maximum(flat, _POSITIVE), 0.0)
 
@@ -349,7 +349,7 @@ class JointRetriever:
         depth = min(self.config.bridge_depth, len(scores))
         if depth <= 0:
             return None
-        top = np.argsort(-scores, kind="stable")[:depth]
+        top = descending_order(scores)[:depth]
         walk = alignment.walk
         entities = entities_of(walk.mentions, alignment.walk_of_flat[top].tolist())
         documents = [alignment.flat.chunks[p].document_id for p in top]

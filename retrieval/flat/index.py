@@ -101,8 +101,9 @@ class BM25Weights:
         rows = [self.vocabulary[t] for t in tokens if t in self.vocabulary]
         if not rows:
             return np.zeros(self.size)
-        counts = np.bincount(rows, minlength=self.matrix.shape[0]).astype(np.float64)
-        return np.asarray(self.matrix.T @ counts, dtype=np.float64).ravel()
+        # only the question's rows of the term-chunk matrix: a product with the whole matrix reads every entry
+        terms, counts = np.unique(rows, return_counts=True)
+        return np.asarray(self.matrix[terms].T @ counts.astype(np.float64), dtype=np.float64).ravel()
 
 
 _WORD = re.compile(r"[^\W\d_]+")

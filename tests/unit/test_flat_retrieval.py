@@ -22,7 +22,7 @@ from graphwire.retrieval.flat import (
     GuidanceMode,
     build_flat_retrievers,
 )
-from graphwire.retrieval.flat.fusion import ranks_of, rrf, top_positions
+from graphwire.retrieval.flat.fusion import descending_order, ranks_of, rrf, top_positions
 from graphwire.retrieval.flat.index import BM25Weights, Scores, WordCase, WordCounts
 from graphwire.retrieval.flat.plus import FlatPlusConfig
 from graphwire.retrieval.flat.tokenize import bm25_tokens
@@ -107,6 +107,17 @@ def test_rrf_and_ranks() -> None:
     fused = rrf([np.array([1, 2, 3]), np.array([3, 1, 2])], k=60)
     assert top_positions(fused, 2) == [1, 0]  # 1/62+1/61 beats 1/61+1/63
     assert top_positions(fused, 5, allowed=np.array([False, False, True])) == [2]
+
+
+@pytest.mark.parametrize("distinct", [3, 50, 10_000])
+def test_descending_order_is_a_stable_sort_of_the_negated_scores(distinct: int) -> None:
+    """Ties (few distinct values: most chunks score 0 in BM25, equal sums in fusion) keep position order."""
+    rng = np.random.default_rng(distinct)
+    for size in (0, 1, 2, 17, 8021):
+        scores = rng.integers(0, distinct, size).astype(np.float64) / 7.0
+        scores[rng.random(size) < 0.3] = 0.0
+        np.testing.assert_array_equal(descending_order(scores), np.argsort(-scores, kind="stable"))
+    assert descending_order(np.array([0.5, 0.9, 0.5, -0.0, 0.0])).tolist() == [1, 0, 2, 3, 4]
 
 
 def test_bm25_ranks_exact_terms_first(index: FlatIndex) -> None:
