@@ -6,10 +6,9 @@ and waited on until /health/ready answers 200; then each mode gets a warm-up pas
 `--duration` seconds of load from `--concurrency` clients (questions cycled from `--questions`). The embedding loop
 runs the same questions through the offline embedder, one question per call, in as many processes as the API has
 workers with a thread per core spread over them (as the API embeds concurrent requests), for the same duration: modes
-that embed the question cannot go faster than it on this machine. How many
-texts each mode embeds per request (the question, and for flat+ and the modes built on it its clauses and claim
-segments) is counted in this process over the first questions, so each mode's own bound is the loop's rate divided
-by it.
+that embed the question cannot go faster than it on this machine. How many texts each mode embeds per request (the
+question, and for flat+ and the modes built on it its clauses and claim segments) is counted in this process over the
+first questions, so each mode's own bound is the loop's rate divided by it.
 
     python -m bench.api_throughput --questions ../shared/data/multihop-rag/MultiHopRAG.json \\
         --out bench/api_throughput_multihop-rag

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from graphwire.core.clients.embeddings import Embedder
 from graphwire.retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
-from graphwire.retrieval.flat.fusion import descending_order, ranks_of, ranks_of_scored, rrf
+from graphwire.retrieval.flat.fusion import ranks_of, ranks_of_scored, rrf, top_positions
 from graphwire.retrieval.flat.index import FlatIndex, IndexSnapshot, Scores
 from graphwire.retrieval.models import RetrievalResult
 from graphwire.retrieval.question import OutletGazetteer, PublicationMention, QuestionSignals, question_signals
@@ -231,8 +231,7 @@ class FlatPlusRetriever:
             added = [p for p in self._picks(replace(picking, lift=lift)) if p not in picks]
             scores = _picked_scores(base, picks, added, allowed)
         limit = min(top_k, len(scores) if allowed is None else int(allowed.sum()))
-        best = descending_order(scores)[:limit]
-        return [int(i) for i in best], scores
+        return top_positions(scores, limit), scores
 
     def _outlet_and_date_boost(self, view: CorpusView, analysis: QuestionSignals, config: FlatPlusConfig) -> Scores:
         boost = np.zeros(len(view.sources), dtype=np.float64)
