@@ -25,7 +25,7 @@ from graphwire.eval.selection import select
 from graphwire.retrieval.fill import FilledRetriever
 from graphwire.retrieval.flat.common import Guidance, GuidanceMode
 from graphwire.retrieval.flat.plus import FlatPlusRetriever
-from graphwire.retrieval.joint import linked_names
+from graphwire.retrieval.joint_fusion import linked_names
 from graphwire.retrieval.ppr.retriever import PPRRetriever, seed_weights
 from graphwire.retrieval.registry import RetrievalContext
 from graphwire.retrieval.timing import StageTimer

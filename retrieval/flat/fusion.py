@@ -55,6 +55,32 @@ def rrf(
     return fused
 
 
+def best_rank_order(positions: Sequence[int], rankings: Sequence[npt.NDArray[np.int64]]) -> list[int]:
+    """`positions` by the best rank any of `rankings` gives each, ties by the next best rank and so on, then in the
+    order given: a chunk that one of the question's texts ranks first comes before one that all of them rank second."""
+    chosen = np.asarray(positions, dtype=np.int64)
+    if not rankings or len(chosen) < 2:
+        return [int(p) for p in chosen]
+    table = np.sort(np.stack([ranking[chosen] for ranking in rankings], axis=1), axis=1)
+    order = np.lexsort((np.arange(len(chosen)), *table.T[::-1]))  # the last key leads: the best rank
+    return [int(p) for p in chosen[order]]
+
+
+def part_rank_head(
+    scores: npt.NDArray[np.float64], rankings: Sequence[npt.NDArray[np.int64]], depth: int
+) -> npt.NDArray[np.float64]:
+    """`scores` with the first `depth` ranked chunks put in `best_rank_order` by `rankings`: their scores handed out
+    again in that order (so the scores still fall down the ranking), every other score as it was."""
+    head = descending_order(scores)[:depth]
+    head = head[np.isfinite(scores[head])]  # a chunk the ranking may not return stays out of it
+    if len(head) < 2 or not rankings:
+        return scores
+    ordered = best_rank_order(head.tolist(), rankings)
+    rescored = scores.copy()
+    rescored[ordered] = scores[head]  # `head` is best first: the best score goes to the first of `ordered`
+    return rescored
+
+
 def top_positions(scores: npt.NDArray[np.float64], k: int, allowed: npt.NDArray[np.bool_] | None = None) -> list[int]:
     """Positions of the k best scores, best first, optionally among `allowed` positions only."""
     if allowed is not None:

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from graphwire.core.clients.embeddings import Embedder
 from graphwire.retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
-from graphwire.retrieval.flat.fusion import ranks_of, ranks_of_scored, rrf, top_positions
+from graphwire.retrieval.flat.fusion import part_rank_head, ranks_of, ranks_of_scored, rrf, top_positions
 from graphwire.retrieval.flat.index import FlatIndex, IndexSnapshot, Scores
 from graphwire.retrieval.models import RetrievalResult
 from graphwire.retrieval.question import OutletGazetteer, PublicationMention, QuestionSignals, question_signals
@@ -48,6 +48,10 @@ class FlatPlusConfig(BaseModel):
     claim_weight: float = 2.0
     bridge_weight: float = 2.0  # of the bridge signal in the second picks (bench/bridge_feedback.py)
     rrf_k: int = 50
+    # the first chunks of the ranking of a question naming outlets, put in order of the best rank any of its parts gives
+    # them (`part_ranks`); 0 = the fused order (bench/part_rank_order.md)
+    order_depth: int = 30
+    order_by_guidance: bool = True  # the graph's chunk ranking, when it guides, is one of those rankings
 
 
 @dataclass(frozen=True)
@@ -215,7 +219,8 @@ class FlatPlusRetriever:
         returns a per-chunk signal (BM25 of the bridge entity's name) or None; with a signal the picks are made again
         with it fused beside the question's and each clause's rankings, and a pick it changes keeps its first chunk
         and adds the second after all first picks (the chunk of the document that names the bridge, without losing
-        the one worded like the clause)."""
+        the one worded like the clause). Last, the first `order_depth` chunks of a question naming outlets are put in
+        order of the best rank any of its parts (and the graph's ranking, when it guides) gives them."""
         config = config or self.config
         view = self.view(snapshot)
         allowed = guidance_mask(snapshot, guidance)
@@ -230,8 +235,30 @@ class FlatPlusRetriever:
             lift = config.bridge_weight / (config.rrf_k + ranks_of_scored(signal, base))
             added = [p for p in self._picks(replace(picking, lift=lift)) if p not in picks]
             scores = _picked_scores(base, picks, added, allowed)
+        if config.order_depth:
+            parts = self.part_ranks(snapshot, features)
+            if parts and config.order_by_guidance and bonus.any():
+                parts.append(np.where(bonus > 0, ranks_of(bonus), len(bonus) + 1))
+            scores = part_rank_head(scores, parts, config.order_depth)
         limit = min(top_k, len(scores) if allowed is None else int(allowed.sum()))
         return top_positions(scores, limit), scores
+
+    def part_ranks(self, snapshot: IndexSnapshot, features: PlusFeatures) -> list[Ranks]:
+        """The rankings of the parts of a question that names outlets of the corpus, dense and BM25: each clause about
+        an outlet among that outlet's chunks (and unlabelled ones; the rest rank after them all), each claim over all
+        chunks. None for a question that names no outlet: on encyclopedia questions its claims alone put the first
+        chunks in a worse order (bench/part_rank_order.md)."""
+        if not features.mentions:
+            return []
+        view = self.view(snapshot)
+        outside = len(snapshot) + 1
+        ranks: list[Ranks] = []
+        for mention, dense, lexical in zip(
+            features.mentions, features.clause_dense, features.clause_lexical, strict=True
+        ):
+            pool = view.from_sources(mention.sources) | view.unlabelled
+            ranks += [np.where(pool, ranks_of(np.where(pool, scores, -np.inf)), outside) for scores in (dense, lexical)]
+        return ranks + [ranking for claim in features.claim_ranks for ranking in claim]
 
     def _outlet_and_date_boost(self, view: CorpusView, analysis: QuestionSignals, config: FlatPlusConfig) -> Scores:
         boost = np.zeros(len(view.sources), dtype=np.float64)

@@ -22,7 +22,14 @@ from graphwire.retrieval.flat import (
     GuidanceMode,
     build_flat_retrievers,
 )
-from graphwire.retrieval.flat.fusion import descending_order, ranks_of, rrf, top_positions
+from graphwire.retrieval.flat.fusion import (
+    best_rank_order,
+    descending_order,
+    part_rank_head,
+    ranks_of,
+    rrf,
+    top_positions,
+)
 from graphwire.retrieval.flat.index import BM25Weights, Scores, WordCase, WordCounts
 from graphwire.retrieval.flat.plus import FlatPlusConfig
 from graphwire.retrieval.flat.tokenize import bm25_tokens
@@ -118,6 +125,46 @@ def test_descending_order_is_a_stable_sort_of_the_negated_scores(distinct: int) 
         scores[rng.random(size) < 0.3] = 0.0
         np.testing.assert_array_equal(descending_order(scores), np.argsort(-scores, kind="stable"))
     assert descending_order(np.array([0.5, 0.9, 0.5, -0.0, 0.0])).tolist() == [1, 0, 2, 3, 4]
+
+
+def test_best_rank_order_puts_a_first_place_in_any_ranking_ahead_then_the_next_best() -> None:
+    one = np.array([1, 2, 3, 4, 5])
+    two = np.array([5, 1, 4, 3, 2])
+    # 1 and 0 are each first somewhere, and 1's next best (2) beats 0's (5); 4's best is a second place; 2 and 3 both
+    # rank third and fourth, so they keep the order given
+    assert best_rank_order([3, 2, 0, 1, 4], [one, two]) == [1, 0, 4, 3, 2]
+    assert best_rank_order([4, 3], []) == [4, 3]  # nothing to order by: as given
+    assert best_rank_order([4], [one]) == [4]
+
+
+def test_the_head_is_put_in_part_rank_order_and_its_scores_still_fall() -> None:
+    scores = np.array([0.1, 0.9, 0.8, 0.7, 0.05])
+    clause = np.array([5, 3, 2, 4, 1])  # ranks position 2 above 1 and 3
+    claim = np.array([5, 4, 3, 1, 2])  # ranks position 3 first
+    rescored = part_rank_head(scores, [clause, claim], depth=3)
+    assert descending_order(rescored).tolist() == [3, 2, 1, 0, 4]  # the head: 3 (a first place), 2 (2, 3), 1 (3, 4)
+    assert sorted(rescored[[1, 2, 3]].tolist()) == sorted(scores[[1, 2, 3]].tolist())  # the same scores, handed out
+    assert rescored[0] == scores[0] and rescored[4] == scores[4]  # below the head: untouched
+    assert part_rank_head(scores, [], depth=3) is scores  # no part: the fused order stands
+    held = np.array([0.9, -np.inf, 0.8])  # a chunk the ranking may not return
+    assert np.array_equal(part_rank_head(held, [np.array([3, 1, 2])], depth=3), [0.8, -np.inf, 0.9])
+
+
+def test_part_ranks_rank_each_outlet_s_clause_among_its_own_chunks(store: ChunkStore, index: FlatIndex) -> None:
+    plus = FlatPlusRetriever(index, store.embedder, schema=load_schema())
+    snapshot = index.snapshot()
+    question = "Did TechCrunch report on Federal Reserve rates and did CNBC report the rates were held steady?"
+    features = plus.features(question, snapshot, StageTimer())
+    ranks = plus.part_ranks(snapshot, features)
+    assert len(ranks) == 2 * (len(features.mentions) + len(features.claim_dense)) and len(features.mentions) == 2
+    ids = [chunk.id for chunk in snapshot.chunks]
+    techcrunch_dense = ranks[0]
+    own = {ids[p] for p in np.flatnonzero(techcrunch_dense <= len(snapshot))}
+    assert own == {"fed-tc:0", "gpt:0", "unlabelled:0"}  # TechCrunch's chunks and the unlabelled one
+    assert sorted(techcrunch_dense[[ids.index(c) for c in own]].tolist()) == [1, 2, 3]
+    assert ids[int(np.argmin(techcrunch_dense))] == "fed-tc:0"
+    unnamed = plus.features("What did the Federal Reserve do about interest rates?", snapshot, StageTimer())
+    assert plus.part_ranks(snapshot, unnamed) == []  # no outlet named: the fused order stands
 
 
 def test_bm25_ranks_exact_terms_first(index: FlatIndex) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from graphwire.retrieval.flat.index import WordCase
-from graphwire.retrieval.joint import JointConfig, diverse_order, fuse, linked_names
+from graphwire.retrieval.joint import JointConfig
+from graphwire.retrieval.joint_fusion import diverse_order, fuse, linked_names
 from graphwire.retrieval.models import EntityMatch, MatchTier
 
 
