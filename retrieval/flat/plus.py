@@ -245,20 +245,25 @@ class FlatPlusRetriever:
 
     def part_ranks(self, snapshot: IndexSnapshot, features: PlusFeatures) -> list[Ranks]:
         """The rankings of the parts of a question that names outlets of the corpus, dense and BM25: each clause about
-        an outlet among that outlet's chunks (and unlabelled ones; the rest rank after them all), each claim over all
-        chunks. None for a question that names no outlet: on encyclopedia questions its claims alone put the first
-        chunks in a worse order (bench/part_rank_order.md)."""
+        an outlet among that outlet's chunks, each claim among the named outlets' chunks (as the claim picks choose),
+        unlabelled chunks in every pool and the rest ranked after them all. None for a question that names no outlet:
+        on encyclopedia questions its claims alone put the first chunks in a worse order (bench/part_rank_order.md)."""
         if not features.mentions:
             return []
         view = self.view(snapshot)
+        named = view.from_sources(features.analysis.sources) | view.unlabelled
+        pools = [view.from_sources(m.sources) | view.unlabelled for m in features.mentions]
+        pools += [named] * len(features.claim_dense)
+        texts = [
+            *zip(features.clause_dense, features.clause_lexical, strict=True),
+            *zip(features.claim_dense, features.claim_lexical, strict=True),
+        ]
         outside = len(snapshot) + 1
-        ranks: list[Ranks] = []
-        for mention, dense, lexical in zip(
-            features.mentions, features.clause_dense, features.clause_lexical, strict=True
-        ):
-            pool = view.from_sources(mention.sources) | view.unlabelled
-            ranks += [np.where(pool, ranks_of(np.where(pool, scores, -np.inf)), outside) for scores in (dense, lexical)]
-        return ranks + [ranking for claim in features.claim_ranks for ranking in claim]
+        return [
+            np.where(pool, ranks_of(np.where(pool, scores, -np.inf)), outside)
+            for pool, pair in zip(pools, texts, strict=True)
+            for scores in pair
+        ]
 
     def _outlet_and_date_boost(self, view: CorpusView, analysis: QuestionSignals, config: FlatPlusConfig) -> Scores:
         boost = np.zeros(len(view.sources), dtype=np.float64)
