@@ -42,6 +42,7 @@ ROWS: dict[str, tuple[FlatPlusConfig, bool]] = {
     },
     "joint, fused order": (FUSED, True),
     "joint, part-rank order without the graph's ranking": (BASE.model_copy(update={"order_by_guidance": False}), True),
+    "joint, part-rank order without dated clauses": (BASE.model_copy(update={"order_by_date": False}), True),
     f"joint, part-rank order of the first {DEPTH} (default)": (BASE, True),
     **{
         f"joint, part-rank order of the first {d}": (BASE.model_copy(update={"order_depth": d}), True)

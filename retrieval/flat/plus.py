@@ -52,6 +52,7 @@ class FlatPlusConfig(BaseModel):
     # them (`part_ranks`); 0 = the fused order (bench/part_rank_order.md)
     order_depth: int = 30
     order_by_guidance: bool = True  # the graph's chunk ranking, when it guides, is one of those rankings
+    order_by_date: bool = True  # a clause that dates its outlet's report ranks among the chunks of that date
 
 
 @dataclass(frozen=True)
@@ -236,24 +237,33 @@ class FlatPlusRetriever:
             added = [p for p in self._picks(replace(picking, lift=lift)) if p not in picks]
             scores = _picked_scores(base, picks, added, allowed)
         if config.order_depth:
-            parts = self.part_ranks(snapshot, features)
+            parts = self.part_ranks(snapshot, features, config)
             if parts and config.order_by_guidance and bonus.any():
                 parts.append(np.where(bonus > 0, ranks_of(bonus), len(bonus) + 1))
             scores = part_rank_head(scores, parts, config.order_depth)
         limit = min(top_k, len(scores) if allowed is None else int(allowed.sum()))
         return top_positions(scores, limit), scores
 
-    def part_ranks(self, snapshot: IndexSnapshot, features: PlusFeatures) -> list[Ranks]:
+    def part_ranks(
+        self, snapshot: IndexSnapshot, features: PlusFeatures, config: FlatPlusConfig | None = None
+    ) -> list[Ranks]:
         """The rankings of the parts of a question that names outlets of the corpus, dense and BM25: each clause about
-        an outlet among that outlet's chunks, each claim among the named outlets' chunks (as the claim picks choose),
-        unlabelled chunks in every pool and the rest ranked after them all. None for a question that names no outlet:
-        on encyclopedia questions its claims alone put the first chunks in a worse order (bench/part_rank_order.md)."""
+        an outlet among that outlet's chunks (of the date the clause gives it, when any chunk has it), each claim among
+        the named outlets' chunks (as the claim picks choose), unlabelled chunks in every pool and the rest ranked after
+        them all. None for a question that names no outlet: on encyclopedia questions its claims alone put the first
+        chunks in a worse order (bench/part_rank_order.md)."""
         if not features.mentions:
             return []
-        view = self.view(snapshot)
-        named = view.from_sources(features.analysis.sources) | view.unlabelled
-        pools = [view.from_sources(m.sources) | view.unlabelled for m in features.mentions]
-        pools += [named] * len(features.claim_dense)
+        config = config or self.config
+        view, analysis = self.view(snapshot), features.analysis
+        pools = []
+        for mention, index in zip(features.mentions, features.mention_indexes, strict=True):
+            pool = view.from_sources(mention.sources) | view.unlabelled
+            dated = (
+                pool & view.admitted(analysis, index) if config.order_by_date and analysis.dates_for(index) else None
+            )
+            pools.append(dated if dated is not None and dated.any() else pool)
+        pools += [view.from_sources(analysis.sources) | view.unlabelled] * len(features.claim_dense)
         texts = [
             *zip(features.clause_dense, features.clause_lexical, strict=True),
             *zip(features.claim_dense, features.claim_lexical, strict=True),
