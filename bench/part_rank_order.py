@@ -5,6 +5,7 @@ each claim, dense and BM25; the graph's chunk ranking too when it guides), on Mu
 row ranks from the same per-question features (one embedding, one graph pass per question).
 
     python -m bench.part_rank_order --sample 800 --out bench/part_rank_order   # against a store built from corpus.json
+    python -m bench.part_rank_order --held-out 800 --out bench/part_rank_order_held_out   # the other questions
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from bench._results import machine
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.datasets import DEFAULT_QUESTIONS, load_questions
+from graphwire.eval.questions import EvalQuestion
 from graphwire.eval.scorers import score_retrieval
 from graphwire.eval.selection import select
 from graphwire.retrieval.flat.plus import FlatPlusConfig
@@ -41,7 +43,15 @@ ROWS: dict[str, tuple[FlatPlusConfig, bool]] = {
         for d in (10, 20)
     },
     "joint, fused order": (FUSED, True),
-    "joint, part-rank order without the graph's ranking": (BASE.model_copy(update={"order_by_guidance": False}), True),
+    "joint, part-rank order without the graph's ranking": (BASE.model_copy(update={"order_guidance_place": 0}), True),
+    "joint, the graph's first chunk beside the parts' first": (
+        BASE.model_copy(update={"order_guidance_place": 1}),
+        True,
+    ),
+    "joint, the graph's first chunk beside the parts' third": (
+        BASE.model_copy(update={"order_guidance_place": 3}),
+        True,
+    ),
     "joint, part-rank order without dated clauses": (BASE.model_copy(update={"order_by_date": False}), True),
     f"joint, part-rank order of the first {DEPTH} (default)": (BASE, True),
     **{
@@ -56,6 +66,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
     parser.add_argument("--sample", type=int, default=800)
+    parser.add_argument(
+        "--held-out", type=int, default=0, help="score the questions outside the seed-0 sample of this size instead"
+    )
     parser.add_argument("--out", type=Path, default=Path("bench/part_rank_order"))
     args = parser.parse_args()
     settings = Settings()
@@ -65,7 +78,7 @@ def main() -> None:
     flat = joint.flat
     snapshot = flat.index.snapshot()
     alignment = joint.align(snapshot, joint.ppr.walk().snapshot)
-    questions = [q for q in select(load_questions(args.questions), sample_size=args.sample) if not q.is_null]
+    questions = [q for q in _questions(args.questions, args.sample, args.held_out) if not q.is_null]
     scores: dict[str, dict[str, list[float]]] = {row: {m: [] for m in METRICS} for row in ROWS}
     by_type: dict[str, dict[str, dict[str, list[float]]]] = {row: {} for row in ROWS}
     started = time.perf_counter()
@@ -86,7 +99,8 @@ def main() -> None:
                 scores[row][metric].append(value)
                 by_type[row].setdefault(q.question_type, {}).setdefault(metric, []).append(value)
     summary: dict[str, Any] = {
-        "command": f"python -m bench.part_rank_order --sample {args.sample}",
+        "command": "python -m bench.part_rank_order "
+        + (f"--held-out {args.held_out}" if args.held_out else f"--sample {args.sample}"),
         "machine": machine(),
         "questions_scored": len(questions),
         "seconds": round(time.perf_counter() - started, 1),
@@ -97,6 +111,16 @@ def main() -> None:
     args.out.with_suffix(".json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     args.out.with_suffix(".md").write_text(render(summary), encoding="utf-8")
     graph.close()
+
+
+def _questions(path: Path, size: int, held_out: int) -> list[EvalQuestion]:
+    """The seed-0 sample of `size` questions, or, with `held_out`, every question outside the sample of that size (the
+    choices above were made on the sample)."""
+    question_set = load_questions(path)
+    if not held_out:
+        return select(question_set, sample_size=size)
+    seen = {id(q) for q in select(question_set, sample_size=held_out)}
+    return [q for q in question_set.questions if id(q) not in seen]
 
 
 def _half(values: dict[str, list[float]], half: int) -> dict[str, list[float]]:
@@ -119,7 +143,7 @@ def render(summary: dict[str, Any]) -> str:
         f"`{summary['command']}` ({summary['questions_scored']} scored questions, seed 0; {summary['machine']}). "
         "Fact-scored as the official `retrieval_evaluate.py` (Recall@k: the share of gold facts in the top k "
         "chunks). All rows rank from the same features; `joint` rows are its news ranking before the `linked` "
-        "signal, which adds no page to any of these questions (`linked_pages` is 0 in every record of the evaluation).",
+        "signal, which added no page to any question of the 800-question evaluation (`linked_pages` 0 in every record).",
         "",
         head,
         rule,

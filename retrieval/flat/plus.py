@@ -18,7 +18,7 @@ from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from graphwire.core.clients.embeddings import Embedder
 from graphwire.retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
@@ -51,7 +51,9 @@ class FlatPlusConfig(BaseModel):
     # the first chunks of the ranking of a question naming outlets, put in order of the best rank any of its parts gives
     # them (`part_ranks`); 0 = the fused order (bench/part_rank_order.md)
     order_depth: int = 30
-    order_by_guidance: bool = True  # the graph's chunk ranking, when it guides, is one of those rankings
+    # the place the graph's first chunk takes in that order, when the graph guides: 2 = beside the parts' second
+    # chunks, after each part's first (its ranking counts one place behind theirs); 0 = the graph's ranking is not used
+    order_guidance_place: int = Field(default=2, ge=0)
     order_by_date: bool = True  # a clause that dates its outlet's report ranks among the chunks of that date
 
 
@@ -238,8 +240,9 @@ class FlatPlusRetriever:
             scores = _picked_scores(base, picks, added, allowed)
         if config.order_depth:
             parts = self.part_ranks(snapshot, features, config)
-            if parts and config.order_by_guidance and bonus.any():
-                parts.append(np.where(bonus > 0, ranks_of(bonus), len(bonus) + 1))
+            if parts and config.order_guidance_place and bonus.any():
+                shift = config.order_guidance_place - 1
+                parts.append(np.where(bonus > 0, ranks_of(bonus) + shift, len(bonus) + 1))
             scores = part_rank_head(scores, parts, config.order_depth)
         limit = min(top_k, len(scores) if allowed is None else int(allowed.sum()))
         return top_positions(scores, limit), scores

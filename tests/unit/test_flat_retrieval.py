@@ -167,6 +167,21 @@ def test_part_ranks_rank_each_outlet_s_clause_among_its_own_chunks(store: ChunkS
     assert plus.part_ranks(snapshot, unnamed) == []  # no outlet named: the fused order stands
 
 
+def test_a_clause_that_dates_its_report_ranks_among_that_day_s_chunks(store: ChunkStore, index: FlatIndex) -> None:
+    plus = FlatPlusRetriever(index, store.embedder, schema=load_schema())
+    snapshot = index.snapshot()
+    question = "Did CNBC report on November 2, 2023 that the Federal Reserve held interest rates steady?"
+    features = plus.features(question, snapshot, StageTimer())
+    ids = [chunk.id for chunk in snapshot.chunks]
+
+    def ranked(config: FlatPlusConfig) -> set[str]:
+        clause_dense = plus.part_ranks(snapshot, features, config)[0]
+        return {ids[p] for p in np.flatnonzero(clause_dense <= len(snapshot))}
+
+    assert ranked(FlatPlusConfig()) == {"fed-nov:0"}  # CNBC's report of that day
+    assert ranked(FlatPlusConfig(order_by_date=False)) == {"fed-oct:0", "fed-nov:0", "unlabelled:0"}
+
+
 def test_bm25_ranks_exact_terms_first(index: FlatIndex) -> None:
     result = BM25Retriever(index).retrieve("GPT-4 Turbo context window", top_k=3)
     assert _ids(result)[0] == "gpt:0"
