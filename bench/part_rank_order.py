@@ -143,7 +143,8 @@ def render(summary: dict[str, Any]) -> str:
         f"`{summary['command']}` ({summary['questions_scored']} scored questions, seed 0; {summary['machine']}). "
         "Fact-scored as the official `retrieval_evaluate.py` (Recall@k: the share of gold facts in the top k "
         "chunks). All rows rank from the same features; `joint` rows are its news ranking before the `linked` "
-        "signal, which added no page to any question of the 800-question evaluation (`linked_pages` 0 in every record).",
+        "signal, which added no page to any question of the 800-question evaluation (`linked_pages` 0 in every "
+        "record).",
         "",
         head,
         rule,
