@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -55,29 +55,46 @@ def rrf(
     return fused
 
 
-def best_rank_order(positions: Sequence[int], rankings: Sequence[npt.NDArray[np.int64]]) -> list[int]:
-    """`positions` by the best rank any of `rankings` gives each, ties by the next best rank and so on, then in the
-    order given: a chunk that one of the question's texts ranks first comes before one that all of them rank second."""
-    chosen = np.asarray(positions, dtype=np.int64)
-    if not rankings or len(chosen) < 2:
-        return [int(p) for p in chosen]
-    table = np.sort(np.stack([ranking[chosen] for ranking in rankings], axis=1), axis=1)
-    order = np.lexsort((np.arange(len(chosen)), *table.T[::-1]))  # the last key leads: the best rank
-    return [int(p) for p in chosen[order]]
+def ranks_within(
+    scores: npt.NDArray[np.float64], pool: npt.NDArray[np.bool_], positions: npt.NDArray[np.intp]
+) -> npt.NDArray[np.int64]:
+    """The 1-based rank each of `positions` has among the `pool` chunks by descending score, ties by position (what
+    `ranks_of` gives the pool ranked alone), `len(scores) + 1` for one outside the pool; counted for these positions
+    only, so a few chunks cost a fraction of a sort of the pool."""
+    members = np.flatnonzero(pool)
+    values, own = scores[members], scores[positions]
+    ascending = np.sort(-values)
+    above = np.searchsorted(ascending, -own, side="left")  # pool chunks of a higher score
+    tied = np.searchsorted(ascending, -own, side="right") - above > 1  # others of the same score: earlier ones lead
+    if tied.any():
+        same = (values == own[tied, None]) & (members < positions[tied, None])
+        above[tied] += same.sum(axis=1)
+    return np.where(pool[positions], above + 1, len(scores) + 1)
+
+
+def best_rank_order(table: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
+    """The order of a table's rows (a chunk each, a column per ranking) by the best rank in the row, ties by the next
+    best rank and so on, then by row: a chunk that one ranking puts first comes before one that all of them put
+    second."""
+    ranked = np.sort(table, axis=1)
+    return np.lexsort((np.arange(len(table)), *ranked.T[::-1]))  # the last key leads: the best rank
 
 
 def part_rank_head(
-    scores: npt.NDArray[np.float64], rankings: Sequence[npt.NDArray[np.int64]], depth: int
+    scores: npt.NDArray[np.float64],
+    head_ranks: Callable[[npt.NDArray[np.intp]], npt.NDArray[np.int64] | None],
+    depth: int,
 ) -> npt.NDArray[np.float64]:
-    """`scores` with the first `depth` ranked chunks put in `best_rank_order` by `rankings`: their scores handed out
-    again in that order (so the scores still fall down the ranking), every other score as it was."""
+    """`scores` with the first `depth` ranked chunks put in `best_rank_order` of the ranks `head_ranks` gives them
+    (None: no ranking, the order stands): their scores handed out again in that order (so the scores still fall down
+    the ranking), every other score as it was."""
     head = descending_order(scores)[:depth]
     head = head[np.isfinite(scores[head])]  # a chunk the ranking may not return stays out of it
-    if len(head) < 2 or not rankings:
+    table = head_ranks(head) if len(head) > 1 else None
+    if table is None or table.shape[1] == 0:
         return scores
-    ordered = best_rank_order(head.tolist(), rankings)
     rescored = scores.copy()
-    rescored[ordered] = scores[head]  # `head` is best first: the best score goes to the first of `ordered`
+    rescored[head[best_rank_order(table)]] = scores[head]  # `head` is best first: the best score to the new first
     return rescored
 
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from graphwire.core.clients.embeddings import Embedder
 from graphwire.retrieval.flat.common import Guidance, guidance_bonus, guidance_mask, ranked_chunks
-from graphwire.retrieval.flat.fusion import part_rank_head, ranks_of, ranks_of_scored, rrf, top_positions
+from graphwire.retrieval.flat.fusion import part_rank_head, ranks_of, ranks_of_scored, ranks_within, rrf, top_positions
 from graphwire.retrieval.flat.index import FlatIndex, IndexSnapshot, Scores
 from graphwire.retrieval.models import RetrievalResult
 from graphwire.retrieval.question import OutletGazetteer, PublicationMention, QuestionSignals, question_signals
@@ -239,25 +239,34 @@ class FlatPlusRetriever:
             added = [p for p in self._picks(replace(picking, lift=lift)) if p not in picks]
             scores = _picked_scores(base, picks, added, allowed)
         if config.order_depth:
-            parts = self.part_ranks(snapshot, features, config)
-            if parts and config.order_guidance_place and bonus.any():
-                shift = config.order_guidance_place - 1
-                parts.append(np.where(bonus > 0, ranks_of(bonus) + shift, len(bonus) + 1))
-            scores = part_rank_head(scores, parts, config.order_depth)
+
+            def head_ranks(head: npt.NDArray[np.intp]) -> npt.NDArray[np.int64] | None:
+                table = self.part_ranks(snapshot, features, config, head)
+                if table is None or not config.order_guidance_place or not bonus.any():
+                    return table
+                graph = ranks_within(bonus, bonus > 0, head)  # the graph's ranking, behind the parts by `place - 1`
+                graph = np.where(graph <= len(bonus), graph + config.order_guidance_place - 1, graph)
+                return np.column_stack([table, graph])
+
+            scores = part_rank_head(scores, head_ranks, config.order_depth)
         limit = min(top_k, len(scores) if allowed is None else int(allowed.sum()))
         return top_positions(scores, limit), scores
 
     def part_ranks(
-        self, snapshot: IndexSnapshot, features: PlusFeatures, config: FlatPlusConfig | None = None
-    ) -> list[Ranks]:
-        """The rankings of the parts of a question that names outlets of the corpus, dense and BM25: each clause about
-        an outlet among that outlet's chunks (of the date the clause gives it, when any chunk has it), each claim among
-        the named outlets' chunks (as the claim picks choose), unlabelled chunks in every pool and the rest ranked after
-        them all. None for a question that names no outlet: on encyclopedia questions its claims alone put the first
-        chunks in a worse order (bench/part_rank_order.md)."""
+        self,
+        snapshot: IndexSnapshot,
+        features: PlusFeatures,
+        config: FlatPlusConfig,
+        positions: npt.NDArray[np.intp],
+    ) -> npt.NDArray[np.int64] | None:
+        """The ranks `positions` have in the rankings of the parts of a question that names
+        outlets of the corpus, a row per position and a column per ranking, dense and BM25: each clause about an outlet
+        among that outlet's chunks (of the date the clause gives it, when any chunk has it), each claim among the named
+        outlets' chunks (as the claim picks choose), unlabelled chunks in every pool and the rest ranked after them
+        all. None for a question that names no outlet: on encyclopedia questions its claims alone put the first chunks
+        in a worse order (bench/part_rank_order.md)."""
         if not features.mentions:
-            return []
-        config = config or self.config
+            return None
         view, analysis = self.view(snapshot), features.analysis
         pools = []
         for mention, index in zip(features.mentions, features.mention_indexes, strict=True):
@@ -271,12 +280,11 @@ class FlatPlusRetriever:
             *zip(features.clause_dense, features.clause_lexical, strict=True),
             *zip(features.claim_dense, features.claim_lexical, strict=True),
         ]
-        outside = len(snapshot) + 1
-        return [
-            np.where(pool, ranks_of(np.where(pool, scores, -np.inf)), outside)
-            for pool, pair in zip(pools, texts, strict=True)
-            for scores in pair
+        chosen = np.arange(len(snapshot)) if positions is None else positions
+        columns = [
+            ranks_within(scores, pool, chosen) for pool, pair in zip(pools, texts, strict=True) for scores in pair
         ]
+        return np.column_stack(columns)
 
     def _outlet_and_date_boost(self, view: CorpusView, analysis: QuestionSignals, config: FlatPlusConfig) -> Scores:
         boost = np.zeros(len(view.sources), dtype=np.float64)

@@ -27,6 +27,7 @@ from graphwire.retrieval.flat.fusion import (
     descending_order,
     part_rank_head,
     ranks_of,
+    ranks_within,
     rrf,
     top_positions,
 )
@@ -128,26 +129,44 @@ def test_descending_order_is_a_stable_sort_of_the_negated_scores(distinct: int) 
 
 
 def test_best_rank_order_puts_a_first_place_in_any_ranking_ahead_then_the_next_best() -> None:
-    one = np.array([1, 2, 3, 4, 5])
-    two = np.array([5, 1, 4, 3, 2])
-    # 1 and 0 are each first somewhere, and 1's next best (2) beats 0's (5); 4's best is a second place; 2 and 3 both
-    # rank third and fourth, so they keep the order given
-    assert best_rank_order([3, 2, 0, 1, 4], [one, two]) == [1, 0, 4, 3, 2]
-    assert best_rank_order([4, 3], []) == [4, 3]  # nothing to order by: as given
-    assert best_rank_order([4], [one]) == [4]
+    # a row per chunk, a column per ranking
+    table = np.array([[4, 3], [3, 4], [1, 5], [2, 1], [5, 2]])
+    # rows 3 and 2 are each first somewhere, and 3's next best (2) beats 2's (5); 4's best is a second place; 0 and 1
+    # both rank third and fourth, so they keep their order
+    assert best_rank_order(table).tolist() == [3, 2, 4, 0, 1]
+    assert best_rank_order(np.array([[7]])).tolist() == [0]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ranks_within_a_pool_are_the_pool_s_own_ranking(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 5, size=200).astype(np.float64)  # many ties, broken by position
+    pool = rng.random(200) < 0.3
+    positions = rng.choice(200, size=40, replace=False)
+    alone = ranks_of(np.where(pool, scores, -np.inf))
+    expected = np.where(pool[positions], alone[positions], 201)
+    np.testing.assert_array_equal(ranks_within(scores, pool, positions), expected)
 
 
 def test_the_head_is_put_in_part_rank_order_and_its_scores_still_fall() -> None:
     scores = np.array([0.1, 0.9, 0.8, 0.7, 0.05])
     clause = np.array([5, 3, 2, 4, 1])  # ranks position 2 above 1 and 3
     claim = np.array([5, 4, 3, 1, 2])  # ranks position 3 first
-    rescored = part_rank_head(scores, [clause, claim], depth=3)
+    asked: list[list[int]] = []
+
+    def head_ranks(head: np.ndarray) -> np.ndarray:
+        asked.append(head.tolist())
+        return np.column_stack([clause[head], claim[head]])
+
+    rescored = part_rank_head(scores, head_ranks, depth=3)
+    assert asked == [[1, 2, 3]]  # only the head's ranks are asked for
     assert descending_order(rescored).tolist() == [3, 2, 1, 0, 4]  # the head: 3 (a first place), 2 (2, 3), 1 (3, 4)
     assert sorted(rescored[[1, 2, 3]].tolist()) == sorted(scores[[1, 2, 3]].tolist())  # the same scores, handed out
     assert rescored[0] == scores[0] and rescored[4] == scores[4]  # below the head: untouched
-    assert part_rank_head(scores, [], depth=3) is scores  # no part: the fused order stands
+    assert part_rank_head(scores, lambda head: None, depth=3) is scores  # no part: the fused order stands
     held = np.array([0.9, -np.inf, 0.8])  # a chunk the ranking may not return
-    assert np.array_equal(part_rank_head(held, [np.array([3, 1, 2])], depth=3), [0.8, -np.inf, 0.9])
+    ranks = np.array([3, 1, 2])
+    assert np.array_equal(part_rank_head(held, lambda head: ranks[head][:, None], depth=3), [0.8, -np.inf, 0.9])
 
 
 def test_part_ranks_rank_each_outlet_s_clause_among_its_own_chunks(store: ChunkStore, index: FlatIndex) -> None:
@@ -155,16 +174,19 @@ def test_part_ranks_rank_each_outlet_s_clause_among_its_own_chunks(store: ChunkS
     snapshot = index.snapshot()
     question = "Did TechCrunch report on Federal Reserve rates and did CNBC report the rates were held steady?"
     features = plus.features(question, snapshot, StageTimer())
-    ranks = plus.part_ranks(snapshot, features)
-    assert len(ranks) == 2 * (len(features.mentions) + len(features.claim_dense)) and len(features.mentions) == 2
+    table = plus.part_ranks(snapshot, features, plus.config, np.arange(len(snapshot)))
+    assert table is not None and len(features.mentions) == 2
+    assert table.shape == (len(snapshot), 2 * (len(features.mentions) + len(features.claim_dense)))
     ids = [chunk.id for chunk in snapshot.chunks]
-    techcrunch_dense = ranks[0]
+    techcrunch_dense = table[:, 0]
     own = {ids[p] for p in np.flatnonzero(techcrunch_dense <= len(snapshot))}
     assert own == {"fed-tc:0", "gpt:0", "unlabelled:0"}  # TechCrunch's chunks and the unlabelled one
     assert sorted(techcrunch_dense[[ids.index(c) for c in own]].tolist()) == [1, 2, 3]
     assert ids[int(np.argmin(techcrunch_dense))] == "fed-tc:0"
     unnamed = plus.features("What did the Federal Reserve do about interest rates?", snapshot, StageTimer())
-    assert plus.part_ranks(snapshot, unnamed) == []  # no outlet named: the fused order stands
+    assert (
+        plus.part_ranks(snapshot, unnamed, plus.config, np.arange(len(snapshot))) is None
+    )  # no outlet named: the fused order stands
 
 
 def test_a_clause_that_dates_its_report_ranks_among_that_day_s_chunks(store: ChunkStore, index: FlatIndex) -> None:
@@ -175,7 +197,9 @@ def test_a_clause_that_dates_its_report_ranks_among_that_day_s_chunks(store: Chu
     ids = [chunk.id for chunk in snapshot.chunks]
 
     def ranked(config: FlatPlusConfig) -> set[str]:
-        clause_dense = plus.part_ranks(snapshot, features, config)[0]
+        table = plus.part_ranks(snapshot, features, config, np.arange(len(snapshot)))
+        assert table is not None
+        clause_dense = table[:, 0]
         return {ids[p] for p in np.flatnonzero(clause_dense <= len(snapshot))}
 
     assert ranked(FlatPlusConfig()) == {"fed-nov:0"}  # CNBC's report of that day
