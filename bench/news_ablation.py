@@ -18,10 +18,10 @@ import numpy as np
 from tqdm import tqdm
 
 from bench._results import machine
+from bench._scoring import positions_scores
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.datasets import DEFAULT_QUESTIONS, load_questions
-from graphwire.eval.scorers import score_retrieval
 from graphwire.eval.selection import select
 from graphwire.retrieval.flat.common import Guidance
 from graphwire.retrieval.flat.plus import FlatPlusConfig, FlatPlusRetriever
@@ -72,11 +72,7 @@ def main() -> None:
         for row, (config, weight) in ROWS.items():
             guidance = Guidance(chunk_ids=graph_ids, weight=weight) if weight and graph_ids else None
             positions, _ = flat.rank(snapshot, features, 10, guidance, config)
-            texts = [snapshot.chunks[p].text for p in positions]
-            titles = [snapshot.chunks[p].title for p in positions]
-            result = score_retrieval(texts, titles, q.gold_facts, q.gold_titles)
-            for metric in METRICS:
-                value = float(getattr(result, metric))
+            for metric, value in positions_scores(snapshot, positions, q, METRICS).items():
                 scores[row][metric].append(value)
                 if metric == "perfect_at_10":
                     by_type.setdefault(row, {}).setdefault(q.question_type, []).append(value)

@@ -20,11 +20,11 @@ import numpy as np
 from tqdm import tqdm
 
 from bench._results import machine
+from bench._scoring import positions_scores
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
 from graphwire.eval.datasets import DEFAULT_QUESTIONS, load_questions
 from graphwire.eval.questions import EvalQuestion
-from graphwire.eval.scorers import score_retrieval
 from graphwire.eval.selection import select
 from graphwire.retrieval.flat.plus import FlatPlusConfig
 from graphwire.retrieval.joint import JointRetriever
@@ -91,11 +91,7 @@ def main() -> None:
                 positions = [int(p) for p in np.argsort(-ranked, kind="stable")[:10]]
             else:
                 positions, _ = flat.rank(snapshot, features, 10, None, config)
-            texts = [snapshot.chunks[p].text for p in positions]
-            titles = [snapshot.chunks[p].title for p in positions]
-            result = score_retrieval(texts, titles, q.gold_facts, q.gold_titles)
-            for metric in METRICS:
-                value = float(getattr(result, metric))
+            for metric, value in positions_scores(snapshot, positions, q, METRICS).items():
                 scores[row][metric].append(value)
                 by_type[row].setdefault(q.question_type, {}).setdefault(metric, []).append(value)
     summary: dict[str, Any] = {
