@@ -31,7 +31,14 @@ from graphwire.retrieval.timing import StageTimer
 
 BASE = FlatPlusConfig()
 NO_EXTRAS = BASE.model_copy(
-    update={"named_boost": 0.0, "unlabelled_boost": 0.0, "date_boost": 0.0, "max_picks": 0, "claim_picks": 0}
+    update={
+        "named_boost": 0.0,
+        "unlabelled_boost": 0.0,
+        "date_boost": 0.0,
+        "max_picks": 0,
+        "claim_picks": 0,
+        "order_depth": 0,
+    }
 )
 # name -> (flat+ config, graph guidance weight; 0 = none)
 ROWS: dict[str, tuple[FlatPlusConfig, float]] = {
@@ -41,6 +48,8 @@ ROWS: dict[str, tuple[FlatPlusConfig, float]] = {
     "- date boost": (BASE.model_copy(update={"date_boost": 0.0, "pick_date_boost": 0.0}), 0.5),
     "- one pick per named outlet": (BASE.model_copy(update={"max_picks": 0}), 0.5),
     "- one pick per claim": (BASE.model_copy(update={"claim_picks": 0}), 0.5),
+    "- part-rank order of the first chunks": (BASE.model_copy(update={"order_depth": 0}), 0.5),
+    "- the graph's ranking in the part-rank order": (BASE.model_copy(update={"order_guidance_place": 0}), 0.5),
     "- every flat+ extra (RRF of dense and BM25 + graph guidance)": (NO_EXTRAS, 0.5),
     "- every flat+ extra and the graph (= fused)": (NO_EXTRAS, 0.0),
     "graph guidance weight 0.25": (BASE, 0.25),
