@@ -50,7 +50,7 @@ class FlatPlusConfig(BaseModel):
     rrf_k: int = 50
     # the first chunks of the ranking of a question naming outlets, put in order of the best rank any of its parts gives
     # them (`part_ranks`); 0 = the fused order (bench/part_rank_order.md)
-    order_depth: int = 30
+    order_depth: int = Field(default=30, ge=0)
     # the place the graph's first chunk takes in that order, when the graph guides: 2 = beside the parts' second
     # chunks, after each part's first (its ranking counts one place behind theirs); 0 = the graph's ranking is not used
     order_guidance_place: int = Field(default=2, ge=0)
@@ -259,12 +259,12 @@ class FlatPlusRetriever:
         config: FlatPlusConfig,
         positions: npt.NDArray[np.intp],
     ) -> npt.NDArray[np.int64] | None:
-        """The ranks `positions` have in the rankings of the parts of a question that names
-        outlets of the corpus, a row per position and a column per ranking, dense and BM25: each clause about an outlet
-        among that outlet's chunks (of the date the clause gives it, when any chunk has it), each claim among the named
-        outlets' chunks (as the claim picks choose), unlabelled chunks in every pool and the rest ranked after them
-        all. None for a question that names no outlet: on encyclopedia questions its claims alone put the first chunks
-        in a worse order (bench/part_rank_order.md)."""
+        """The ranks `positions` have in the rankings of the parts of a question that names outlets of the corpus, a
+        row per position and a column per ranking, dense and BM25: each clause about an outlet among that outlet's
+        chunks (of the date the clause gives it, when any chunk has it), each claim among the named outlets' chunks (as
+        the claim picks choose), unlabelled chunks in every pool and the rest ranked after them all. None for a
+        question that names no outlet: on encyclopedia questions its claims alone put the first chunks in a worse
+        order (bench/part_rank_order.md)."""
         if not features.mentions:
             return None
         view, analysis = self.view(snapshot), features.analysis
@@ -280,9 +280,8 @@ class FlatPlusRetriever:
             *zip(features.clause_dense, features.clause_lexical, strict=True),
             *zip(features.claim_dense, features.claim_lexical, strict=True),
         ]
-        chosen = np.arange(len(snapshot)) if positions is None else positions
         columns = [
-            ranks_within(scores, pool, chosen) for pool, pair in zip(pools, texts, strict=True) for scores in pair
+            ranks_within(scores, pool, positions) for pool, pair in zip(pools, texts, strict=True) for scores in pair
         ]
         return np.column_stack(columns)
 
