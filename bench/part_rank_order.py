@@ -26,6 +26,7 @@ from graphwire.core.settings import Settings
 from graphwire.eval.datasets import DEFAULT_QUESTIONS, load_questions
 from graphwire.eval.questions import EvalQuestion
 from graphwire.eval.selection import select
+from graphwire.retrieval.flat.fusion import top_positions
 from graphwire.retrieval.flat.plus import FlatPlusConfig
 from graphwire.retrieval.joint import JointRetriever
 from graphwire.retrieval.registry import RetrievalContext
@@ -88,7 +89,7 @@ def main() -> None:
         for row, (config, guided) in ROWS.items():
             if guided:
                 ranked, _ = joint.guided_flat(q.query, features, graph_ids, alignment, 10, config)
-                positions = [int(p) for p in np.argsort(-ranked, kind="stable")[:10]]
+                positions = top_positions(ranked, 10)
             else:
                 positions, _ = flat.rank(snapshot, features, 10, None, config)
             for metric, value in positions_scores(snapshot, positions, q, METRICS).items():

@@ -93,6 +93,10 @@ class CorpusView:
             self._masks[key] = mask
         return mask
 
+    def pool(self, names: Sequence[str]) -> Mask:
+        """The chunks a part about these outlets may come from: theirs and the unlabelled ones."""
+        return self.from_sources(names) | self.unlabelled
+
     def admitted(self, analysis: QuestionSignals, publication_index: int | None = None) -> Mask:
         """Chunks whose publication date fits the question's dates (all False when the question has none)."""
         verdicts = np.array([analysis.date_admits(day, publication_index) is True for day in self.days], dtype=bool)
@@ -270,12 +274,12 @@ class FlatPlusRetriever:
         view, analysis = self.view(snapshot), features.analysis
         pools = []
         for mention, index in zip(features.mentions, features.mention_indexes, strict=True):
-            pool = view.from_sources(mention.sources) | view.unlabelled
+            pool = view.pool(mention.sources)
             dated = (
                 pool & view.admitted(analysis, index) if config.order_by_date and analysis.dates_for(index) else None
             )
             pools.append(dated if dated is not None and dated.any() else pool)
-        pools += [view.from_sources(analysis.sources) | view.unlabelled] * len(features.claim_dense)
+        pools += [view.pool(analysis.sources)] * len(features.claim_dense)
         texts = [
             *zip(features.clause_dense, features.clause_lexical, strict=True),
             *zip(features.claim_dense, features.claim_lexical, strict=True),
@@ -304,7 +308,7 @@ class FlatPlusRetriever:
         ):
             if len(picks) >= p.config.max_picks:
                 break
-            pool = p.view.from_sources(mention.sources) | p.view.unlabelled
+            pool = p.view.pool(mention.sources)
             if p.allowed is not None:
                 pool &= p.allowed
             pool[picks] = False
@@ -323,7 +327,7 @@ class FlatPlusRetriever:
         if not config.claim_picks or not features.claim_dense:
             return []
         sources = features.analysis.sources
-        pool = p.view.from_sources(sources) | p.view.unlabelled if sources else np.ones(len(p.view.sources), dtype=bool)
+        pool = p.view.pool(sources) if sources else np.ones(len(p.view.sources), dtype=bool)
         if p.allowed is not None:
             pool &= p.allowed
         weight = config.claim_weight
