@@ -1,6 +1,7 @@
 """The order of a news ranking's first chunks (`FlatPlusConfig.order_depth`, retrieval/flat/plus.py `part_ranks`):
 fused, or by the best rank any part of the question gives each chunk (each outlet's clause among that outlet's chunks,
-each claim, dense and BM25; the graph's chunk ranking too when it guides), on MultiHop-RAG. Rows for flat+ alone
+each claim, dense and BM25; the graph's chunk ranking too when it guides, and each claim among the chunks naming the
+bridge entity in joint), on MultiHop-RAG. Rows for flat+ alone
 (`flat_plus` mode) and for joint's news ranking (flat+ guided by the five-stage graph, with its bridge feedback); every
 row ranks from the same per-question features (one embedding, one graph pass per question).
 
@@ -54,6 +55,10 @@ ROWS: dict[str, tuple[FlatPlusConfig, bool]] = {
         True,
     ),
     "joint, part-rank order without dated clauses": (BASE.model_copy(update={"order_by_date": False}), True),
+    "joint, part-rank order without the claims among the chunks naming the bridge": (
+        BASE.model_copy(update={"order_by_bridge": False}),
+        True,
+    ),
     f"joint, part-rank order of the first {DEPTH} (default)": (BASE, True),
     **{
         f"joint, part-rank order of the first {d}": (BASE.model_copy(update={"order_depth": d}), True)

@@ -12,7 +12,9 @@ Every signal scores the same chunks; which graph evidence leads depends on what 
 - A question that names no title entity (news; a page described, not named) gets flat+ guided by the five-stage
   graph retriever's chunk ranking (its KEY/BRIDGE/DIRECT facts, publications and dates), as one more reciprocal-rank
   signal beside dense and BM25, ranked twice: the bridge entity of the first ranking's top chunks (retrieval/bridge.py)
-  joins the second ranking's outlet and claim picks; then `linked`, as above, when its first chunk links anywhere.
+  joins the second ranking's outlet and claim picks and, for a question asking for something, the order of its first
+  chunks (each claim ranked among the chunks naming the bridge); then `linked`, as above, when its first chunk links
+  anywhere.
 
 The question is embedded once (as are flat+'s clauses, each on its own); the graph retriever runs once and its facts,
 excerpts and analysis are the result's, so graph mode reads its own result from the same pass (`run`). An optional

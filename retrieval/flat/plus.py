@@ -55,6 +55,9 @@ class FlatPlusConfig(BaseModel):
     # chunks, after each part's first (its ranking counts one place behind theirs); 0 = the graph's ranking is not used
     order_guidance_place: int = Field(default=2, ge=0)
     order_by_date: bool = True  # a clause that dates its outlet's report ranks among the chunks of that date
+    # with the bridge signal (joint), each claim of a question that asks for something (not yes/no) also ranked among
+    # the named outlets' chunks that name the bridge, in that order (bench/part_rank_order.md)
+    order_by_bridge: bool = True
 
 
 @dataclass(frozen=True)
@@ -245,7 +248,7 @@ class FlatPlusRetriever:
         if config.order_depth:
 
             def head_ranks(head: npt.NDArray[np.intp]) -> npt.NDArray[np.int64] | None:
-                table = self.part_ranks(snapshot, features, config, head)
+                table = self.part_ranks(snapshot, features, config, head, signal)
                 if table is None or not config.order_guidance_place or not bonus.any():
                     return table
                 graph = ranks_within(bonus, bonus > 0, head)  # the graph's ranking, behind the parts by `place - 1`
@@ -262,13 +265,16 @@ class FlatPlusRetriever:
         features: PlusFeatures,
         config: FlatPlusConfig,
         positions: npt.NDArray[np.intp],
+        bridge: Scores | None = None,
     ) -> npt.NDArray[np.int64] | None:
         """The ranks `positions` have in the rankings of the parts of a question that names outlets of the corpus, a
         row per position and a column per ranking, dense and BM25: each clause about an outlet among that outlet's
         chunks (of the date the clause gives it, when any chunk has it), each claim among the named outlets' chunks (as
-        the claim picks choose), unlabelled chunks in every pool and the rest ranked after them all. None for a
-        question that names no outlet: on encyclopedia questions its claims alone put the first chunks in a worse
-        order (bench/part_rank_order.md)."""
+        the claim picks choose), unlabelled chunks in every pool and the rest ranked after them all. With `bridge` (the
+        bridge entity's BM25, joint's) a question asking for something ranks each claim again among those chunks that
+        name the bridge: the thing asked for, which the question describes and does not name (a yes/no question names
+        what it asks about, and its bridge is a neighbour). None for a question that names no outlet: on encyclopedia
+        questions its claims alone put the first chunks in a worse order (bench/part_rank_order.md)."""
         if not features.mentions:
             return None
         view, analysis = self.view(snapshot), features.analysis
@@ -284,6 +290,10 @@ class FlatPlusRetriever:
             *zip(features.clause_dense, features.clause_lexical, strict=True),
             *zip(features.claim_dense, features.claim_lexical, strict=True),
         ]
+        if bridge is not None and config.order_by_bridge and not analysis.yes_no:
+            naming = view.pool(analysis.sources) & (bridge > 0)
+            pools += [naming] * len(features.claim_dense)
+            texts += texts[len(features.mentions) :]
         columns = [
             ranks_within(scores, pool, positions) for pool, pair in zip(pools, texts, strict=True) for scores in pair
         ]

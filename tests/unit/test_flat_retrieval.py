@@ -189,6 +189,44 @@ def test_part_ranks_rank_each_outlet_s_clause_among_its_own_chunks(store: ChunkS
     )  # no outlet named: the fused order stands
 
 
+def test_with_a_bridge_each_claim_of_a_question_asking_for_something_ranks_among_the_chunks_naming_it(
+    store: ChunkStore, index: FlatIndex
+) -> None:
+    plus = FlatPlusRetriever(index, store.embedder, schema=load_schema())
+    snapshot = index.snapshot()
+    ids = [chunk.id for chunk in snapshot.chunks]
+    bridge = np.zeros(len(snapshot))
+    bridge[[ids.index("fed-oct:0"), ids.index("derby:0")]] = 1.5  # the bridge's name: in a CNBC and a sports chunk
+    every = np.arange(len(snapshot))
+    asking = (
+        "Which central bank, reported by TechCrunch as squeezing fintech funding, held interest rates steady according"
+        " to CNBC?"
+    )
+    features = plus.features(asking, snapshot, StageTimer())
+    claims = len(features.claim_dense)
+    assert claims >= 2 and not features.analysis.yes_no
+    plain = plus.part_ranks(snapshot, features, plus.config, every)
+    table = plus.part_ranks(snapshot, features, plus.config, every, bridge)
+    assert plain is not None and table is not None
+    assert table.shape == (len(snapshot), plain.shape[1] + 2 * claims)
+    assert np.array_equal(table[:, : plain.shape[1]], plain)  # the parts' own rankings stand
+    extra = table[:, plain.shape[1] :]
+    # only the named outlets' chunk that names the bridge ranks (the sports chunk is no named outlet's)
+    assert {ids[p] for p in np.flatnonzero((extra <= len(snapshot)).any(axis=1))} == {"fed-oct:0"}
+    assert (extra[ids.index("fed-oct:0")] == 1).all()
+    off = FlatPlusConfig(order_by_bridge=False)
+    assert np.array_equal(plus.part_ranks(snapshot, features, off, every, bridge), plain)
+    yes_no = plus.features(
+        "Did TechCrunch report on Federal Reserve rates and did CNBC report the rates were held steady?",
+        snapshot,
+        StageTimer(),
+    )
+    assert np.array_equal(  # a yes/no question names what it asks about: its bridge is a neighbour
+        plus.part_ranks(snapshot, yes_no, plus.config, every, bridge),
+        plus.part_ranks(snapshot, yes_no, plus.config, every),
+    )
+
+
 def test_a_clause_that_dates_its_report_ranks_among_that_day_s_chunks(store: ChunkStore, index: FlatIndex) -> None:
     plus = FlatPlusRetriever(index, store.embedder, schema=load_schema())
     snapshot = index.snapshot()
