@@ -55,6 +55,10 @@ ROWS: dict[str, tuple[FlatPlusConfig, bool]] = {
         True,
     ),
     "joint, part-rank order without dated clauses": (BASE.model_copy(update={"order_by_date": False}), True),
+    "joint, the claims' dense rankings kept beside the graph's ranking": (
+        BASE.model_copy(update={"order_claim_dense_guided": True}),
+        True,
+    ),
     "joint, part-rank order without the claims among the chunks naming the bridge": (
         BASE.model_copy(update={"order_by_bridge": False}),
         True,

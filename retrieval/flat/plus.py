@@ -58,6 +58,10 @@ class FlatPlusConfig(BaseModel):
     # with the bridge signal (joint), each claim of a question that asks for something (not yes/no) also ranked among
     # the named outlets' chunks that name the bridge, in that order (bench/part_rank_order.md)
     order_by_bridge: bool = True
+    # when the graph guides (hybrid, joint), each claim's dense ranking among the named outlets' chunks stays out of
+    # that order: with the graph's ranking (and the claims among the chunks naming the bridge) it placed more wrong
+    # chunks first than right ones (bench/part_rank_order.md)
+    order_claim_dense_guided: bool = False
 
 
 @dataclass(frozen=True)
@@ -246,10 +250,11 @@ class FlatPlusRetriever:
             added = [p for p in self._picks(replace(picking, lift=lift)) if p not in picks]
             scores = _picked_scores(base, picks, added, allowed)
         if config.order_depth:
+            guided = bool(config.order_guidance_place and bonus.any())
 
             def head_ranks(head: npt.NDArray[np.intp]) -> npt.NDArray[np.int64] | None:
-                table = self.part_ranks(snapshot, features, config, head, signal)
-                if table is None or not config.order_guidance_place or not bonus.any():
+                table = self.part_ranks(snapshot, features, config, head, signal, guided)
+                if table is None or not guided:
                     return table
                 graph = ranks_within(bonus, bonus > 0, head)  # the graph's ranking, behind the parts by `place - 1`
                 graph = np.where(graph <= len(bonus), graph + config.order_guidance_place - 1, graph)
@@ -266,6 +271,7 @@ class FlatPlusRetriever:
         config: FlatPlusConfig,
         positions: npt.NDArray[np.intp],
         bridge: Scores | None = None,
+        guided: bool = False,
     ) -> npt.NDArray[np.int64] | None:
         """The ranks `positions` have in the rankings of the parts of a question that names outlets of the corpus, a
         row per position and a column per ranking, dense and BM25: each clause about an outlet among that outlet's
@@ -273,30 +279,32 @@ class FlatPlusRetriever:
         the claim picks choose), unlabelled chunks in every pool and the rest ranked after them all. With `bridge` (the
         bridge entity's BM25, joint's) a question asking for something ranks each claim again among those chunks that
         name the bridge: the thing asked for, which the question describes and does not name (a yes/no question names
-        what it asks about, and its bridge is a neighbour). None for a question that names no outlet: on encyclopedia
+        what it asks about, and its bridge is a neighbour). `guided`: the graph's ranking is one more column (added by
+        `rank`), and each claim's dense ranking among the named outlets' chunks is left out unless
+        `order_claim_dense_guided`. None for a question that names no outlet: on encyclopedia
         questions its claims alone put the first chunks in a worse order (bench/part_rank_order.md)."""
         if not features.mentions:
             return None
         view, analysis = self.view(snapshot), features.analysis
-        pools = []
-        for mention, index in zip(features.mentions, features.mention_indexes, strict=True):
+        rankings: list[tuple[Mask, Scores]] = []
+        for mention, index, dense, lexical in zip(
+            features.mentions, features.mention_indexes, features.clause_dense, features.clause_lexical, strict=True
+        ):
             pool = view.pool(mention.sources)
             dated = (
                 pool & view.admitted(analysis, index) if config.order_by_date and analysis.dates_for(index) else None
             )
-            pools.append(dated if dated is not None and dated.any() else pool)
-        pools += [view.pool(analysis.sources)] * len(features.claim_dense)
-        texts = [
-            *zip(features.clause_dense, features.clause_lexical, strict=True),
-            *zip(features.claim_dense, features.claim_lexical, strict=True),
-        ]
+            pool = dated if dated is not None and dated.any() else pool
+            rankings += [(pool, dense), (pool, lexical)]
+        claims = list(zip(features.claim_dense, features.claim_lexical, strict=True))
+        named = view.pool(analysis.sources)
+        claim_dense = not guided or config.order_claim_dense_guided
+        for dense, lexical in claims:
+            rankings += [(named, dense), (named, lexical)] if claim_dense else [(named, lexical)]
         if bridge is not None and config.order_by_bridge and not analysis.yes_no:
-            naming = view.pool(analysis.sources) & (bridge > 0)
-            pools += [naming] * len(features.claim_dense)
-            texts += texts[len(features.mentions) :]
-        columns = [
-            ranks_within(scores, pool, positions) for pool, pair in zip(pools, texts, strict=True) for scores in pair
-        ]
+            naming = named & (bridge > 0)
+            rankings += [(naming, scores) for pair in claims for scores in pair]
+        columns = [ranks_within(scores, pool, positions) for pool, scores in rankings]
         return np.column_stack(columns)
 
     def _outlet_and_date_boost(self, view: CorpusView, analysis: QuestionSignals, config: FlatPlusConfig) -> Scores:

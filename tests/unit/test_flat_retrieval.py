@@ -227,6 +227,26 @@ def test_with_a_bridge_each_claim_of_a_question_asking_for_something_ranks_among
     )
 
 
+def test_when_the_graph_guides_the_claims_dense_rankings_stay_out_of_the_order(
+    store: ChunkStore, index: FlatIndex
+) -> None:
+    plus = FlatPlusRetriever(index, store.embedder, schema=load_schema())
+    snapshot = index.snapshot()
+    every = np.arange(len(snapshot))
+    question = "Did TechCrunch report on Federal Reserve rates and did CNBC report the rates were held steady?"
+    features = plus.features(question, snapshot, StageTimer())
+    clauses, claims = 2 * len(features.mentions), len(features.claim_dense)
+    assert claims >= 2
+    alone = plus.part_ranks(snapshot, features, plus.config, every)
+    guided = plus.part_ranks(snapshot, features, plus.config, every, guided=True)
+    assert alone is not None and guided is not None
+    assert alone.shape[1] == clauses + 2 * claims and guided.shape[1] == clauses + claims
+    assert np.array_equal(guided[:, :clauses], alone[:, :clauses])  # the clauses' rankings stand
+    assert np.array_equal(guided[:, clauses:], alone[:, clauses + 1 :: 2])  # each claim keeps its BM25 ranking
+    kept = FlatPlusConfig(order_claim_dense_guided=True)
+    assert np.array_equal(plus.part_ranks(snapshot, features, kept, every, guided=True), alone)
+
+
 def test_a_clause_that_dates_its_report_ranks_among_that_day_s_chunks(store: ChunkStore, index: FlatIndex) -> None:
     plus = FlatPlusRetriever(index, store.embedder, schema=load_schema())
     snapshot = index.snapshot()
