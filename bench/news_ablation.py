@@ -108,7 +108,9 @@ def render(summary: dict[str, Any]) -> str:
         "",
         f"`{summary['command']}` ({summary['questions_scored']} scored questions, seed 0; {summary['machine']}). "
         "Fact-scored as the official `retrieval_evaluate.py` (Recall@k: the share of gold facts in the top k "
-        "chunks). Each row switches one ingredient off; all rows rank from the same features.",
+        "chunks). Each row switches one ingredient off; all rows rank from the same features. The rows rank as "
+        "joint's news branch without its bridge feedback (what `hybrid` ranks); the bridge's own part is measured in "
+        "[bridge_feedback.md](bridge_feedback.md) and [part_rank_order.md](part_rank_order.md).",
         "",
         head,
         "|---|" + "---|" * (len(METRICS) + len(types)),
