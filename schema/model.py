@@ -292,8 +292,14 @@ class GraphSchema(BaseModel):
     def fingerprint(self) -> str:
         """Changes whenever anything an extractor sees changes; part of the extraction cache key. A type's
         `provenance` and the `roles` are left out: they change how extractions are resolved and stored, not what is
-        extracted."""
-        blob = self.model_dump_json(exclude={"relation_rules": {"__all__": {"provenance"}}, "roles": True})
+        extracted; so are a label's `question_words`, which only the answerer reads."""
+        blob = self.model_dump_json(
+            exclude={
+                "relation_rules": {"__all__": {"provenance"}},
+                "label_rules": {"__all__": {"question_words"}},
+                "roles": True,
+            }
+        )
         return f"{self.name}-{self.version}-{hashlib.sha256(blob.encode()).hexdigest()[:12]}"
 
     def describe(self) -> str:

@@ -71,6 +71,10 @@ def test_question_reading() -> None:
     # the noun after "what is the name of (the)", not "is the name of"
     assert asked_label("What is the name of the organization that built it?", load_schema()) == "Organization"
     assert asked_label("Which AI tool, reported by both outlets, ...?", load_schema()) == "Product"
+    # people and clubs named by what they are in the news ("superstar", "celebrity", "club")
+    assert asked_label("Which baseball superstar, who had a dozen teams interested, ...?", load_schema()) == "Person"
+    assert asked_label("Which celebrity, known for her tour, ...?", load_schema()) == "Person"
+    assert asked_label("Which football club, discussed by both outlets, ...?", load_schema()) == "Organization"
 
 
 def test_chain_depth_follows_how_often_the_relation_is_asked() -> None:

@@ -206,3 +206,15 @@ def test_the_entities_endpoint_checks_labels_against_the_configured_schema(
         assert client.get("/v1/entities", params={"q": "x", "label": "Film"}).status_code == 200
         refused = client.get("/v1/entities", params={"q": "x", "label": "Publication"})
         assert refused.status_code == 422 and "Film" in refused.json()["error"]["details"]["labels"]
+
+
+def test_the_words_that_ask_for_a_label_are_not_part_of_the_extraction_fingerprint() -> None:
+    schema = load_schema()
+    rules = dict(schema.label_rules)
+    person = rules["Person"]
+    rules["Person"] = person.model_copy(update={"question_words": [*person.question_words, "protagonist"]})
+    asked = schema.model_copy(update={"label_rules": rules})
+    assert asked.label_words["Person"][-1] == "protagonist"
+    assert asked.fingerprint == schema.fingerprint  # the answerer's words: extractions stay cached
+    described = dict(schema.node_labels) | {"Person": "A human being."}
+    assert schema.model_copy(update={"node_labels": described}).fingerprint != schema.fingerprint
