@@ -214,7 +214,7 @@ def test_the_words_that_ask_for_a_label_are_not_part_of_the_extraction_fingerpri
     person = rules["Person"]
     rules["Person"] = person.model_copy(update={"question_words": [*person.question_words, "protagonist"]})
     asked = schema.model_copy(update={"label_rules": rules})
-    assert asked.label_words["Person"][-1] == "protagonist"
+    assert asked.label_rules["Person"].question_words[-1] == "protagonist"
     assert asked.fingerprint == schema.fingerprint  # the answerer's words: extractions stay cached
     described = dict(schema.node_labels) | {"Person": "A human being."}
     assert schema.model_copy(update={"node_labels": described}).fingerprint != schema.fingerprint
