@@ -10,6 +10,9 @@ import pytest
 import yaml
 
 from graphwire.core.settings import Settings
+from graphwire.retrieval.flat.plus import FlatPlusConfig
+from graphwire.retrieval.hybrid import HybridConfig
+from graphwire.retrieval.joint import JointConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "bench" / "eval" / "README.md"]
@@ -32,6 +35,9 @@ OTHER_NAMES = {
 UPPER_NAME = re.compile(r"(?<![A-Za-z0-9_./-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?![A-Za-z0-9_])")
 STATED_DEFAULT = re.compile(r"`?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`?,? \(default `?([^`),;]+)`?\)")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+CONFIG_FIELD = re.compile(r"\b([A-Z][A-Za-z]*Config)\.([a-z_]+)")
+# the retrieval configurations whose fields the docs may name (`FlatPlusConfig.order_depth`)
+CONFIGS = {config.__name__: config for config in (FlatPlusConfig, HybridConfig, JointConfig)}
 CODE_PATH = re.compile(r"`([a-z][A-Za-z0-9_.\-]*/[A-Za-z0-9_./\-]*)`")
 
 
@@ -82,6 +88,13 @@ def test_every_default_the_docs_state_is_the_codes(doc: Path) -> None:
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_configuration_field_the_docs_name_exists(doc: Path) -> None:
+    named = CONFIG_FIELD.findall(doc.read_text(encoding="utf-8"))
+    wrong = [f"{cls}.{field}" for cls, field in named if field not in getattr(CONFIGS.get(cls), "model_fields", {})]
+    assert not wrong, f"{doc.name} names configuration fields the code does not have: {wrong}"
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_repository_path_and_link_exists(doc: Path) -> None:
     text = doc.read_text(encoding="utf-8")
     missing = [p for p in LINK.findall(text) if not p.startswith(("http", "mailto")) and not (doc.parent / p).exists()]
@@ -103,6 +116,8 @@ def test_the_checks_fail_on_a_wrong_claim(tmp_path: Path) -> None:
     assert STATED_DEFAULT.findall("`REQUEST_TIMEOUT_S` (default 30 s)") == [("REQUEST_TIMEOUT_S", "30 s")]
     assert CODE_PATH.findall("see `retrieval/nowhere.py`") == ["retrieval/nowhere.py"]
     assert not (ROOT / "retrieval/nowhere.py").exists()
+    assert CONFIG_FIELD.findall("`FlatPlusConfig.order_deepness`") == [("FlatPlusConfig", "order_deepness")]
+    assert "order_deepness" not in FlatPlusConfig.model_fields and "order_depth" in FlatPlusConfig.model_fields
 
 
 MACHINE_PATH = re.compile(r"(?<![\w.])/(?:work|root|home)/[\w.-]+|/tmp/gw[\w.-]*|/tmp/s\d+/")
