@@ -1,9 +1,9 @@
 """The order of a news ranking's first chunks (`FlatPlusConfig.order_depth`, retrieval/flat/plus.py `part_ranks`):
-fused, or by the best rank any part of the question gives each chunk (each outlet's clause among that outlet's chunks,
+fused, or by the ranks the parts of the question give each chunk (each outlet's clause among that outlet's chunks,
 each claim, dense and BM25; the graph's chunk ranking too when it guides, and each claim among the chunks naming the
-bridge entity in joint), on MultiHop-RAG. Rows for flat+ alone
-(`flat_plus` mode) and for joint's news ranking (flat+ guided by the five-stage graph, with its bridge feedback); every
-row ranks from the same per-question features (one embedding, one graph pass per question).
+bridge entity in joint), summed as reciprocal ranks (`order_by_sum`) or the best of them, on MultiHop-RAG. Rows
+for flat+ alone (`flat_plus` mode) and for joint's news ranking (flat+ guided by the five-stage graph, with its bridge
+feedback); every row ranks from the same per-question features (one embedding, one graph pass per question).
 
     python -m bench.part_rank_order --sample 800 --out bench/part_rank_order   # against a store built from corpus.json
     python -m bench.part_rank_order --held-out 800 --out bench/part_rank_order_held_out   # the other questions
@@ -35,6 +35,7 @@ from graphwire.retrieval.timing import StageTimer
 
 BASE = FlatPlusConfig()
 FUSED = BASE.model_copy(update={"order_depth": 0})
+BEST = BASE.model_copy(update={"order_by_sum": False})  # the best rank, ties by the next best
 # name -> (flat+ config, guided by the graph as joint's news branch)
 DEPTH = BASE.order_depth
 ROWS: dict[str, tuple[FlatPlusConfig, bool]] = {
@@ -42,8 +43,10 @@ ROWS: dict[str, tuple[FlatPlusConfig, bool]] = {
     f"flat_plus, part-rank order of the first {DEPTH} (default)": (BASE, False),
     **{
         f"flat_plus, part-rank order of the first {d}": (BASE.model_copy(update={"order_depth": d}), False)
-        for d in (10, 20)
+        for d in (10, 20, 30)
     },
+    f"flat_plus, best-rank order of the first {DEPTH}": (BEST, False),
+    "flat_plus, best-rank order of the first 30": (BEST.model_copy(update={"order_depth": 30}), False),
     "joint, fused order": (FUSED, True),
     "joint, part-rank order without the graph's ranking": (BASE.model_copy(update={"order_guidance_place": 0}), True),
     "joint, the graph's first chunk beside the parts' first": (
@@ -66,8 +69,10 @@ ROWS: dict[str, tuple[FlatPlusConfig, bool]] = {
     f"joint, part-rank order of the first {DEPTH} (default)": (BASE, True),
     **{
         f"joint, part-rank order of the first {d}": (BASE.model_copy(update={"order_depth": d}), True)
-        for d in (5, 10, 15, 20, 40, 60, 100)
+        for d in (5, 10, 15, 20, 30, 60, 100)
     },
+    f"joint, best-rank order of the first {DEPTH}": (BEST, True),
+    "joint, best-rank order of the first 30": (BEST.model_copy(update={"order_depth": 30}), True),
 }
 METRICS = ("perfect_at_10", "perfect_at_4", "hits_at_4", "mrr_at_10", "recall_at_2", "recall_at_5", "map_at_10")
 

@@ -80,21 +80,31 @@ def best_rank_order(table: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
     return np.lexsort((np.arange(len(table)), *ranked.T[::-1]))  # the last key leads: the best rank
 
 
+def rank_sum_order(table: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
+    """The order of a table's rows (a chunk each, a column per ranking) by the sum of their reciprocal ranks
+    (reciprocal-rank fusion without its constant), ties by row: a first place still counts most, and a chunk that
+    several rankings put near the top can pass one that a single ranking puts first (1/2 + 1/3 + 1/4 > 1)."""
+    total = (1.0 / table).sum(axis=1)
+    return np.lexsort((np.arange(len(table)), -total))
+
+
 def part_rank_head(
     scores: npt.NDArray[np.float64],
     head_ranks: Callable[[npt.NDArray[np.intp]], npt.NDArray[np.int64] | None],
     depth: int,
+    by_sum: bool = True,
 ) -> npt.NDArray[np.float64]:
-    """`scores` with the first `depth` ranked chunks put in `best_rank_order` of the ranks `head_ranks` gives them
-    (None: no ranking, the order stands): their scores handed out again in that order (so the scores still fall down
-    the ranking), every other score as it was."""
+    """`scores` with the first `depth` ranked chunks put in `rank_sum_order` (`by_sum`, else `best_rank_order`) of the
+    ranks `head_ranks` gives them (None: no ranking, the order stands): their scores handed out again in that order (so
+    the scores still fall down the ranking), every other score as it was."""
     head = descending_order(scores)[:depth]
     head = head[np.isfinite(scores[head])]  # a chunk the ranking may not return stays out of it
     table = head_ranks(head) if len(head) > 1 else None
     if table is None or table.shape[1] == 0:
         return scores
     rescored = scores.copy()
-    rescored[head[best_rank_order(table)]] = scores[head]  # `head` is best first: the best score to the new first
+    order = rank_sum_order(table) if by_sum else best_rank_order(table)
+    rescored[head[order]] = scores[head]  # `head` is best first: the best score to the new first
     return rescored
 
 

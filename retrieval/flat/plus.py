@@ -48,9 +48,12 @@ class FlatPlusConfig(BaseModel):
     claim_weight: float = 2.0
     bridge_weight: float = 2.0  # of the bridge signal in the second picks (bench/bridge_feedback.py)
     rrf_k: int = 50
-    # the first chunks of the ranking of a question naming outlets, put in order of the best rank any of its parts gives
-    # them (`part_ranks`); 0 = the fused order (bench/part_rank_order.md)
-    order_depth: int = Field(default=30, ge=0)
+    # the first chunks of the ranking of a question naming outlets, put in order of the ranks its parts give them
+    # (`part_ranks`); 0 = the fused order (bench/part_rank_order.md)
+    order_depth: int = Field(default=40, ge=0)
+    # that order sums each chunk's reciprocal ranks (`rank_sum_order`); false: its best rank, ties by the next best
+    # (`best_rank_order`)
+    order_by_sum: bool = True
     # the place the graph's first chunk takes in that order, when the graph guides: 2 = beside the parts' second
     # chunks, after each part's first (its ranking counts one place behind theirs); 0 = the graph's ranking is not used
     order_guidance_place: int = Field(default=2, ge=0)
@@ -234,7 +237,7 @@ class FlatPlusRetriever:
         with it fused beside the question's and each clause's rankings, and a pick it changes keeps its first chunk
         and adds the second after all first picks (the chunk of the document that names the bridge, without losing
         the one worded like the clause). Last, the first `order_depth` chunks of a question naming outlets are put in
-        order of the best rank any of its parts (and the graph's ranking, when it guides) gives them."""
+        order of the sum of the reciprocal ranks its parts (and the graph's ranking, when it guides) give them."""
         config = config or self.config
         view = self.view(snapshot)
         allowed = guidance_mask(snapshot, guidance)
@@ -260,7 +263,7 @@ class FlatPlusRetriever:
                 graph = np.where(graph <= len(bonus), graph + config.order_guidance_place - 1, graph)
                 return np.column_stack([table, graph])
 
-            scores = part_rank_head(scores, head_ranks, config.order_depth)
+            scores = part_rank_head(scores, head_ranks, config.order_depth, config.order_by_sum)
         limit = min(top_k, len(scores) if allowed is None else int(allowed.sum()))
         return top_positions(scores, limit), scores
 

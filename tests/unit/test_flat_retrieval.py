@@ -26,6 +26,7 @@ from graphwire.retrieval.flat.fusion import (
     best_rank_order,
     descending_order,
     part_rank_head,
+    rank_sum_order,
     ranks_of,
     ranks_within,
     rrf,
@@ -135,6 +136,24 @@ def test_best_rank_order_puts_a_first_place_in_any_ranking_ahead_then_the_next_b
     # both rank third and fourth, so they keep their order
     assert best_rank_order(table).tolist() == [3, 2, 4, 0, 1]
     assert best_rank_order(np.array([[7]])).tolist() == [0]
+
+
+def test_rank_sum_order_lets_agreement_pass_a_single_first_place() -> None:
+    # row 1 is first in one ranking only (1 + 1/100); row 2 is second, third and fourth (1/2 + 1/3 + 1/4 = 1.083)
+    table = np.array([[9, 9, 9], [1, 100, 100], [2, 3, 4], [3, 2, 4], [1, 1, 1]])
+    assert rank_sum_order(table).tolist() == [4, 2, 3, 1, 0]  # rows 2 and 3 tie: row order
+    assert best_rank_order(table).tolist() == [4, 1, 2, 3, 0]  # the best rank first: a first place leads
+    assert rank_sum_order(np.array([[7]])).tolist() == [0]
+
+
+def test_the_head_order_is_the_rank_sum_unless_told_the_best_rank() -> None:
+    scores = np.array([0.9, 0.8, 0.7])
+    table = np.array([[1, 100, 100], [2, 2, 3], [5, 5, 5]])  # 0 is one ranking's first, 1 is near the top in all
+    by_sum = part_rank_head(scores, lambda head: table[head], depth=3)
+    by_best = part_rank_head(scores, lambda head: table[head], depth=3, by_sum=False)
+    assert descending_order(by_sum).tolist() == [1, 0, 2]
+    assert descending_order(by_best).tolist() == [0, 1, 2]
+    assert FlatPlusConfig().order_by_sum
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -293,7 +312,8 @@ def test_a_bridge_signal_adds_a_pick_the_chunk_naming_the_bridge(store: ChunkSto
     plus = FlatPlusRetriever(index, store.embedder, schema=load_schema())
     snapshot = index.snapshot()
     features = plus.features("What did TechCrunch and CNBC report about interest rates?", snapshot, StageTimer())
-    without, _ = plus.rank(snapshot, features, 4)
+    picks_only = FlatPlusConfig(order_depth=0)  # the picks as they fall, not put in the parts' order after them
+    without, _ = plus.rank(snapshot, features, 4, config=picks_only)
     bridge = snapshot.bm25_scores(index.tokenizer("OpenAI"))
     seen: list[list[int]] = []
 
@@ -301,14 +321,14 @@ def test_a_bridge_signal_adds_a_pick_the_chunk_naming_the_bridge(store: ChunkSto
         seen.append([int(p) for p in np.argsort(-first, kind="stable")[:4]])
         return bridge
 
-    added, _ = plus.rank(snapshot, features, 4, bridge=signal, config=FlatPlusConfig(bridge_weight=5.0))
+    added, _ = plus.rank(snapshot, features, 4, bridge=signal, config=FlatPlusConfig(bridge_weight=5.0, order_depth=0))
     assert seen == [without]  # called once, with the first ranking
     assert [snapshot.chunks[p].id for p in without] == ["fed-tc:0", "fed-nov:0", "fed-oct:0", "gpt:0"]
     # each outlet keeps its pick; TechCrunch's second pick, the chunk naming the bridge, comes right after them
     assert [snapshot.chunks[p].id for p in added] == ["fed-tc:0", "fed-nov:0", "gpt:0", "fed-oct:0"]
-    silent, _ = plus.rank(snapshot, features, 4, bridge=signal, config=FlatPlusConfig(bridge_weight=0.0))
+    silent, _ = plus.rank(snapshot, features, 4, bridge=signal, config=FlatPlusConfig(bridge_weight=0.0, order_depth=0))
     assert silent == without and len(seen) == 1  # feedback off: the signal is not even asked for
-    assert plus.rank(snapshot, features, 4, bridge=lambda first: None)[0] == without
+    assert plus.rank(snapshot, features, 4, bridge=lambda first: None, config=picks_only)[0] == without
 
 
 def test_guidance_restricts_or_boosts(store: ChunkStore, index: FlatIndex) -> None:
