@@ -46,7 +46,12 @@ ROWS: dict[str, tuple[FlatPlusConfig, bool]] = {
         for d in (10, 20, 30)
     },
     f"flat_plus, best-rank order of the first {DEPTH}": (BEST, False),
+    "flat_plus, three claim picks": (BASE.model_copy(update={"claim_picks": 3}), False),
     "flat_plus, best-rank order of the first 30": (BEST.model_copy(update={"order_depth": 30}), False),
+    "flat_plus, best-rank order of the first 30, three claim picks": (
+        BEST.model_copy(update={"order_depth": 30, "claim_picks": 3}),
+        False,
+    ),
     "joint, fused order": (FUSED, True),
     "joint, part-rank order without the graph's ranking": (BASE.model_copy(update={"order_guidance_place": 0}), True),
     "joint, the graph's first chunk beside the parts' first": (
@@ -72,7 +77,12 @@ ROWS: dict[str, tuple[FlatPlusConfig, bool]] = {
         for d in (5, 10, 15, 20, 30, 60, 100)
     },
     f"joint, best-rank order of the first {DEPTH}": (BEST, True),
+    "joint, three claim picks": (BASE.model_copy(update={"claim_picks": 3}), True),
     "joint, best-rank order of the first 30": (BEST.model_copy(update={"order_depth": 30}), True),
+    "joint, best-rank order of the first 30, three claim picks": (
+        BEST.model_copy(update={"order_depth": 30, "claim_picks": 3}),
+        True,
+    ),
 }
 METRICS = ("perfect_at_10", "perfect_at_4", "hits_at_4", "mrr_at_10", "recall_at_2", "recall_at_5", "map_at_10")
 

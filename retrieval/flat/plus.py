@@ -44,7 +44,7 @@ class FlatPlusConfig(BaseModel):
     clause_weight: float = 2.0
     pick_date_boost: float = 0.02
     max_picks: int = 4
-    claim_picks: int = 3  # extra picks, one per claim segment of the question, after the outlet picks
+    claim_picks: int = 4  # extra picks, one per claim segment of the question (the first four), after the outlet picks
     claim_weight: float = 2.0
     bridge_weight: float = 2.0  # of the bridge signal in the second picks (bench/bridge_feedback.py)
     rrf_k: int = 50
