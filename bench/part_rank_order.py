@@ -36,8 +36,15 @@ from graphwire.retrieval.timing import StageTimer
 BASE = FlatPlusConfig()
 FUSED = BASE.model_copy(update={"order_depth": 0})
 BEST = BASE.model_copy(update={"order_by_sum": False})  # the best rank, ties by the next best
-# name -> (flat+ config, guided by the graph as joint's news branch)
 DEPTH = BASE.order_depth
+# the earlier defaults, alone and together: the best-rank order of the first 30, three claim picks
+EARLIER = {
+    f"best-rank order of the first {DEPTH}": BEST,
+    "three claim picks": BASE.model_copy(update={"claim_picks": 3}),
+    "best-rank order of the first 30": BEST.model_copy(update={"order_depth": 30}),
+    "best-rank order of the first 30, three claim picks": BEST.model_copy(update={"order_depth": 30, "claim_picks": 3}),
+}
+# name -> (flat+ config, guided by the graph as joint's news branch)
 ROWS: dict[str, tuple[FlatPlusConfig, bool]] = {
     "flat_plus, fused order": (FUSED, False),
     f"flat_plus, part-rank order of the first {DEPTH} (default)": (BASE, False),
@@ -45,13 +52,7 @@ ROWS: dict[str, tuple[FlatPlusConfig, bool]] = {
         f"flat_plus, part-rank order of the first {d}": (BASE.model_copy(update={"order_depth": d}), False)
         for d in (10, 20, 30)
     },
-    f"flat_plus, best-rank order of the first {DEPTH}": (BEST, False),
-    "flat_plus, three claim picks": (BASE.model_copy(update={"claim_picks": 3}), False),
-    "flat_plus, best-rank order of the first 30": (BEST.model_copy(update={"order_depth": 30}), False),
-    "flat_plus, best-rank order of the first 30, three claim picks": (
-        BEST.model_copy(update={"order_depth": 30, "claim_picks": 3}),
-        False,
-    ),
+    **{f"flat_plus, {name}": (config, False) for name, config in EARLIER.items()},
     "joint, fused order": (FUSED, True),
     "joint, part-rank order without the graph's ranking": (BASE.model_copy(update={"order_guidance_place": 0}), True),
     "joint, the graph's first chunk beside the parts' first": (
@@ -76,13 +77,7 @@ ROWS: dict[str, tuple[FlatPlusConfig, bool]] = {
         f"joint, part-rank order of the first {d}": (BASE.model_copy(update={"order_depth": d}), True)
         for d in (5, 10, 15, 20, 30, 60, 100)
     },
-    f"joint, best-rank order of the first {DEPTH}": (BEST, True),
-    "joint, three claim picks": (BASE.model_copy(update={"claim_picks": 3}), True),
-    "joint, best-rank order of the first 30": (BEST.model_copy(update={"order_depth": 30}), True),
-    "joint, best-rank order of the first 30, three claim picks": (
-        BEST.model_copy(update={"order_depth": 30, "claim_picks": 3}),
-        True,
-    ),
+    **{f"joint, {name}": (config, True) for name, config in EARLIER.items()},
 }
 METRICS = ("perfect_at_10", "perfect_at_4", "hits_at_4", "mrr_at_10", "recall_at_2", "recall_at_5", "map_at_10")
 
