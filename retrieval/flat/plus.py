@@ -54,8 +54,8 @@ class FlatPlusConfig(BaseModel):
     # that order sums each chunk's reciprocal ranks (`rank_sum_order`); false: its best rank, ties by the next best
     # (`best_rank_order`)
     order_by_sum: bool = True
-    # the place the graph's first chunk takes in that order, when the graph guides: 2 = beside the parts' second
-    # chunks, after each part's first (its ranking counts one place behind theirs); 0 = the graph's ranking is not used
+    # the rank the graph's first chunk counts as in that order, when the graph guides: 2 = a part's second (its ranking
+    # counts one place behind the parts'); 0 = the graph's ranking is not used
     order_guidance_place: int = Field(default=2, ge=0)
     order_by_date: bool = True  # a clause that dates its outlet's report ranks among the chunks of that date
     # with the bridge signal (joint), each claim of a question that asks for something (not yes/no) also ranked among
