@@ -12,8 +12,10 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
+from graphwire.eval.lead import Lead, lead_section, paired_leads  # noqa: E402
 from graphwire.eval.records import QuestionRecord, RunManifest, load_manifest, load_records, write_json_atomic  # noqa: E402
 from graphwire.eval.summary import (  # noqa: E402
+    METRIC_LABELS,
     RETRIEVAL_METRICS,
     TITLE_METRICS,
     TITLES,
@@ -41,23 +43,6 @@ HOTPOTQA_ATTRIBUTION = (
     "Questions and passages: HotpotQA (Yang et al., EMNLP 2018), CC BY-SA 4.0; the 100-question train subset "
     "HippoRAG (Gutierrez et al., NeurIPS 2024) tuned on."
 )
-METRIC_LABELS = {
-    "hits_at_4": "Hits@4",
-    "hits_at_10": "Hits@10",
-    "map_at_10": "MAP@10",
-    "mrr_at_10": "MRR@10",
-    "perfect_at_4": "Perfect@4",
-    "perfect_at_10": "Perfect@10",
-    "article_precision_at_10": "ArtP@10",
-    "article_recall_at_10": "ArtR@10",
-    "perfect_at_2": "Perfect@2",
-    "perfect_at_5": "Perfect@5",
-    "perfect_at_8": "Perfect@8",
-    "recall_at_2": "Recall@2",
-    "recall_at_5": "Recall@5",
-    "mrr": "MRR",
-    "titles_retrieved": "titles/q",
-}
 SHORT_TYPE = {
     "inference_query": "inference",
     "comparison_query": "comparison",
@@ -250,10 +235,13 @@ def _header(manifest: RunManifest, summaries: Sequence[SystemSummary], command: 
     return lines
 
 
-def render_markdown(manifest: RunManifest, summaries: Sequence[SystemSummary], command: str | None = None) -> str:
+def render_markdown(
+    manifest: RunManifest, summaries: Sequence[SystemSummary], command: str | None = None, leads: Sequence[Lead] = ()
+) -> str:
     sections = [
         _header(manifest, summaries, command),
         _retrieval_section(summaries),
+        lead_section(leads),
         _answers_section(summaries),
         _latency_section(summaries),
         _details_section(summaries),
@@ -380,16 +368,18 @@ def build_report(out: Path, command: str | None = None, charts: bool = True) -> 
         if partial
         else []
     )
+    leads = paired_leads(records)
     payload = {
         "manifest": manifest.model_dump(exclude={"question_ids"}),
         "command": command,
         "systems": [s.model_dump() for s in summaries],
         "common_questions": len(common),
         "systems_on_common_questions": [s.model_dump() for s in common_summaries],
+        "default_against_best_flat": [lead.model_dump() for lead in leads],
     }
     write_json_atomic(out / SUMMARY_FILE, json.dumps(payload, indent=1, default=str))
     report = out / REPORT_FILE
-    markdown = render_markdown(manifest, summaries, command)
+    markdown = render_markdown(manifest, summaries, command, leads)
     if common_summaries:
         markdown += "\n" + "\n".join(_common_section(common_summaries, len(common)))
     write_json_atomic(report, markdown)

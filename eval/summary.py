@@ -37,6 +37,23 @@ TITLE_METRICS = (
     "mrr",
     "titles_retrieved",
 )
+METRIC_LABELS = {
+    "hits_at_4": "Hits@4",
+    "hits_at_10": "Hits@10",
+    "map_at_10": "MAP@10",
+    "mrr_at_10": "MRR@10",
+    "perfect_at_4": "Perfect@4",
+    "perfect_at_10": "Perfect@10",
+    "article_precision_at_10": "ArtP@10",
+    "article_recall_at_10": "ArtR@10",
+    "perfect_at_2": "Perfect@2",
+    "perfect_at_5": "Perfect@5",
+    "perfect_at_8": "Perfect@8",
+    "recall_at_2": "Recall@2",
+    "recall_at_5": "Recall@5",
+    "mrr": "MRR",
+    "titles_retrieved": "titles/q",
+}
 FACTS, TITLES = "facts", "titles"  # how a summary's retrieval was scored
 LEVEL_ORDER = ("easy", "medium", "hard")
 
