@@ -216,16 +216,21 @@ class RetrievalContext:
         return len(walkers)
 
     def _warm_question(self, mode: str) -> int:
-        """Questions naming the graph's two most mentioned entities, one of them with a relation's cue word (so the
-        graph stage runs its pair and relation-hop statements too), retrieved by `mode` and answered by the
-        extractive answerer (the step is left out when an LLM is configured: no LLM call at startup); how many."""
+        """Questions naming the graph's two most mentioned entities, one of them with a relation's cue word and one
+        with a year (so the graph stage runs its pair, relation-hop and date-window statements too), retrieved by
+        `mode` and answered by the extractive answerer (the step is left out when an LLM is configured: no LLM call
+        at startup); how many."""
         first, second, cue = "the company", "the board", "works"
         if self.graph is not None:
             nodes = sorted(self.services().names.get().nodes.values(), key=lambda node: -node.mentions)
             first, second = [node.name for node in nodes[:2]] + [first, second][len(nodes[:2]) :]
         words = [c for cues in self.schema.relation_cues.values() for c in cues if c.replace(" ", "").isalpha()]
         cue = words[0] if words else cue
-        questions = [f"Who is {first}?", f"Who is the {cue} of {second}, and how is {first} linked to {second}?"]
+        questions = [
+            f"Who is {first}?",
+            f"Who is the {cue} of {second}, and how is {first} linked to {second}?",
+            f"What did {first} say in 2023?",  # a date: the statements' plans for date windows
+        ]
         for question in questions:
             result = self.retriever(mode).retrieve(question, top_k=10)
             self.answerer(AnswererName.AUTO).answer(question, result)

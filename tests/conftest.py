@@ -69,7 +69,9 @@ def neo4j_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setting
         from testcontainers.neo4j import Neo4jContainer  # type: ignore[import-untyped]
 
         password = "graphwire-test"
-        with Neo4jContainer("neo4j:5.26-community", password=password) as container:
+        container = Neo4jContainer("neo4j:5.26-community", password=password)
+        container.with_env("NEO4J_internal_cypher_use__parameter__size", "false")  # as docker-compose.yml
+        with container:
             yield _isolated(Settings(neo4j_uri=container.get_connection_url(), neo4j_password=password), stores)
         return
     if shutil.which("java") is None or shutil.which("mvn") is None:
