@@ -10,7 +10,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from graphwire.eval.records import QuestionRecord
-from graphwire.eval.summary import METRIC_LABELS, RETRIEVAL_METRICS, TITLE_METRICS
+from graphwire.eval.summary import METRIC_LABELS, RETRIEVAL_METRICS, TITLE_METRICS, TITLES, scoring_of
 from graphwire.eval.systems import FLAT_MODES
 from graphwire.retrieval.registry import DEFAULT_MODE
 
@@ -36,14 +36,13 @@ class Lead(BaseModel):
     questions: int
 
 
-def question_scores(records: Sequence[QuestionRecord], metric: str) -> dict[str, float]:
-    """Per question id, the metric of each question the system scored without error (title scores first)."""
-    scores: dict[str, float] = {}
-    for record in records:
-        score = record.title_retrieval or record.retrieval
-        if record.error is None and score is not None and hasattr(score, metric):
-            scores[record.question_id] = float(getattr(score, metric))
-    return scores
+def scored(records: Sequence[QuestionRecord]) -> dict[str, BaseModel]:
+    """Per question id, the retrieval score of each question the system scored without error (title scores first)."""
+    return {
+        r.question_id: score
+        for r in records
+        if r.error is None and (score := r.title_retrieval or r.retrieval) is not None
+    }
 
 
 def paired_leads(
@@ -58,16 +57,16 @@ def paired_leads(
     flats = [name for name in flat if name in records]
     if default not in records or not flats:
         return []
-    titles = any(r.title_retrieval is not None for r in records[default])
-    metrics = [m for m in (TITLE_METRICS if titles else RETRIEVAL_METRICS) if m not in NOT_COMPARED]
-    by_system = {name: {m: question_scores(records[name], m) for m in metrics} for name in [default, *flats]}
-    common = sorted(set.intersection(*(set(by_system[name][metrics[0]]) for name in by_system)))
+    names = TITLE_METRICS if scoring_of(records[default]) == TITLES else RETRIEVAL_METRICS
+    metrics = [m for m in names if m not in NOT_COMPARED]
+    by_system = {name: scored(records[name]) for name in [default, *flats]}
+    common = sorted(set.intersection(*(set(scores) for scores in by_system.values())))
     if not common:
         return []
     draws = np.random.default_rng(seed).integers(0, len(common), size=(resamples, len(common)))
     leads = []
     for metric in metrics:
-        values = {name: np.array([by_system[name][metric][q] for q in common]) for name in by_system}
+        values = {name: np.array([float(getattr(by_system[name][q], metric)) for q in common]) for name in by_system}
         best = max(flats, key=lambda name: (float(values[name].mean()), -flats.index(name)))
         differences = values[default] - values[best]
         low, high = np.quantile(differences[draws].mean(axis=1), [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])
