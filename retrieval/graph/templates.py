@@ -33,7 +33,7 @@ class TemplateLimits:
 Lists = list[list[str]]
 # A name no key or source is: it stands in for an empty list of names, so a statement's parameters keep one type.
 # Neo4j plans a statement once per parameter type, and an empty list is typed apart from a list of strings: without
-# it, the first question after a start that names no outlet where the last named one waited 0.5-1.5 s for a plan.
+# it, the first question after a start that names no outlet where the last named one waited 0.5-1.8 s for a plan.
 NO_NAME = "\u0000"
 
 
