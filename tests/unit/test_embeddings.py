@@ -173,6 +173,20 @@ def test_intra_op_threads_do_not_spin(bge: BgeSmallOnnxEmbedder) -> None:
     assert bge.new_session(1, spinning=True).get_session_options().get_session_config_entry(spinning) == "1"
 
 
+def test_sessions_fuse_the_models_operators_with_extended_optimizations(bge: BgeSmallOnnxEmbedder) -> None:
+    import onnxruntime as ort
+
+    bge.embed_query("load the sessions")
+    level = ort.GraphOptimizationLevel
+    for session in (bge._session, bge._side_by_side()[0]):
+        assert session.get_session_options().graph_optimization_level == level.ORT_ENABLE_EXTENDED
+    basic = bge.new_session(1, optimization="basic")
+    assert basic.get_session_options().graph_optimization_level == level.ORT_ENABLE_BASIC
+    # the levels' vectors of one question differ by less than a text's batchmates move it (onnx_optimization.md)
+    question = BGE_QUERY_PREFIX + "When does the night market open?"
+    assert float(bge._encode_batch([question], basic)[0] @ bge.embed_query("When does the night market open?")) > 0.99
+
+
 def test_bge_ranks_the_matching_passage_first(bge: BgeSmallOnnxEmbedder) -> None:
     passages = [
         "The Lindqvist bakery on Harbour Street was opened in 1998 by the pastry chef Ines Moreau.",
