@@ -23,12 +23,12 @@ from typing import Any, get_args
 import numpy as np
 from tqdm import tqdm
 
+from bench._questions import add_sample_flags, onnx_embedder, sampled_questions
 from bench._results import ROOT, command_line, finish_report, latency_stats, machine
 from graphwire.core.clients.chunk_store import WRITE_BATCH
 from graphwire.core.clients.embeddings import OPTIMIZATION, OnnxEmbedder, Optimization, Vectors, embedder_from_settings
 from graphwire.core.settings import Settings
-from graphwire.eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, load_questions
-from graphwire.eval.selection import select
+from graphwire.eval.datasets import DEFAULT_CORPUS
 from graphwire.ingest.chunker import chunk_article
 from graphwire.ingest.loaders import load_articles
 
@@ -144,20 +144,17 @@ def render(report: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
+    add_sample_flags(parser)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--sample", type=int, default=200, help="a random sample of N questions (seed 0); 0 = all")
     parser.add_argument("--passages", type=int, default=512, help="the corpus's first N chunks")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--notes", type=Path, default=None, help="markdown appended to the report")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     settings = Settings()
-    embedder = embedder_from_settings(settings)
-    if not isinstance(embedder, OnnxEmbedder):
-        parser.error("the configured embedder is not an ONNX one")
+    embedder = onnx_embedder(parser, settings)
     embedder.embed(["load the tokenizer and the model"])
-    questions = [q.query for q in select(load_questions(args.questions), sample_size=args.sample or None)]
+    questions = sampled_questions(args)
     articles = load_articles(args.corpus).articles
     chunks = [c.text for a in articles for c in chunk_article(a, settings.chunk_size, settings.chunk_overlap)]
     texts = chunks[: args.passages]

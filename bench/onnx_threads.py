@@ -18,12 +18,11 @@ from typing import Any
 
 from tqdm import tqdm
 
+from bench._questions import add_sample_flags, onnx_embedder, sampled_questions
 from bench._results import ROOT, command_line, finish_report, latency_stats, machine
-from graphwire.core.clients.embeddings import OnnxEmbedder, embedder_from_settings
+from graphwire.core.clients.embeddings import OnnxEmbedder
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.eval.datasets import DEFAULT_QUESTIONS, load_questions
-from graphwire.eval.selection import select
 from graphwire.retrieval.registry import RetrievalContext
 
 CONFIGS = {  # name: (intra-op threads, 0 = one per core; spinning)
@@ -69,17 +68,14 @@ def render(report: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
-    parser.add_argument("--sample", type=int, default=200, help="a random sample of N questions (seed 0); 0 = all")
+    add_sample_flags(parser)
     parser.add_argument("--modes", default="joint,graph")
     parser.add_argument("--notes", type=Path, default=None, help="markdown appended to the report")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     settings = Settings()
-    embedder = embedder_from_settings(settings)
-    if not isinstance(embedder, OnnxEmbedder):
-        parser.error("the configured embedder is not an ONNX one")
-    questions = [q.query for q in select(load_questions(args.questions), sample_size=args.sample or None)]
+    embedder = onnx_embedder(parser, settings)
+    questions = sampled_questions(args)
     graph = Graph.from_settings(settings)
     try:
         ctx = RetrievalContext(settings, graph=lambda: graph)

@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from bench._questions import add_sample_flags, sampled_questions
 from bench._results import ROOT, command_line, finish_report, latency_stats, machine
 from graphwire.core.clients.embeddings import BgeSmallOnnxEmbedder, OnnxEmbedder, Vectors
 from graphwire.core.clients.graph import Graph
 from graphwire.core.settings import Settings
-from graphwire.eval.datasets import DEFAULT_CORPUS, DEFAULT_QUESTIONS, load_questions
-from graphwire.eval.selection import select
+from graphwire.eval.datasets import DEFAULT_CORPUS
 from graphwire.retrieval.flat.plus import FlatPlusConfig, query_parts
 from graphwire.retrieval.question import OutletGazetteer, question_signals
 from graphwire.retrieval.registry import RetrievalContext
@@ -187,15 +187,14 @@ def render(report: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
+    add_sample_flags(parser)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--sample", type=int, default=200, help="a random sample of N questions (seed 0); 0 = all")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--joint", action="store_true", help="also the default mode end to end, both ways in turn")
     parser.add_argument("--notes", type=Path, default=None, help="markdown appended to the report")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    questions = [q.query for q in select(load_questions(args.questions), sample_size=args.sample or None)]
+    questions = sampled_questions(args)
     requests = request_texts(questions, args.corpus)
     embedder = BgeSmallOnnxEmbedder()
     prefix = embedder.query_prefix
