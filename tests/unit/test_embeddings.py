@@ -182,7 +182,7 @@ def test_sessions_fuse_the_models_operators_with_extended_optimizations(bge: Bge
         assert session.get_session_options().graph_optimization_level == level.ORT_ENABLE_EXTENDED
     basic = bge.new_session(1, optimization="basic")
     assert basic.get_session_options().graph_optimization_level == level.ORT_ENABLE_BASIC
-    # the levels' vectors of one question differ by less than a text's batchmates move it (onnx_optimization.md)
+    # the levels' vectors of a question stay close (cosine 0.996 and more on 200 news questions: onnx_optimization.md)
     question = BGE_QUERY_PREFIX + "When does the night market open?"
     assert float(bge._encode_batch([question], basic)[0] @ bge.embed_query("When does the night market open?")) > 0.99
 
