@@ -107,3 +107,17 @@ _NON_WORD_RUN = re.compile(r"[^\w]+")
 def token_form(name: str) -> str:
     """Lower case, every run of non-word characters one space; letters of any script are kept."""
     return " ".join(_NON_WORD_RUN.sub(" ", name.lower()).split())
+
+
+_QUALIFIER = re.compile(r"\s*\(([^()]*)\)\s*$")
+
+
+def title_core(title: str) -> str:
+    """The title without a trailing parenthesised qualifier: "In Love and War (1987 film)" -> "In Love and War"."""
+    return _QUALIFIER.sub("", title).strip() or title.strip()
+
+
+def title_qualifier(title: str) -> str:
+    """A title's trailing parenthesised qualifier: "In Love and War (1987 film)" -> "1987 film"; "" when none."""
+    found = _QUALIFIER.search(title)
+    return found.group(1).strip() if found and title_core(title) != title.strip() else ""

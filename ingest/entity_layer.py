@@ -9,21 +9,14 @@ body. Such a title becomes an entity (name: the title, alias: the title without 
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 
 from graphwire.core.documents import Chunk, strip_prefix
-from graphwire.core.names import normalise_name
+from graphwire.core.names import normalise_name, title_core
 from graphwire.ingest.models import ExtractedEntity, Extraction
 
 OPENING_CHARS = 250  # how far into the body the title's words must all appear
-_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
-
-
-def title_core(title: str) -> str:
-    """The title without a trailing parenthesised qualifier: "In Love and War (1987 film)" -> "In Love and War"."""
-    return _QUALIFIER.sub("", title).strip() or title.strip()
 
 
 def _in_order(words: list[str], opening: list[str]) -> bool:

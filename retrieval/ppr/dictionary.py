@@ -12,7 +12,7 @@ from typing import Protocol
 
 from rapidfuzz import fuzz, process
 
-from graphwire.core.names import token_form
+from graphwire.core.names import title_qualifier, token_form
 from graphwire.retrieval.models import EntityMatch, MatchTier
 from graphwire.retrieval.ppr.snapshot import GraphSnapshot
 from graphwire.schema.lexicon import generic_words
@@ -44,6 +44,8 @@ class DictionaryMatcher:
                 if norm and norm not in generic and idx not in self._lookup[norm]:
                     self._lookup[norm].append(idx)
         self._surfaces = list(self._lookup)
+        # "novel" for "The Glass Harbor (novel)": the words that tell pages of one name apart
+        self._qualifiers = [frozenset(token_form(title_qualifier(name)).split()) for name in snapshot.entity_names]
 
     def match(self, question: str) -> list[EntityMatch]:
         raw_tokens = question.split()
@@ -59,10 +61,17 @@ class DictionaryMatcher:
                 if not hits:
                     continue
                 mention = " ".join(raw_tokens[start : start + size])
+                hits = self._agreeing(hits, _context(tokens[:start] + tokens[start + size :]))
                 matches.extend(self._match(mention, idx, MatchTier.EXACT, 1.0) for idx in hits)
                 used[start : start + size] = [True] * size
         matches.extend(self._fuzzy(raw_tokens, used))
         return matches
+
+    def _agreeing(self, hits: list[int], context: set[str]) -> list[int]:
+        """Of the pages one span names, those whose qualifier the rest of the question repeats ("the novel X" is
+        "X (novel)", not the film "X"); all of them when none does."""
+        agreeing = [idx for idx in hits if self._qualifiers[idx] & context]
+        return agreeing or hits
 
     def _fuzzy(self, raw_tokens: list[str], used: list[bool]) -> list[EntityMatch]:
         """Runs of capitalised tokens not matched exactly, looked up with rapidfuzz (typos, missing punctuation)."""
@@ -94,3 +103,9 @@ class DictionaryMatcher:
             tier=tier,
             score=score,
         )
+
+
+def _context(tokens: list[str]) -> set[str]:
+    """The question's other words, each also without a plural's "s" ("both films" agrees with "(film)")."""
+    words = {t for t in tokens if t}
+    return words | {t[:-1] for t in words if len(t) > 3 and t.endswith("s")}

@@ -97,6 +97,26 @@ def test_dictionary_matches_aliases_typos_and_titles_only() -> None:
     assert DictionaryMatcher(snap).match("What is the capital of Peru?") == []
 
 
+def test_a_qualifier_the_question_repeats_picks_the_page_among_pages_of_one_name() -> None:
+    entities = [
+        EntityRow("Film:the glass harbor", "The Glass Harbor", "Film"),
+        EntityRow("Book:the glass harbor novel", "The Glass Harbor (novel)", "Book", ("The Glass Harbor",)),
+        EntityRow("Film:salt meridian 1994 film", "Salt Meridian (1994 film)", "Film", ("Salt Meridian",)),
+        EntityRow("Song:salt meridian song", "Salt Meridian (song)", "Song", ("Salt Meridian",)),
+    ]
+    matcher = DictionaryMatcher(build_snapshot(entities, [], []))
+
+    def keys(question: str) -> list[str]:
+        return sorted(m.key for m in matcher.match(question))
+
+    assert keys("Who wrote the novel The Glass Harbor?") == ["Book:the glass harbor novel"]
+    assert keys("Who scored The Glass Harbor?") == ["Book:the glass harbor novel", "Film:the glass harbor"]
+    assert keys("Which film is Salt Meridian?") == ["Film:salt meridian 1994 film"]
+    assert keys("Are Salt Meridian and Orlenz both films?") == ["Film:salt meridian 1994 film"]
+    assert keys("Was Salt Meridian released in 1994?") == ["Film:salt meridian 1994 film"]
+    assert keys("Who sang Salt Meridian?") == ["Film:salt meridian 1994 film", "Song:salt meridian song"]
+
+
 def test_relation_cues_pick_the_neighbour_the_question_asks_about() -> None:
     snap = _snapshot()
     engine = PPREngine(build_walk_graph(snap, GraphOptions()), ScoringOptions(relation_cue_weight=0.9))

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 from graphwire.core.documents import Chunk
+from graphwire.core.names import title_core
 from graphwire.core.sentences import sentence_of, sentence_starts
-from graphwire.ingest.entity_layer import add_title_entities, names_its_document, title_core
+from graphwire.ingest.entity_layer import add_title_entities, names_its_document
 from graphwire.ingest.linking import Dictionary, find_names
 from graphwire.ingest.models import ExtractedEntity, ExtractedRelation, Extraction
 
