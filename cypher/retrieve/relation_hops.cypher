@@ -6,9 +6,23 @@
 // $lists: the access lists a restricted reader may read (retrieval/scope.py); only chunks without a list or with
 // one of these count (null: every chunk), and support, the bounds and the chunks read are the readable ones (as in
 // retrieve/facts).
+// An entity the question does not name ($matched) is not expanded when it is a hub: more than $two_hop_max_degree
+// relationships, mentions included, counted as retrieve/facts counts a neighbour's (for a restricted reader, what it
+// may read). Its relationships of the asked types cannot be read without reading all of them (the types are a
+// parameter), and a city that thousands of articles name says little about the one the question asks for.
 UNWIND $keys AS k
 MATCH (a:Entity {workspace: $workspace, key: k})
 WHERE NOT a:Publication
+  AND (a.key IN $matched
+       OR CASE WHEN COUNT { (a)--() } <= $two_hop_max_degree THEN true
+               WHEN $lists IS NULL THEN false
+               ELSE COUNT { MATCH (c:Chunk {workspace: $workspace})-[:MENTIONS]->(a)
+                            WHERE c.access IS NULL OR c.access IN $lists }
+                    + COUNT { MATCH (a)-[x]-(:Entity)
+                              WHERE EXISTS { MATCH (c:Chunk {workspace: $workspace})
+                                             WHERE c.id IN coalesce(x.chunk_ids, [])
+                                               AND (c.access IS NULL OR c.access IN $lists) } }
+                    <= $two_hop_max_degree END)
 CALL (a) {
   MATCH (a)-[r]-(n:Entity)
   WHERE type(r) IN $types AND NOT n:Publication

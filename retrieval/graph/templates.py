@@ -22,7 +22,7 @@ class TemplateLimits:
     bridge_scan: int = 200  # paths read before filtering (two rows each)
     direct_per_entity: int = 40
     two_hop_fanout: int = 20  # neighbours of a matched entity whose own relationships are read (best supported first)
-    two_hop_max_degree: int = 5000  # a neighbour with more relationships (a hub) is not expanded
+    two_hop_max_degree: int = 5000  # a neighbour, or an entity reached for the chain, with more (a hub) is not expanded
     two_hop_per_entity: int = 12
     chunks_per_fact: int = 100  # supporting chunks read per relationship (hub provenance lists are longer)
     candidates: int = 120
@@ -138,6 +138,8 @@ class TemplateRunner:
         rows = self.graph.read(
             "retrieve/relation_hops",
             **{**params, "keys": keys},
+            matched=params["keys"],
+            two_hop_max_degree=self.limits.two_hop_max_degree,
             types=types,
             per_entity=self.limits.chain_per_entity,
             limit=self.limits.chain_total,
