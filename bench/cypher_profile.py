@@ -61,7 +61,7 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
         *((f"{label}: facts", "retrieve/facts", params) for label, params in stage3),
         *((f"{label}: candidates", "retrieve/candidates", params) for label, params in stage3),
         ("chain hops around two hubs", "retrieve/relation_hops",
-         {**TEMPLATE, "keys": hubs, "matched": hubs, "types": ["SUPPLIES", "OWNS"], "per_entity": 8, "limit": 60}),
+         {**TEMPLATE, "keys": hubs, "near": hubs, "types": ["SUPPLIES", "OWNS"], "per_entity": 8, "limit": 60}),
         ("GET /v1/graph/stats", "retrieve/graph_stats", {}),
         ("ingest report: relationships per type", "ingest/count_relationships_by_type", {}),
         ("ingest report: entities per label", "ingest/count_entities_by_label", {}),

@@ -6,14 +6,17 @@
 // $lists: the access lists a restricted reader may read (retrieval/scope.py); only chunks without a list or with
 // one of these count (null: every chunk), and support, the bounds and the chunks read are the readable ones (as in
 // retrieve/facts).
-// An entity the question does not name ($matched) is not expanded when it is a hub: more than $two_hop_max_degree
-// relationships, mentions included, counted as retrieve/facts counts a neighbour's (for a restricted reader, what it
-// may read). Its relationships of the asked types cannot be read without reading all of them (the types are a
-// parameter), and a city that thousands of articles name says little about the one the question asks for.
+// An entity not in $near (the question's entities and those the facts read join to them through relationships of the
+// asked types: retrieval/graph/templates.py `on_chain`) is not expanded when it is a hub: more than
+// $two_hop_max_degree relationships, mentions included, counted as retrieve/facts counts a neighbour's (for a
+// restricted reader, what it may read). Its relationships of the asked types cannot be read without reading all of
+// them (the types are a parameter), and a city that thousands of the articles name, reached by a relationship the
+// question does not ask about, says little about the one it asks for; on the chain ("the chief executive of the
+// company that acquired X": X's acquirer) a hub is read whatever its degree.
 UNWIND $keys AS k
 MATCH (a:Entity {workspace: $workspace, key: k})
 WHERE NOT a:Publication
-  AND (a.key IN $matched
+  AND (a.key IN $near
        OR CASE WHEN COUNT { (a)--() } <= $two_hop_max_degree THEN true
                WHEN $lists IS NULL THEN false
                ELSE COUNT { MATCH (c:Chunk {workspace: $workspace})-[:MENTIONS]->(a)

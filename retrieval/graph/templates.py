@@ -22,7 +22,7 @@ class TemplateLimits:
     bridge_scan: int = 200  # paths read before filtering (two rows each)
     direct_per_entity: int = 40
     two_hop_fanout: int = 20  # neighbours of a matched entity whose own relationships are read (best supported first)
-    two_hop_max_degree: int = 5000  # a neighbour, or an entity reached for the chain, with more (a hub) is not expanded
+    two_hop_max_degree: int = 5000  # a neighbour (or a chain entity off the asked types) with more, a hub, is not read
     two_hop_per_entity: int = 12
     chunks_per_fact: int = 100  # supporting chunks read per relationship (hub provenance lists are longer)
     candidates: int = 120
@@ -129,7 +129,8 @@ class TemplateRunner:
         ]
 
     def expand_chain(self, params: dict[str, Any], out: TemplateOutput, types: list[str]) -> list[RawFact]:
-        """Relationships of the asked types around every entity the facts reached (one more hop), new ones only."""
+        """Relationships of the asked types around every entity the facts reached (one more hop), new ones only; a hub
+        is read only when the asked types join it to the question's entities (`on_chain`)."""
         reached = [fact for fact in [*out.key, *(r for path in out.bridge for r in path), *out.direct]]
         keys = list(dict.fromkeys(k for fact in reached for k in (fact.subject_key, fact.object_key)))
         if not types or not keys:
@@ -138,7 +139,7 @@ class TemplateRunner:
         rows = self.graph.read(
             "retrieve/relation_hops",
             **{**params, "keys": keys},
-            matched=params["keys"],
+            near=sorted(on_chain(set(params["keys"]), reached, set(types))),
             two_hop_max_degree=self.limits.two_hop_max_degree,
             types=types,
             per_entity=self.limits.chain_per_entity,
@@ -152,6 +153,20 @@ class TemplateRunner:
         """Chunks behind facts that were not among the candidates (from the cache, else one read)."""
         records = self.chunks.get_many(ids)
         return {chunk_id: _candidate(record) for chunk_id, record in records.items()}
+
+
+def on_chain(matched: set[str], facts: Sequence[RawFact], types: set[str]) -> set[str]:
+    """The question's entities and every entity the facts join to them through relationships of the asked types
+    ("the chief executive of the company that acquired X": X and its acquirer, not the acquirer's city)."""
+    near, grown = set(matched), True
+    while grown:
+        grown = False
+        for fact in facts:
+            ends = {fact.subject_key, fact.object_key}
+            if fact.relationship in types and ends & near and not ends <= near:
+                near |= ends
+                grown = True
+    return near
 
 
 def _tiers(rows: list[dict[str, Any]]) -> TemplateOutput:
