@@ -60,12 +60,11 @@ def test_chained_relations_reach_one_hop_past_the_neighbourhood(retriever: Graph
     assert [c.title for c in answer.citations] == ["Brightcell Energy signs five-year cell deal with Kestrel Motors"]
 
 
-def test_the_chain_does_not_expand_a_hub_further_out_than_the_questions_entities_and_their_neighbours(
-    chains_graph: Graph,
-) -> None:
+def test_the_chain_does_not_expand_a_hub_off_the_questions_chain(chains_graph: Graph) -> None:
     """retrieve/relation_hops reads the asked types around an entity the first read reached only while it has at
     most $two_hop_max_degree relationships (its relationships cannot be read by type without reading all of them);
-    an entity in $near (the question's entities and their neighbours in the facts) is expanded whatever its degree."""
+    an entity in $near (the question's entities and those the asked types join to them) is expanded whatever its
+    degree."""
     key = "Organization:brightcell energy"
     [row] = chains_graph.read("check/entity_degree", key=key)
     params = {"keys": [key], "types": ["LOCATED_IN"], "sources": [NO_NAME], "windows": [], "lists": None,
@@ -78,7 +77,7 @@ def test_the_chain_does_not_expand_a_hub_further_out_than_the_questions_entities
     located = ("Brightcell Energy", "LOCATED_IN", "Oslo")
     assert located in hops([NO_NAME], row["degree"])
     assert hops([NO_NAME], row["degree"] - 1) == set()  # one relationship fewer allowed: a hub, not expanded
-    assert located in hops([key], row["degree"] - 1)  # near the question's entities: expanded all the same
+    assert located in hops([key], row["degree"] - 1)  # on the question's chain: expanded all the same
 
 
 def test_board_member_bridges_two_companies(retriever: GraphRetriever) -> None:

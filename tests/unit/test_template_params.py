@@ -42,7 +42,7 @@ def _fact(subject: str, relationship: str, obj: str) -> RawFact:
 
 
 def test_the_chain_runs_from_the_questions_entities_through_the_asked_types_only() -> None:
-    """ "The chief executive of the company that acquired X": X's acquirer and its chief executive are on the chain,
+    """For the chief executive of the company that acquired X, X's acquirer and its chief executive are on the chain;
     the acquirer's city (reached by a relationship the question does not ask about) and what lies past it are not."""
     facts = [_fact("person", "CEO_OF", "acquirer"), _fact("acquirer", "ACQUIRED", "x"),
              _fact("acquirer", "LOCATED_IN", "city"), _fact("rival", "LOCATED_IN", "city"),
