@@ -120,4 +120,4 @@ def title_core(title: str) -> str:
 def title_qualifier(title: str) -> str:
     """A title's trailing parenthesised qualifier: "In Love and War (1987 film)" -> "1987 film"; "" when none."""
     found = _QUALIFIER.search(title)
-    return found.group(1).strip() if found and title_core(title) != title.strip() else ""
+    return found.group(1).strip() if found and title[: found.start()].strip() else ""

@@ -61,7 +61,8 @@ class DictionaryMatcher:
                 if not hits:
                     continue
                 mention = " ".join(raw_tokens[start : start + size])
-                hits = self._agreeing(hits, _context(tokens[:start] + tokens[start + size :]))
+                if len(hits) > 1:  # pages of one name: the question's other words may tell which it means
+                    hits = self._agreeing(hits, _context(tokens[:start] + tokens[start + size :]))
                 matches.extend(self._match(mention, idx, MatchTier.EXACT, 1.0) for idx in hits)
                 used[start : start + size] = [True] * size
         matches.extend(self._fuzzy(raw_tokens, used))

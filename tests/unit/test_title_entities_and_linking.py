@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from graphwire.core.documents import Chunk
-from graphwire.core.names import title_core
+from graphwire.core.names import title_core, title_qualifier
 from graphwire.core.sentences import sentence_of, sentence_starts
 from graphwire.ingest.entity_layer import add_title_entities, names_its_document
 from graphwire.ingest.linking import Dictionary, find_names
@@ -16,6 +16,9 @@ def test_title_core_drops_a_trailing_qualifier_only() -> None:
     assert title_core("In Love and War (1987 film)") == "In Love and War"
     assert title_core("Laie, Hawaii") == "Laie, Hawaii"
     assert title_core("(What's the Story) Morning Glory?") == "(What's the Story) Morning Glory?"
+    assert title_qualifier("In Love and War (1987 film)") == "1987 film"
+    assert title_qualifier("Laie, Hawaii") == title_qualifier("(What's the Story) Morning Glory?") == ""
+    assert title_qualifier("(film)") == ""  # a title that is all qualifier has none
 
 
 def test_a_title_names_its_document_when_its_words_open_the_body() -> None:
