@@ -41,7 +41,7 @@ from graphwire.retrieval.flat.fusion import descending_order, ranks_of
 from graphwire.retrieval.flat.index import IndexSnapshot, Scores
 from graphwire.retrieval.flat.plus import FlatPlusConfig, FlatPlusRetriever, PlusFeatures
 from graphwire.retrieval.hybrid import HybridConfig
-from graphwire.retrieval.joint_fusion import diverse_order, fuse, linked_names, signal_ranks
+from graphwire.retrieval.joint_fusion import diverse_order, fuse, linked_names, signal_ranks, spread_head
 from graphwire.retrieval.models import EntityMatch, RankedChunk, RetrievalResult
 from graphwire.retrieval.ppr.engine import WalkGraph
 from graphwire.retrieval.ppr.retriever import PPRRetriever, seed_weights, titled_seeds, top_entities
@@ -79,6 +79,9 @@ class JointConfig(BaseModel):
     # chunks of one document before every other candidate had a place; 0 = off (on news, where one article often
     # holds two gold facts, 3 cost Perfect@10: bench/joint_tune.md)
     per_document: int = Field(default=0, ge=0)
+    # the first places that show several documents: each prefix of them at most half (rounded up) one document's
+    # chunks, reordering the ranking's own chunks only (bench/spread_head.md); 0 = off
+    spread_head: int = Field(default=4, ge=0)
     # top chunks of flat+'s first ranking that name the bridge entity for its second (questions without a title
     # entity; 0 = one ranking, no bridge feedback: retrieval/bridge.py)
     bridge_depth: int = Field(default=10, ge=0)
@@ -194,6 +197,8 @@ class JointRetriever:
             # the documents of all chunks only when the diversity rule needs them (it is off by default)
             document_ids = [chunk.document_id for chunk in snapshot.chunks] if config.per_document else []
             positions = diverse_order(scores, document_ids, top_k, config.per_document)
+            documents = [snapshot.chunks[p].document_id for p in positions]
+            positions = spread_head(positions, documents, config.spread_head)
         details["ranking"] = "walks" if titled else "graph_guided_flat"
         details["signals"] = _contributions(signals, positions, ranks)
         details["publications"] = [m.name for m in features.analysis.publications]

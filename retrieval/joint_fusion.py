@@ -3,6 +3,8 @@ rule."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import numpy.typing as npt
 
@@ -66,3 +68,19 @@ def diverse_order(scores: Scores, document_ids: list[str], top_k: int, per_docum
         elif len(held) < top_k:
             held.append(int(position))
     return (head + held)[:top_k]
+
+
+def spread_head(positions: list[int], documents: list[str], head: int) -> list[int]:
+    """`positions` (`documents[i]` the document of `positions[i]`) reordered so that each prefix of the first `head`
+    places holds at most half its places (rounded up) from one document: the first two show two documents, the first
+    four at most two chunks of one. Only chunks already in `positions` move, and the documents' first chunks keep
+    their order among themselves (a ranking scored by distinct documents reads the same); `head` 0 = off."""
+    pool = list(zip(positions, documents, strict=True))
+    out: list[tuple[int, str]] = []
+    while pool and len(out) < head:
+        cap = (len(out) + 2) // 2  # half the places up to and including the next one, rounded up
+        shown = Counter(document for _, document in out)
+        pick = next((item for item in pool if shown[item[1]] < cap), pool[0])
+        out.append(pick)
+        pool.remove(pick)
+    return [position for position, _ in out + pool]

@@ -6,7 +6,7 @@ import numpy as np
 
 from graphwire.retrieval.flat.index import WordCase
 from graphwire.retrieval.joint import JointConfig
-from graphwire.retrieval.joint_fusion import diverse_order, fuse, linked_names
+from graphwire.retrieval.joint_fusion import diverse_order, fuse, linked_names, spread_head
 from graphwire.retrieval.models import EntityMatch, MatchTier
 
 
@@ -33,6 +33,22 @@ def test_diversity_holds_back_a_documents_second_chunk_until_the_others_had_a_pl
     assert diverse_order(scores, documents, top_k=5, per_document=1) == [0, 3, 4, 1, 2]
     assert diverse_order(scores, documents, top_k=4, per_document=2) == [0, 1, 3, 4]
     assert diverse_order(scores, documents, top_k=3, per_document=0) == [0, 1, 2]
+
+
+def test_the_first_places_spread_over_documents_and_keep_each_documents_first_chunk_in_order() -> None:
+    positions = [10, 11, 12, 13, 20, 21, 30]
+    documents = ["a", "a", "a", "a", "b", "b", "c"]
+    # the first two places: two documents; the first four: at most two chunks of one; the rest as ranked
+    assert spread_head(positions, documents, head=4) == [10, 20, 11, 21, 12, 13, 30]
+    assert spread_head(positions, documents, head=2) == [10, 20, 11, 12, 13, 21, 30]
+    assert spread_head(positions, documents, head=0) == positions
+    # one document only: nothing to spread
+    assert spread_head([1, 2, 3], ["a", "a", "a"], head=4) == [1, 2, 3]
+    # already spread: unchanged; the documents' first appearances stay in their order either way
+    assert spread_head([1, 5, 2, 6], ["a", "b", "a", "b"], head=4) == [1, 5, 2, 6]
+    spread = spread_head(positions, documents, head=4)
+    firsts = list(dict.fromkeys(documents[positions.index(p)] for p in spread))
+    assert firsts == ["a", "b", "c"]
 
 
 def test_the_config_names_a_weight_for_every_signal() -> None:
