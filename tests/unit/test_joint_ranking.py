@@ -42,6 +42,8 @@ def test_the_first_places_spread_over_documents_and_keep_each_documents_first_ch
     assert spread_head(positions, documents, head=4) == [10, 20, 11, 21, 12, 13, 30]
     assert spread_head(positions, documents, head=2) == [10, 20, 11, 12, 13, 21, 30]
     assert spread_head(positions, documents, head=0) == positions
+    # the default (docs/query.md, README): the first two places from two documents, the first four at most two of one
+    assert JointConfig().spread_head == 4
     # one document only: nothing to spread
     assert spread_head([1, 2, 3], ["a", "a", "a"], head=4) == [1, 2, 3]
     # already spread: unchanged; the documents' first appearances stay in their order either way
