@@ -11,10 +11,11 @@ from support.chains import GoldExtractor, chain_articles, chain_records
 from graphwire.core.clients.chroma import open_client
 from graphwire.core.clients.chunk_store import ChunkStore
 from graphwire.core.clients.graph import Graph
+from graphwire.core.documents import Article
 from graphwire.core.settings import Settings
 from graphwire.ingest.pipeline import IngestOptions, ingest_articles
 from graphwire.retrieval.fill import FilledRetriever
-from graphwire.retrieval.joint import JointRetriever
+from graphwire.retrieval.joint import JointConfig, JointRetriever
 from graphwire.retrieval.registry import RetrievalContext
 from graphwire.schema.model import load_schema
 
@@ -95,6 +96,59 @@ def test_graph_mode_fills_from_joint_and_runs_its_stages_once(context: Retrieval
     assert ("Quarrow Minerals", "SUPPLIES", "Brightcell Energy") in {
         (f.subject, f.relationship, f.object) for f in result.facts
     }
+
+
+LONG_TITLE = "Who supplies the supplier of Kestrel Motors: a long review of the carmaker's supply chain"
+
+
+def long_supply_record() -> dict[str, Any]:
+    """One article of several chunks, each about the question's words: its chunks lead an unspread ranking."""
+    paragraph = (
+        "Which company supplies the supplier of Kestrel Motors? Kestrel Motors buys its battery cells from a "
+        "supplier, and that supplier in turn buys lithium from another company. Analysts who follow the carmaker "
+        "say the supplier of Kestrel Motors depends on a single company for refined lithium, and that the company "
+        "supplying that supplier has doubled its refining. "
+    )
+    body = "\n\n".join(f"Part {n}. {paragraph * 2}" for n in range(1, 5))
+    return {"title": LONG_TITLE, "body": body, "source": "The Harbor Ledger", "published_at": "2024-03-20",
+            "entities": [], "relations": []}  # fmt: skip
+
+
+@pytest.fixture
+def with_long_article(graph: Graph, neo4j_settings: Settings, tmp_path: Path) -> RetrievalContext:
+    """The chains corpus and one long article of several chunks."""
+    settings = neo4j_settings.model_copy(
+        update={"chroma_path": tmp_path / "chroma", "chroma_collection": "joint_long", "ppr_snapshot_check_s": 0.0}
+    )
+    records = [*chain_records(), long_supply_record()]
+    fields = set(Article.model_fields)
+    report = ingest_articles(
+        [Article.model_validate({k: v for k, v in r.items() if k in fields}) for r in records],
+        graph,
+        GoldExtractor(records),
+        options=IngestOptions(progress=False, force=True),
+        chunk_store=ChunkStore.from_settings(settings),
+        schema=load_schema(),
+    )
+    assert not report.failures
+    return RetrievalContext(settings, graph=lambda: graph)
+
+
+def test_the_first_places_show_two_documents_when_one_article_leads(with_long_article: RetrievalContext) -> None:
+    joint = with_long_article.retriever("joint")
+    assert isinstance(joint, JointRetriever)
+    joint.config = JointConfig(spread_head=0)
+    unspread = joint.retrieve(SUPPLY_QUESTION, top_k=6).chunks
+    unspread_documents = [c.document_id for c in unspread]
+    assert unspread[0].title == LONG_TITLE and unspread_documents[1] == unspread_documents[0]
+
+    joint.config = JointConfig()
+    spread = joint.retrieve(SUPPLY_QUESTION, top_k=6).chunks
+    documents = [c.document_id for c in spread]
+    # the same chunks; the first two from two documents, the first four at most two of one; the first one stays
+    assert {c.chunk_id for c in spread} == {c.chunk_id for c in unspread}
+    assert documents[0] == unspread_documents[0] and documents[1] != documents[0]
+    assert max(documents[:4].count(d) for d in documents[:4]) <= 2
 
 
 @pytest.fixture
