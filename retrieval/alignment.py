@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from graphwire.core.names import token_form
 from graphwire.retrieval.flat.index import IndexSnapshot, Scores
 from graphwire.retrieval.ppr.snapshot import GraphSnapshot
 from graphwire.retrieval.question import QuestionSignals
@@ -48,17 +49,24 @@ class Alignment:
         """1 on the pages the chunks at these flat positions link to (whose title entity they mention) and on those
         chunks themselves, 0 elsewhere (all 0 when they link nowhere), in flat order: where a passage's own words
         send a reader next. The rest of a passage's own document is not a link (a news article whose headline was
-        read as an entity names it in every chunk)."""
+        read as an entity names it in every chunk), nor is a page that bears one of the passage's own names: the page
+        of the novel "X" names "X", itself, not the film "X" whose title entity the mention was resolved to."""
         known = positions[self.walk_of_flat[positions] >= 0]
         rows = self.walk_of_flat[known]
         titled, own = self.walk.titled, set(self.walk.titles[rows].indices.tolist())
+        own_names = self._names(own)
         mentioned = (int(e) for e in np.unique(self.walk.mentions[rows].indices))
-        entities = {e: 1.0 for e in mentioned if e in titled and e not in own}
+        entities = {e: 1.0 for e in mentioned if e in titled and e not in own and not self._names({e}) & own_names}
         if not entities:  # also when no passage is in the graph
             return np.zeros(len(self.walk_of_flat), dtype=np.float64)
         pages = self.titled_by(entities)
         pages[known] = 1.0
         return pages
+
+    def _names(self, entities: set[int]) -> set[str]:
+        """The names and aliases of `entities`, in token form."""
+        walk = self.walk
+        return {token_form(n) for e in entities for n in (walk.entity_names[e], *walk.entity_aliases[e])} - {""}
 
     def on_flat(self, walk_scores: np.ndarray) -> Scores:
         present = self.walk_of_flat >= 0

@@ -1,6 +1,6 @@
 """joint's title signals (retrieval/alignment.py): a question that compares two or more things it names, each a
 document's subject, ranks each one's own page; other questions and a single titled seed add nothing. A passage links
-to the pages whose title entity it mentions (the `linked` signal)."""
+to the pages whose title entity it mentions (the `linked` signal), other than its own name's."""
 
 from __future__ import annotations
 
@@ -94,3 +94,26 @@ def test_the_rest_of_a_passages_own_document_is_not_a_link() -> None:
     flat = SimpleNamespace(chunks=[SimpleNamespace(id=cid) for cid in ["a-1", "a-2", "p-brandt"]])
     alignment = Alignment.of(cast(Any, flat), snap)
     assert alignment.linked_from(np.array([0])).tolist() == [1.0, 0.0, 1.0]
+
+
+def test_a_page_naming_itself_does_not_link_to_another_page_of_that_name() -> None:
+    # the novel's page says "The Glass Harbor" (its own name, the film's title): a mention of itself, not of the film
+    snap = build_snapshot(
+        [
+            EntityRow("Work:the glass harbor (novel)", "The Glass Harbor (novel)", "Work", ("The Glass Harbor",)),
+            EntityRow("Work:the glass harbor", "The Glass Harbor", "Work"),
+            EntityRow("Person:renata osei", "Renata Osei", "Person"),
+        ],
+        [
+            MentionRow("p-novel", "Work:the glass harbor (novel)", 1, True),
+            MentionRow("p-novel", "Work:the glass harbor", 2),
+            MentionRow("p-novel", "Person:renata osei", 1),
+            MentionRow("p-film", "Work:the glass harbor", 1, True),
+            MentionRow("p-osei", "Person:renata osei", 1, True),
+        ],
+        [],
+    )
+    flat = SimpleNamespace(chunks=[SimpleNamespace(id=cid) for cid in ["p-novel", "p-film", "p-osei"]])
+    alignment = Alignment.of(cast(Any, flat), snap)
+    assert alignment.linked_from(np.array([0])).tolist() == [1.0, 0.0, 1.0]  # the author's page, not the film's
+    assert not alignment.linked_from(np.array([1])).any()  # the film's page names only itself
