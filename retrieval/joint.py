@@ -80,7 +80,7 @@ class JointConfig(BaseModel):
     # holds two gold facts, 3 cost Perfect@10: bench/joint_tune.md)
     per_document: int = Field(default=0, ge=0)
     # the first places that show several documents: each prefix of them at most half (rounded up) one document's
-    # chunks, reordering the ranking's own chunks only (bench/spread_head.md); 0 = off
+    # chunks, reordering the ranking's own chunks only (bench/spread_head_multihop-rag.md); 0 = off
     spread_head: int = Field(default=4, ge=0)
     # top chunks of flat+'s first ranking that name the bridge entity for its second (questions without a title
     # entity; 0 = one ranking, no bridge feedback: retrieval/bridge.py)

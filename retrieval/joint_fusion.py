@@ -1,5 +1,5 @@
 """How joint combines its signals into one order: which linked entities count, reciprocal-rank fusion, the diversity
-rule."""
+rule, the spread of the first places over documents."""
 
 from __future__ import annotations
 
