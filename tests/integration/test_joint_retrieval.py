@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.chains import GoldExtractor, chain_articles, chain_records
+from support.chains import GoldExtractor, chain_records
 
 from graphwire.core.clients.chroma import open_client
 from graphwire.core.clients.chunk_store import ChunkStore
@@ -26,13 +26,17 @@ BRIDGE = "Quarrow Minerals doubles lithium refining for its biggest customer"  #
 
 @pytest.fixture
 def context(graph: Graph, neo4j_settings: Settings, tmp_path: Path) -> RetrievalContext:
-    settings = neo4j_settings.model_copy(
-        update={"chroma_path": tmp_path / "chroma", "chroma_collection": "joint_test", "ppr_snapshot_check_s": 0.0}
-    )
+    return _ingested(graph, neo4j_settings.model_copy(update={"chroma_path": tmp_path / "chroma"}), chain_records())
+
+
+def _ingested(graph: Graph, settings: Settings, records: list[dict[str, Any]]) -> RetrievalContext:
+    """`records` (the chains corpus's form, with their gold extractions) in Neo4j and in a fresh chunk store."""
+    settings = settings.model_copy(update={"chroma_collection": "joint_test", "ppr_snapshot_check_s": 0.0})
+    fields = set(Article.model_fields)
     report = ingest_articles(
-        chain_articles(),
+        [Article.model_validate({k: v for k, v in r.items() if k in fields}) for r in records],
         graph,
-        GoldExtractor(chain_records()),
+        GoldExtractor(records),
         options=IngestOptions(progress=False, force=True),
         chunk_store=ChunkStore.from_settings(settings),
         schema=load_schema(),
@@ -117,21 +121,8 @@ def long_supply_record() -> dict[str, Any]:
 @pytest.fixture
 def with_long_article(graph: Graph, neo4j_settings: Settings, tmp_path: Path) -> RetrievalContext:
     """The chains corpus and one long article of several chunks."""
-    settings = neo4j_settings.model_copy(
-        update={"chroma_path": tmp_path / "chroma", "chroma_collection": "joint_long", "ppr_snapshot_check_s": 0.0}
-    )
-    records = [*chain_records(), long_supply_record()]
-    fields = set(Article.model_fields)
-    report = ingest_articles(
-        [Article.model_validate({k: v for k, v in r.items() if k in fields}) for r in records],
-        graph,
-        GoldExtractor(records),
-        options=IngestOptions(progress=False, force=True),
-        chunk_store=ChunkStore.from_settings(settings),
-        schema=load_schema(),
-    )
-    assert not report.failures
-    return RetrievalContext(settings, graph=lambda: graph)
+    settings = neo4j_settings.model_copy(update={"chroma_path": tmp_path / "chroma"})
+    return _ingested(graph, settings, [*chain_records(), long_supply_record()])
 
 
 def test_the_first_places_show_two_documents_when_one_article_leads(with_long_article: RetrievalContext) -> None:
