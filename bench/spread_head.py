@@ -40,18 +40,13 @@ TOP_K = 10
 
 def fact_scores(chunks: list[RankedChunk], question: EvalQuestion) -> dict[str, float]:
     result = score_retrieval([c.text for c in chunks], [c.title for c in chunks], question.gold_facts, [])
-    ranks = result.gold_found_at
-
-    def recall(k: int) -> float:
-        return sum(1 for r in ranks if r is not None and r <= k) / len(ranks)
-
     return {
         "Perfect@4": result.perfect_at_4,
         "Perfect@10": result.perfect_at_10,
         "Hits@4": result.hits_at_4,
         "MRR@10": result.mrr_at_10,
-        "Recall@2": recall(2),
-        "Recall@5": recall(5),
+        "Recall@2": result.recall_at_2,
+        "Recall@5": result.recall_at_5,
     }
 
 
